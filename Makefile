@@ -1,0 +1,53 @@
+# Guildhall: every target sets up what it needs (virtualenv, dependencies, generated code, Redis).
+#   make test   the whole suite          make demo   one bot match per game, replayed from Redis
+#   make run    the stack in foreground  make bench  the benchmarks         make lint   ruff + mypy
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PROTOS := $(shell find protos -name '*.proto')
+# Parallel test workers; each starts its own Redis.
+WORKERS ?= 2
+
+.PHONY: all venv gen test demo run bench lint golden clean
+all: test
+
+venv: $(VENV)/.installed
+$(VENV)/.installed: pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed (PYTHON=...)")'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	@# Generated gRPC modules live in gen/ (git-ignored): put it on the venv's path.
+	$(PY) -c 'import os, sysconfig; open(os.path.join(sysconfig.get_paths()["purelib"], "guildhall-gen.pth"), "w").write(os.path.abspath("gen") + "\n")'
+	touch $@
+
+gen: gen/.stamp
+gen/.stamp: $(VENV)/.installed $(PROTOS)
+	rm -rf gen && mkdir -p gen
+	$(PY) -m grpc_tools.protoc -Iprotos --python_out=gen --pyi_out=gen --grpc_python_out=gen $(PROTOS)
+	touch $@
+
+test: gen
+	$(PY) -m pytest -n $(WORKERS) -q
+
+demo: gen
+	$(PY) -m gateway.demo
+
+run: gen
+	$(PY) -m gateway.stack
+
+bench: gen
+	$(PY) benchmarks/bench_rules.py
+	$(PY) benchmarks/bench_eventstore.py
+
+lint: gen
+	$(PY) -m ruff check .
+	$(PY) -m mypy services gateway
+
+# Rewrite the golden playthroughs after an intended rules change; review the diff before committing.
+golden: gen
+	UPDATE_GOLDEN=1 $(PY) -m pytest -q tests/golden
+
+clean:
+	rm -rf $(VENV) gen .pytest_cache .mypy_cache .ruff_cache var

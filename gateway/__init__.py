@@ -1,0 +1,1 @@
+"""The Guildhall gateway: match lifecycle, event store, routing to rules services."""

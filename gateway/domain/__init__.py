@@ -1,0 +1,1 @@
+"""The gateway's pure domain: what a match is, independent of gRPC and Redis."""

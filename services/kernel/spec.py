@@ -1,0 +1,168 @@
+"""GameSpec: one game as data plus pure functions, and the checks every game shares."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Generic, TypeVar
+
+import msgspec
+
+from services.kernel.rejection import (
+    GAME_OVER,
+    NOT_YOUR_TURN,
+    UNKNOWN_PLAYER,
+    Rejection,
+    SetupError,
+)
+from services.kernel.rng import Rng
+
+S = TypeVar("S")  # the game's state Struct
+Action = Any  # a member of the game's tagged action union
+Event = Any  # a member of the game's tagged event union
+
+
+class PlayerResult(msgspec.Struct, frozen=True):
+    """One seat's final result; `breakdown` names where the points came from."""
+
+    player: int
+    score: int
+    breakdown: dict[str, int] = {}
+    eliminated: bool = False
+    note: str = ""
+
+
+class Outcome(msgspec.Struct, frozen=True):
+    """A finished game: who won (several on a shared win, none if all lost) and every result."""
+
+    winners: tuple[int, ...]
+    results: tuple[PlayerResult, ...]
+
+
+class SetupConfig(msgspec.Struct, frozen=True):
+    """Everything a match starts from; stored as the first event of its stream."""
+
+    players: int
+    seed: int
+    options: msgspec.Raw = msgspec.Raw(b"{}")  # JSON of the game's options Struct
+
+
+def _identity_redaction(event: Event, viewer: int | None) -> Event:
+    return event
+
+
+@dataclass(frozen=True, eq=False)
+class GameSpec(Generic[S]):
+    """A game: its types and its pure rule functions. Players are seats 0..n-1.
+
+    - `setup(players, seed, options)` builds the opening state (raises SetupError).
+    - `active_players(state)`: seats that owe a decision now (several at once for
+      simultaneous choices); empty when the game is over.
+    - `legal_actions(state, player)`: complete and exact for that seat.
+    - `validate(state, player, action)`: the events the action causes, or a Rejection.
+      Only called for an active seat of an unfinished game (see `decide`).
+    - `apply(state, event)`: total; never rejects an event that validate produced.
+    - `view(state, viewer)`: what seat `viewer` (None: a spectator) may see.
+    - `outcome(state)`: the result once the game is over, else None.
+    - `redact_event(event, viewer)`: the event as `viewer` may see it.
+    - `probe_actions(state, player)`: optional superset of plausible actions, so the
+      conformance suite can prove that what legal_actions leaves out is rejected.
+    - `resample_hidden(state, viewer, rng)`: optional; a state `viewer` cannot tell
+      from this one (hidden cards reshuffled), so conformance can prove views leak nothing.
+    """
+
+    game_id: str
+    title: str
+    rules_version: str
+    player_counts: tuple[int, ...]
+    options_type: type[msgspec.Struct]
+    state_type: type[msgspec.Struct]
+    action_type: Any
+    event_type: Any
+    view_type: Any
+    setup: Callable[[int, int, Any], S]
+    active_players: Callable[[S], Sequence[int]]
+    legal_actions: Callable[[S, int], Sequence[Action]]
+    validate: Callable[[S, int, Action], Sequence[Event] | Rejection]
+    apply: Callable[[S, Event], S]
+    view: Callable[[S, int | None], Any]
+    outcome: Callable[[S], Outcome | None]
+    redact_event: Callable[[Event, int | None], Event] = _identity_redaction
+    probe_actions: Callable[[S, int], Iterable[Action]] | None = None
+    resample_hidden: Callable[[S, int, Rng], S] | None = None
+
+    # -- shared rules -----------------------------------------------------------------
+
+    def start(self, config: SetupConfig) -> S:
+        """The opening state of a match; SetupError if the config cannot start one."""
+        if config.players not in self.player_counts:
+            counts = ", ".join(str(n) for n in self.player_counts)
+            raise SetupError(f"{self.title} is played by {counts} players, not {config.players}")
+        options = self.decode_options(bytes(config.options))
+        return self.setup(config.players, config.seed, options)
+
+    def decode_options(self, raw: bytes) -> Any:
+        try:
+            return msgspec.json.decode(raw or b"{}", type=self.options_type)
+        except msgspec.ValidationError as exc:
+            raise SetupError(f"bad options for {self.game_id}: {exc}") from None
+        except msgspec.DecodeError as exc:
+            raise SetupError(f"options are not valid JSON: {exc}") from None
+
+    def decide(self, state: S, player: int, action: Action) -> Sequence[Event] | Rejection:
+        """Validate with the checks every game shares: the game is on and it is your turn."""
+        if self.outcome(state) is not None:
+            return Rejection(GAME_OVER, "The game is over.")
+        if not 0 <= player < self.seat_count(state):
+            return Rejection(UNKNOWN_PLAYER, f"There is no seat {player} in this match.")
+        if player not in self.active_players(state):
+            return Rejection(NOT_YOUR_TURN, "It is not your turn.")
+        return self.validate(state, player, action)
+
+    def seat_count(self, state: S) -> int:
+        """Every game state has `players: int`, the number of seats."""
+        return int(state.players)  # type: ignore[attr-defined]
+
+    def evolve(self, state: S, events: Iterable[Event]) -> S:
+        """Fold events into a state."""
+        for event in events:
+            state = self.apply(state, event)
+        return state
+
+    # -- codecs (built once per spec) -------------------------------------------------
+
+    @cached_property
+    def codec(self) -> Codec:
+        return Codec(self)
+
+
+class Codec:
+    """Encoders for one game: msgpack for server-side state, JSON for what clients see."""
+
+    def __init__(self, spec: GameSpec[Any]) -> None:
+        self._state_enc = msgspec.msgpack.Encoder()
+        self._state_dec = msgspec.msgpack.Decoder(spec.state_type)
+        self._json_enc = msgspec.json.Encoder()
+        self._action_dec = msgspec.json.Decoder(spec.action_type)
+        self._event_dec = msgspec.json.Decoder(spec.event_type)
+        self._view_dec = msgspec.json.Decoder(spec.view_type)
+
+    def encode_state(self, state: Any) -> bytes:
+        return self._state_enc.encode(state)
+
+    def decode_state(self, data: bytes) -> Any:
+        return self._state_dec.decode(data)
+
+    def encode_json(self, value: Any) -> bytes:
+        """Actions, events, views, outcomes: the client-facing JSON."""
+        return self._json_enc.encode(value)
+
+    def decode_action(self, data: bytes) -> Any:
+        return self._action_dec.decode(data)
+
+    def decode_event(self, data: bytes) -> Any:
+        return self._event_dec.decode(data)
+
+    def decode_view(self, data: bytes) -> Any:
+        return self._view_dec.decode(data)

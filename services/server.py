@@ -1,0 +1,263 @@
+"""The one generic RulesService: serves any GameSpec over gRPC, holding no state.
+
+Everything a call needs comes in the request; the state travels as msgpack bytes
+tagged with the game and rules version that made it. `python -m services.<game>`
+runs `main(<game>)`, which adds health checking, server reflection and a
+graceful stop on SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import threading
+from collections.abc import Sequence
+from concurrent import futures
+from typing import Any, NoReturn
+
+import grpc
+import msgspec
+import structlog
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from guildhall.common.v1 import common_pb2
+from guildhall.rules.v1 import rules_pb2, rules_pb2_grpc
+from services.kernel import UNKNOWN_ACTION, GameSpec, Rejection, SetupConfig, SetupError, json_schemas
+from services.observability import CanonicalLogInterceptor, configure_logging
+
+# Batch Apply carries whole matches; the 4 MiB default is too tight for long replays.
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+GRPC_OPTIONS = [
+    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+]
+
+_log = structlog.get_logger(__name__)
+
+
+class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
+    """guildhall.rules.v1.RulesService for one game."""
+
+    def __init__(self, spec: GameSpec[Any]) -> None:
+        self.spec = spec
+        self.codec = spec.codec
+        self._action_tags = _tags(spec.action_type)
+        self._describe = rules_pb2.DescribeResponse(
+            game_id=spec.game_id,
+            title=spec.title,
+            rules_version=spec.rules_version,
+            player_counts=list(spec.player_counts),
+            json_schemas={name: msgspec.json.encode(s).decode() for name, s in json_schemas(spec).items()},
+            default_options=msgspec.json.encode(spec.options_type()),
+        )
+
+    # -- RPCs ------------------------------------------------------------------------
+
+    def Describe(self, request: Any, context: grpc.ServicerContext) -> Any:
+        return self._describe
+
+    def Setup(self, request: Any, context: grpc.ServicerContext) -> Any:
+        self._check_game(request.game_id, context)
+        config = SetupConfig(request.players, request.seed, msgspec.Raw(request.options or b"{}"))
+        try:
+            state = self.spec.start(config)
+        except SetupError as exc:
+            _abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        return rules_pb2.SetupResponse(state=self._pack(state), status=self._status(state))
+
+    def Validate(self, request: Any, context: grpc.ServicerContext) -> Any:
+        state = self._unpack(request.state, context)
+        action = self._decode_action(request.action, context)
+        if isinstance(action, Rejection):
+            return rules_pb2.ValidateResponse(rejection=_rejection(action))
+        result = self.spec.decide(state, request.player, action)
+        if isinstance(result, Rejection):
+            return rules_pb2.ValidateResponse(rejection=_rejection(result))
+        accepted = rules_pb2.Accepted(events=[self._event(e) for e in result])
+        if request.return_state:
+            state = self.spec.evolve(state, result)
+            accepted.state.CopyFrom(self._pack(state))
+            accepted.status.CopyFrom(self._status(state))
+        return rules_pb2.ValidateResponse(accepted=accepted)
+
+    def Apply(self, request: Any, context: grpc.ServicerContext) -> Any:
+        state = self._unpack(request.state, context)
+        for number, event in enumerate(request.events):
+            try:
+                decoded = self.codec.decode_event(event.json)
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                _abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"event {number} is not a valid event: {exc}")
+            state = self.spec.apply(state, decoded)
+        return rules_pb2.ApplyResponse(state=self._pack(state), status=self._status(state))
+
+    def LegalActions(self, request: Any, context: grpc.ServicerContext) -> Any:
+        state = self._unpack(request.state, context)
+        actions = self.spec.legal_actions(state, request.player) if self._is_seat(state, request.player) else []
+        return rules_pb2.LegalActionsResponse(actions=[self.codec.encode_json(a) for a in actions])
+
+    def View(self, request: Any, context: grpc.ServicerContext) -> Any:
+        state = self._unpack(request.state, context)
+        viewer = request.player if request.HasField("player") else None
+        if viewer is not None and not self._is_seat(state, viewer):
+            _abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"there is no seat {viewer} in this match")
+        events = []
+        for number, event in enumerate(request.events):
+            try:
+                decoded = self.codec.decode_event(event.json)
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                _abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"event {number} is not a valid event: {exc}")
+            events.append(self._event(self.spec.redact_event(decoded, viewer)))
+        view = self.codec.encode_json(self.spec.view(state, viewer))
+        return rules_pb2.ViewResponse(view=view, events=events)
+
+    # -- helpers ---------------------------------------------------------------------
+
+    def _check_game(self, game_id: str, context: grpc.ServicerContext) -> None:
+        if game_id != self.spec.game_id:
+            _abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"this service plays {self.spec.game_id!r}, not {game_id!r}",
+            )
+
+    def _pack(self, state: Any) -> Any:
+        return rules_pb2.GameState(
+            game_id=self.spec.game_id,
+            rules_version=self.spec.rules_version,
+            state=self.codec.encode_state(state),
+        )
+
+    def _unpack(self, packed: Any, context: grpc.ServicerContext) -> Any:
+        self._check_game(packed.game_id, context)
+        if packed.rules_version != self.spec.rules_version:
+            _abort(
+                context,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"the state was made by rules version {packed.rules_version!r}, this service runs "
+                f"{self.spec.rules_version!r}: replay the match's events instead",
+            )
+        try:
+            return self.codec.decode_state(packed.state)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            _abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"the state is not a valid {self.spec.game_id} state: {exc}")
+
+    def _decode_action(self, data: bytes, context: grpc.ServicerContext) -> Any:
+        """The action, a Rejection for a well-formed action of an unknown type, or abort."""
+        try:
+            shape = msgspec.json.decode(data)
+        except msgspec.DecodeError as exc:
+            _abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"the action is not valid JSON: {exc}")
+        if not isinstance(shape, dict) or not isinstance(shape.get("type"), str):
+            _abort(context, grpc.StatusCode.INVALID_ARGUMENT, 'an action is a JSON object with a "type" field')
+        if shape["type"] not in self._action_tags:
+            known = ", ".join(sorted(self._action_tags))
+            return Rejection(UNKNOWN_ACTION, f"{self.spec.title} has no action {shape['type']!r}; known: {known}")
+        try:
+            return self.codec.decode_action(data)
+        except msgspec.ValidationError as exc:
+            _abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"bad {shape['type']!r} action: {exc}")
+
+    def _event(self, event: Any) -> Any:
+        return common_pb2.Event(type=_tag_of(event), json=self.codec.encode_json(event))
+
+    def _status(self, state: Any) -> Any:
+        outcome = self.spec.outcome(state)
+        return rules_pb2.Status(
+            active_players=list(self.spec.active_players(state)),
+            finished=outcome is not None,
+            outcome=self.codec.encode_json(outcome) if outcome is not None else b"",
+        )
+
+    def _is_seat(self, state: Any, player: int) -> bool:
+        return 0 <= player < self.spec.seat_count(state)
+
+
+def _abort(context: grpc.ServicerContext, code: grpc.StatusCode, message: str) -> NoReturn:
+    context.abort(code, message)
+    raise AssertionError("unreachable: abort raises")
+
+
+def _rejection(rejection: Rejection) -> Any:
+    return common_pb2.Rejection(code=rejection.code, message=rejection.message)
+
+
+def _tag_of(struct: Any) -> str:
+    return str(type(struct).__struct_config__.tag)
+
+
+def _tags(union: Any) -> frozenset[str]:
+    members = getattr(union, "__args__", (union,))
+    return frozenset(str(m.__struct_config__.tag) for m in members)
+
+
+def _context_of(request: Any) -> dict[str, Any]:
+    """Log context pulled from a rules request: the game, and the seat for per-seat calls."""
+    context: dict[str, Any] = {}
+    state = getattr(request, "state", None)
+    game = getattr(request, "game_id", "") or getattr(state, "game_id", "")
+    if game:
+        context["game"] = game
+    if hasattr(request, "player") and request.DESCRIPTOR.name != "ViewRequest":
+        context["player"] = request.player
+    return context
+
+
+def build_server(
+    spec: GameSpec[Any], address: str = "127.0.0.1:0", max_workers: int = 8
+) -> tuple[grpc.Server, int, health.HealthServicer]:
+    """A server for one game, bound but not started; returns it with its bound port.
+
+    One game per server: that is the deployment unit, scaled by Kubernetes replicas.
+    """
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix=f"rules-{spec.game_id}"),
+        interceptors=[CanonicalLogInterceptor(_context_of)],
+        options=GRPC_OPTIONS,
+    )
+    rules_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(spec), server)
+    health_servicer = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    service_names = (
+        rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name,
+        health.SERVICE_NAME,
+        reflection.SERVICE_NAME,
+    )
+    reflection.enable_server_reflection(service_names, server)
+    port = server.add_insecure_port(address)
+    if port == 0:
+        raise OSError(f"could not bind {address}")
+    for name in ("", service_names[0]):
+        health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    return server, port, health_servicer
+
+
+def main(game_id: str, argv: Sequence[str] | None = None) -> None:
+    """Serve one game until SIGTERM or Ctrl-C, then drain in-flight calls and stop."""
+    from services.registry import GAMES, default_port
+
+    parser = argparse.ArgumentParser(prog=f"python -m services.{game_id}", description=f"Serve {game_id} rules.")
+    parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"), help="address to bind (0.0.0.0 in a pod)")
+    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", default_port(game_id))))
+    parser.add_argument("--log-level", default=os.environ.get("LOG_LEVEL", "INFO"))
+    parser.add_argument("--grace", type=float, default=10.0, help="seconds to drain calls on shutdown")
+    args = parser.parse_args(argv)
+
+    configure_logging(f"rules-{game_id}", args.log_level)
+    spec = GAMES[game_id]
+    server, port, health_servicer = build_server(spec, f"{args.host}:{args.port}")
+    stopping = threading.Event()
+
+    def stop(signum: int, _frame: object) -> None:
+        _log.info("stopping", signal=signal.Signals(signum).name, grace_s=args.grace)
+        health_servicer.enter_graceful_shutdown()  # readiness probes fail first, so traffic drains
+        stopping.set()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    server.start()
+    _log.info("serving", game=game_id, rules_version=spec.rules_version, address=f"{args.host}:{port}")
+    stopping.wait()
+    server.stop(args.grace).wait()
+    _log.info("stopped", game=game_id)
