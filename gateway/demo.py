@@ -114,7 +114,9 @@ def render(reports: Sequence[MatchReport]) -> str:
             parts = ", ".join(f"{k} {v}" for k, v in result.breakdown.items() if v)
             lines.append(f"    seat {result.player}: {result.score:>3} points{fate}  [{parts}]")
         lines.append(f"  {r.actions} actions, {r.events} events in the stream, {r.seconds:.1f}s")
-        lines.append(f"  replay check: {'OK, replayed state equals the live state' if r.replay_equal else 'FAILED'}")
+        lines.append(
+            f"  replay check: {'OK, replayed state equals the live state' if r.replay_equal else 'FAILED'}"
+        )
         lines.append(f"  audit (hash chain): {'OK' if r.audit_ok else 'FAILED'}")
         lines.append("")
     return "\n".join(lines)
@@ -135,7 +137,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"Starting Redis and {len(args.games)} rules service(s)...", flush=True)
     reports = []
     with Stack(args.games, log_dir=args.log_dir) as stack:
-        print(f"  Redis at {stack.redis_url}; services: {', '.join(f'{g}@{t}' for g, t in stack.targets.items())}")
+        services = ", ".join(f"{game}@{target}" for game, target in stack.targets.items())
+        print(f"  Redis at {stack.redis_url}; rules services: {services}")
         clients = {game: RulesClient(game, target) for game, target in stack.targets.items()}
         store = RedisEventStore(redis.Redis.from_url(stack.redis_url))
         matches = Matches(store, clients)

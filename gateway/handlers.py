@@ -12,11 +12,18 @@ from dataclasses import dataclass
 
 import grpc
 import msgspec
+from guildhall.rules.v1 import rules_pb2
 
-from gateway.domain.match import CREATED_DECODER, ENCODER, MATCH_CREATED, SNAPSHOT_DECODER, MatchCreated, SnapshotBody
+from gateway.domain.match import (
+    CREATED_DECODER,
+    ENCODER,
+    MATCH_CREATED,
+    SNAPSHOT_DECODER,
+    MatchCreated,
+    SnapshotBody,
+)
 from gateway.eventstore.base import AppendResult, AuditReport, EventStore, MatchKey, NewEvent, VersionConflict
 from gateway.rules_client import Accepted, Event, RulesClient, Status
-from guildhall.rules.v1 import rules_pb2
 from services.kernel import STALE_VERSION, UNKNOWN_MATCH, WRONG_GAME, Rejection
 
 # Two replicas racing on one match: the loser reloads and decides again, this often.
@@ -127,7 +134,14 @@ class Matches:
         game_id: str | None = None,
         expected_version: int | None = None,
     ) -> Submitted | Rejection:
-        """One player's action: decided by the rules service, appended at the version it was decided on."""
+        """One player's action: decided by the rules service, appended at the version it was decided on.
+
+        A command id already applied answers with its first result: a client retrying after a
+        lost reply must not be told "not your turn" about its own move.
+        """
+        first = self.store.command_result(key, command_id)
+        if first is not None:
+            return self._first_result(key, first)
         for _ in range(CONFLICT_RETRIES):
             try:
                 match = self.load(key)
@@ -157,7 +171,9 @@ class Matches:
                 continue  # another replica appended first: decide again on the new state
             if result.duplicate:
                 return self._first_result(key, result)
-            loaded = LoadedMatch(key, match.game_id, match.players, result.last_version, decision.state, decision.status)
+            loaded = LoadedMatch(
+                key, match.game_id, match.players, result.last_version, decision.state, decision.status
+            )
             return Submitted(loaded, decision.events, result)
         raise ContendedMatch(f"match {key.match_id!r} changed {CONFLICT_RETRIES} times while deciding; retry")
 
@@ -186,4 +202,6 @@ def _snapshot(state: rules_pb2.GameState, status: Status) -> bytes:
 
 
 def _stale(expected: int, actual: int) -> Rejection:
-    return Rejection(STALE_VERSION, f"the match is at version {actual}, not {expected}: reload and decide again")
+    return Rejection(
+        STALE_VERSION, f"the match is at version {actual}, not {expected}: reload and decide again"
+    )

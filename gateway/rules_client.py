@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import grpc
 import msgspec
-
 from guildhall.common.v1 import common_pb2
 from guildhall.rules.v1 import rules_pb2, rules_pb2_grpc
+
 from services.kernel import Rejection
 
 # Replays send events in batches: one call per batch, each well under the message limit.
@@ -72,7 +72,9 @@ class RulesClient:
         self._channel.close()
 
     def describe(self) -> rules_pb2.DescribeResponse:
-        return self._stub.Describe(rules_pb2.DescribeRequest(), timeout=self._timeout)
+        request = rules_pb2.DescribeRequest()
+        response: rules_pb2.DescribeResponse = self._stub.Describe(request, timeout=self._timeout)
+        return response
 
     def setup(self, players: int, seed: int, options: bytes = b"") -> tuple[rules_pb2.GameState, Status]:
         request = rules_pb2.SetupRequest(game_id=self.game_id, players=players, seed=seed, options=options)
@@ -82,7 +84,9 @@ class RulesClient:
     def validate(
         self, state: rules_pb2.GameState, player: int, action: bytes, *, return_state: bool = True
     ) -> Accepted | Rejection:
-        request = rules_pb2.ValidateRequest(state=state, player=player, action=action, return_state=return_state)
+        request = rules_pb2.ValidateRequest(
+            state=state, player=player, action=action, return_state=return_state
+        )
         response = self._stub.Validate(request, timeout=self._timeout)
         if response.WhichOneof("result") == "rejection":
             return Rejection(response.rejection.code, response.rejection.message)
@@ -93,7 +97,9 @@ class RulesClient:
             _status(accepted.status) if accepted.HasField("status") else None,
         )
 
-    def apply(self, state: rules_pb2.GameState, events: Sequence[Event]) -> tuple[rules_pb2.GameState, Status]:
+    def apply(
+        self, state: rules_pb2.GameState, events: Sequence[Event]
+    ) -> tuple[rules_pb2.GameState, Status]:
         """Fold events of any number into the state, a batch per call."""
         status = None
         for start in range(0, len(events), APPLY_BATCH):

@@ -94,7 +94,8 @@ class Stack:
         out: int | IO[bytes] | None = None  # inherit: logs go to our terminal
         if self._log_dir is not None:
             self._log_dir.mkdir(parents=True, exist_ok=True)
-            out = self._exit.enter_context(open(self._log_dir / f"rules-{game}.log", "wb"))
+            log_file = self._log_dir / f"rules-{game}.log"
+            out = self._exit.enter_context(open(log_file, "wb"))  # noqa: SIM115 (closed by the ExitStack)
         command = [sys.executable, "-m", f"services.{game}", "--port", str(port)]
         self.processes[game] = subprocess.Popen(command, stdout=out, stderr=out, env=os.environ.copy())
         self.targets[game] = f"127.0.0.1:{port}"
@@ -139,7 +140,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--games", nargs="*", default=list(GAMES), choices=list(GAMES))
     args = parser.parse_args(argv)
     configure_logging("stack")
-    with _stop_on_signals() as stop, Stack(args.games, ports={g: default_port(g) for g in args.games}) as stack:
+    with (
+        _stop_on_signals() as stop,
+        Stack(args.games, ports={g: default_port(g) for g in args.games}) as stack,
+    ):
         _log.info("stack up", redis=stack.redis_url, **stack.targets)
         print("Stack running; press Ctrl-C to stop.", file=sys.stderr, flush=True)
         while not stop.wait(0.5):

@@ -28,6 +28,7 @@ def configure_logging(service: str, level: str = "INFO") -> None:
     renderer: Any = (
         structlog.dev.ConsoleRenderer() if sys.stderr.isatty() else structlog.processors.JSONRenderer()
     )
+
     def add_service(_logger: Any, _method: str, event: dict[str, Any]) -> dict[str, Any]:
         event.setdefault("service", service)
         return event
@@ -89,7 +90,9 @@ class CanonicalLogInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
                     status=status,
                     outcome=outcome,
                     duration_ms=round((time.perf_counter() - started) * 1000, 3),
-                    detail=_text(context.details()) if status != "OK" and hasattr(context, "details") else None,
+                    detail=_text(context.details())
+                    if status != "OK" and hasattr(context, "details")
+                    else None,
                 )
                 structlog.contextvars.unbind_contextvars("rpc", *self._context_of(request))
 

@@ -21,9 +21,9 @@ import msgspec
 import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
-
 from guildhall.common.v1 import common_pb2
 from guildhall.rules.v1 import rules_pb2, rules_pb2_grpc
+
 from services.kernel import UNKNOWN_ACTION, GameSpec, Rejection, SetupConfig, SetupError, json_schemas
 from services.observability import CanonicalLogInterceptor, configure_logging
 
@@ -88,13 +88,17 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
             try:
                 decoded = self.codec.decode_event(event.json)
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-                _abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"event {number} is not a valid event: {exc}")
+                _abort(
+                    context, grpc.StatusCode.INVALID_ARGUMENT, f"event {number} is not a valid event: {exc}"
+                )
             state = self.spec.apply(state, decoded)
         return rules_pb2.ApplyResponse(state=self._pack(state), status=self._status(state))
 
     def LegalActions(self, request: Any, context: grpc.ServicerContext) -> Any:
         state = self._unpack(request.state, context)
-        actions = self.spec.legal_actions(state, request.player) if self._is_seat(state, request.player) else []
+        actions = (
+            self.spec.legal_actions(state, request.player) if self._is_seat(state, request.player) else []
+        )
         return rules_pb2.LegalActionsResponse(actions=[self.codec.encode_json(a) for a in actions])
 
     def View(self, request: Any, context: grpc.ServicerContext) -> Any:
@@ -107,7 +111,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
             try:
                 decoded = self.codec.decode_event(event.json)
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-                _abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"event {number} is not a valid event: {exc}")
+                _abort(
+                    context, grpc.StatusCode.INVALID_ARGUMENT, f"event {number} is not a valid event: {exc}"
+                )
             events.append(self._event(self.spec.redact_event(decoded, viewer)))
         view = self.codec.encode_json(self.spec.view(state, viewer))
         return rules_pb2.ViewResponse(view=view, events=events)
@@ -141,7 +147,11 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
         try:
             return self.codec.decode_state(packed.state)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            _abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"the state is not a valid {self.spec.game_id} state: {exc}")
+            _abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"the state is not a valid {self.spec.game_id} state: {exc}",
+            )
 
     def _decode_action(self, data: bytes, context: grpc.ServicerContext) -> Any:
         """The action, a Rejection for a well-formed action of an unknown type, or abort."""
@@ -150,10 +160,14 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
         except msgspec.DecodeError as exc:
             _abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"the action is not valid JSON: {exc}")
         if not isinstance(shape, dict) or not isinstance(shape.get("type"), str):
-            _abort(context, grpc.StatusCode.INVALID_ARGUMENT, 'an action is a JSON object with a "type" field')
+            _abort(
+                context, grpc.StatusCode.INVALID_ARGUMENT, 'an action is a JSON object with a "type" field'
+            )
         if shape["type"] not in self._action_tags:
             known = ", ".join(sorted(self._action_tags))
-            return Rejection(UNKNOWN_ACTION, f"{self.spec.title} has no action {shape['type']!r}; known: {known}")
+            return Rejection(
+                UNKNOWN_ACTION, f"{self.spec.title} has no action {shape['type']!r}; known: {known}"
+            )
         try:
             return self.codec.decode_action(data)
         except msgspec.ValidationError as exc:
@@ -237,8 +251,12 @@ def main(game_id: str, argv: Sequence[str] | None = None) -> None:
     """Serve one game until SIGTERM or Ctrl-C, then drain in-flight calls and stop."""
     from services.registry import GAMES, default_port
 
-    parser = argparse.ArgumentParser(prog=f"python -m services.{game_id}", description=f"Serve {game_id} rules.")
-    parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"), help="address to bind (0.0.0.0 in a pod)")
+    parser = argparse.ArgumentParser(
+        prog=f"python -m services.{game_id}", description=f"Serve {game_id} rules."
+    )
+    parser.add_argument(
+        "--host", default=os.environ.get("HOST", "127.0.0.1"), help="address to bind (0.0.0.0 in a pod)"
+    )
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", default_port(game_id))))
     parser.add_argument("--log-level", default=os.environ.get("LOG_LEVEL", "INFO"))
     parser.add_argument("--grace", type=float, default=10.0, help="seconds to drain calls on shutdown")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Generic, TypeVar
 
@@ -70,6 +70,7 @@ class GameSpec(Generic[S]):
       conformance suite can prove that what legal_actions leaves out is rejected.
     - `resample_hidden(state, viewer, rng)`: optional; a state `viewer` cannot tell
       from this one (hidden cards reshuffled), so conformance can prove views leak nothing.
+    - `variants`: the rulebook's variants as named option sets; conformance plays each.
     """
 
     game_id: str
@@ -91,6 +92,7 @@ class GameSpec(Generic[S]):
     redact_event: Callable[[Event, int | None], Event] = _identity_redaction
     probe_actions: Callable[[S, int], Iterable[Action]] | None = None
     resample_hidden: Callable[[S, int, Rng], S] | None = None
+    variants: Mapping[str, Any] = field(default_factory=dict)
 
     # -- shared rules -----------------------------------------------------------------
 

@@ -8,8 +8,6 @@ the PRNG, hidden hands, event redaction and outcomes, in a page.
 
 from __future__ import annotations
 
-from typing import Union
-
 import msgspec
 
 from services.kernel import GameSpec, Outcome, PlayerResult, Rejection, Rng, illegal
@@ -37,7 +35,7 @@ class PlayCard(msgspec.Struct, frozen=True, tag="play_card"):
     value: int
 
 
-Action = Union[Take, PlayCard]
+Action = Take | PlayCard
 
 
 class CountersTaken(msgspec.Struct, frozen=True, tag="counters_taken"):
@@ -52,7 +50,7 @@ class CardDealt(msgspec.Struct, frozen=True, tag="card_dealt"):
     rng_counter: int = 0
 
 
-Event = Union[CountersTaken, CardDealt]
+Event = CountersTaken | CardDealt
 
 
 class View(msgspec.Struct, frozen=True):
@@ -97,7 +95,10 @@ def validate(state: State, player: int, action: Action) -> list[Event] | Rejecti
         return illegal("There are not that many counters left.")
     cursor = state.rng.cursor()
     new_card = cursor.die(9)
-    return [CountersTaken(player, action.value, card=action.value), CardDealt(player, new_card, cursor.rng.counter)]
+    return [
+        CountersTaken(player, action.value, card=action.value),
+        CardDealt(player, new_card, cursor.rng.counter),
+    ]
 
 
 def apply(state: State, event: Event) -> State:
@@ -118,7 +119,9 @@ def apply(state: State, event: Event) -> State:
     return msgspec.structs.replace(state, hands=_replace(state.hands, event.player, hand), rng=rng)
 
 
-def _replace(hands: tuple[tuple[int, ...], ...], seat: int, hand: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+def _replace(
+    hands: tuple[tuple[int, ...], ...], seat: int, hand: tuple[int, ...]
+) -> tuple[tuple[int, ...], ...]:
     return tuple(hand if i == seat else h for i, h in enumerate(hands))
 
 

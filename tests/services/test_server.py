@@ -10,10 +10,10 @@ import msgspec
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
-
-from gateway.rules_client import Accepted, RulesClient
 from guildhall.common.v1 import common_pb2
 from guildhall.rules.v1 import rules_pb2, rules_pb2_grpc
+
+from gateway.rules_client import Accepted, RulesClient
 from services.kernel import Rejection, SetupConfig
 from services.server import build_server
 from tests.kernel.toy_game import GAME
@@ -101,7 +101,9 @@ def test_rule_violations_are_rejections_with_stable_codes(client: RulesClient) -
 def test_undecodable_actions_are_invalid_argument(client: RulesClient) -> None:
     state, _ = client.setup(2, 7)
     for payload in (b"{oops", b"[1, 2]", b'{"count": 1}', b'{"type": "take", "count": "two"}'):
-        assert _status_code(lambda p=payload: client.validate(state, 0, p)) == grpc.StatusCode.INVALID_ARGUMENT
+        assert (
+            _status_code(lambda p=payload: client.validate(state, 0, p)) == grpc.StatusCode.INVALID_ARGUMENT
+        )
 
 
 def test_a_state_of_another_game_or_rules_version_is_refused(client: RulesClient) -> None:
@@ -166,6 +168,8 @@ def test_health_reports_serving_and_reflection_lists_the_service(address: str) -
         health = health_pb2_grpc.HealthStub(channel)
         assert health.Check(health_pb2.HealthCheckRequest()).status == health_pb2.HealthCheckResponse.SERVING
         reflect = reflection_pb2_grpc.ServerReflectionStub(channel)
-        replies = reflect.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
+        replies = reflect.ServerReflectionInfo(
+            iter([reflection_pb2.ServerReflectionRequest(list_services="")])
+        )
         names = {s.name for reply in replies for s in reply.list_services_response.service}
     assert "guildhall.rules.v1.RulesService" in names

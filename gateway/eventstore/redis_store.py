@@ -1,0 +1,412 @@
+"""The event store on Redis Streams: one stream per match, appended by one atomic Lua script.
+
+Keys of a match (one hash tag, so the script also runs on Redis Cluster):
+
+    gh:{<tenant>:<match>}:events     stream; entry id `<version>-0`; fields below
+    gh:{<tenant>:<match>}:meta       hash: version, head_hash, plus caller fields (game, players, ...)
+    gh:{<tenant>:<match>}:snapshot   hash: version, rules_version, state
+    gh:{<tenant>:<match>}:commands   hash: command_id -> "<first_version>:<last_version>"
+
+Stream entries hold plain fields (version, type, actor, command_id, payload, rules_version,
+time_ms, prev_hash, hash) so an auditor can read a match with nothing but redis-cli.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, NamedTuple, cast
+
+import redis
+import redis.exceptions
+
+from gateway.eventstore.base import (
+    GENESIS,
+    AppendResult,
+    AuditReport,
+    EventStoreUnavailable,
+    MatchKey,
+    NewEvent,
+    Snapshot,
+    StoredEvent,
+    VersionConflict,
+    audit_events,
+    chain_hash,
+    check_append_arguments,
+    wall_clock_ms,
+)
+
+# Field order of a stream entry; also the order the Lua script receives them in.
+ENTRY_FIELDS = (
+    "version",
+    "type",
+    "actor",
+    "command_id",
+    "payload",
+    "rules_version",
+    "time_ms",
+    "prev_hash",
+    "hash",
+)
+
+# A stream reply as redis-py parses it: [(entry_id, {field: value})].
+Entries = list[tuple[bytes, dict[bytes, bytes]]]
+
+# How many entries `audit` pulls per XRANGE.
+_AUDIT_PAGE = 1000
+
+# Python computes the hashes (Redis Lua has no SHA-256) from the head it knows (cached, or read
+# from meta); the script re-checks that head under its atomicity, so a chain can only grow from
+# the true head. All checks run before the first write, and XADDs with increasing ids cannot fail one by one,
+# so an append is all-or-nothing.
+_APPEND_SCRIPT = """
+-- KEYS: events, meta, snapshot, commands
+-- ARGV: expected_version, expected_head, new_head, command_id, rules_version,
+--       has_snapshot, snapshot_state, meta_pair_count, event_count,
+--       then meta field/value pairs, then event_count * #ENTRY_FIELDS field/value pairs
+local expected_version = tonumber(ARGV[1])
+local expected_head = ARGV[2]
+local new_head = ARGV[3]
+local command_id = ARGV[4]
+local rules_version = ARGV[5]
+local has_snapshot = ARGV[6] == '1'
+local snapshot_state = ARGV[7]
+local meta_pair_count = tonumber(ARGV[8])
+local event_count = tonumber(ARGV[9])
+local meta_start = 10
+local events_start = meta_start + 2 * meta_pair_count
+local values_per_event = (#ARGV - events_start + 1) / event_count
+
+-- A command id seen before answers with its first result, whatever the version is now.
+local seen = redis.call('HGET', KEYS[4], command_id)
+if seen then
+  local sep = string.find(seen, ':', 1, true)
+  return {'duplicate', tonumber(string.sub(seen, 1, sep - 1)), tonumber(string.sub(seen, sep + 1))}
+end
+
+local stored = redis.call('HMGET', KEYS[2], 'version', 'head_hash')
+local version = tonumber(stored[1]) or 0
+local head_hash = stored[2] or string.rep('0', 64)  -- GENESIS before the first append
+if version ~= expected_version or head_hash ~= expected_head then
+  return {'conflict', version, 0}
+end
+
+local arg = events_start
+for i = 1, event_count do
+  redis.call('XADD', KEYS[1], (expected_version + i) .. '-0',
+             unpack(ARGV, arg, arg + values_per_event - 1))
+  arg = arg + values_per_event
+end
+
+local first_version = expected_version + 1
+local last_version = expected_version + event_count
+if meta_pair_count > 0 then
+  redis.call('HSET', KEYS[2], unpack(ARGV, meta_start, events_start - 1))
+end
+redis.call('HSET', KEYS[2], 'version', last_version, 'head_hash', new_head)
+redis.call('HSET', KEYS[4], command_id, first_version .. ':' .. last_version)
+if has_snapshot then
+  redis.call('HSET', KEYS[3], 'version', last_version, 'rules_version', rules_version,
+             'state', snapshot_state)
+end
+return {'ok', first_version, last_version}
+"""
+
+
+class MatchKeys(NamedTuple):
+    """The Redis keys of one match."""
+
+    events: str
+    meta: str
+    snapshot: str
+    commands: str
+
+
+def match_keys(key: MatchKey) -> MatchKeys:
+    """All keys of a match share the hash tag `{tenant:match}`, hence one Redis Cluster slot."""
+    prefix = f"gh:{{{key.tenant}:{key.match_id}}}"
+    return MatchKeys(f"{prefix}:events", f"{prefix}:meta", f"{prefix}:snapshot", f"{prefix}:commands")
+
+
+class MalformedEntry(Exception):
+    """A stream entry unlike what the store writes: wrong id, missing or undecodable field."""
+
+
+@contextmanager
+def _unavailable_on_connection_errors() -> Iterator[None]:
+    try:
+        yield
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as error:
+        raise EventStoreUnavailable(f"Redis is unavailable: {error}") from error
+
+
+class _HeadCache:
+    """The chain head this process last saw per match (version, hash), bounded, thread-safe.
+
+    Lets an append skip reading the head from Redis. A wrong entry costs nothing but a retry:
+    the append script checks the head it is given against the stored one.
+    """
+
+    def __init__(self, capacity: int = 10_000) -> None:
+        self._capacity = capacity
+        self._heads: dict[MatchKey, tuple[int, str]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: MatchKey, version: int) -> str | None:
+        with self._lock:
+            known = self._heads.get(key)
+        return known[1] if known and known[0] == version else None
+
+    def remember(self, key: MatchKey, version: int, head_hash: str) -> None:
+        with self._lock:
+            self._heads.pop(key, None)  # re-insert at the end: dicts keep insertion order
+            self._heads[key] = (version, head_hash)
+            if len(self._heads) > self._capacity:
+                del self._heads[next(iter(self._heads))]  # the least recently remembered
+
+    def forget(self, key: MatchKey) -> None:
+        with self._lock:
+            self._heads.pop(key, None)
+
+
+class RedisEventStore:
+    """The event store on a Redis (or Redis Cluster) client created with decode_responses=False."""
+
+    def __init__(self, client: redis.Redis, clock: Callable[[], int] = wall_clock_ms) -> None:
+        connection_kwargs: Mapping[str, Any] = getattr(client, "get_connection_kwargs", dict)()
+        if connection_kwargs.get("decode_responses"):
+            # Payloads and snapshots are bytes; a decoding client would hand back str.
+            raise ValueError("RedisEventStore needs a client with decode_responses=False")
+        self._client = client
+        self._clock = clock
+        self._append_script = client.register_script(_APPEND_SCRIPT)
+        self._heads = _HeadCache()
+
+    def append(
+        self,
+        key: MatchKey,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        *,
+        actor: str,
+        command_id: str,
+        rules_version: str,
+        snapshot: bytes | None = None,
+        meta: Mapping[str, str] | None = None,
+    ) -> AppendResult:
+        check_append_arguments(expected_version, events, command_id, meta)
+        keys = match_keys(key)
+        time_ms = self._clock()
+
+        def run_script(chain_from: str) -> tuple[bytes, int, int, str]:
+            args, new_head = _append_args(
+                expected_version,
+                chain_from,
+                events,
+                actor,
+                command_id,
+                rules_version,
+                time_ms,
+                snapshot,
+                meta,
+            )
+            with _unavailable_on_connection_errors():
+                status, first, last = self._append_script(keys=list(keys), args=args)
+            return status, int(first), int(last), new_head
+
+        # The head to chain from, without a round trip when we already know it: every stream
+        # starts at GENESIS, and the head cache knows the matches this process just touched.
+        known_head = GENESIS if expected_version == 0 else self._heads.get(key, expected_version)
+        status, first, last, new_head = run_script(known_head or self._stored_head(keys))
+        if status == b"conflict" and first == expected_version and known_head is not None:
+            # Right version, other head: the stream was rewritten since we cached its head.
+            self._heads.forget(key)
+            status, first, last, new_head = run_script(self._stored_head(keys))
+
+        if status == b"conflict":
+            self._heads.forget(key)
+            raise VersionConflict(expected_version, first)
+        if status == b"duplicate":
+            return AppendResult(first_version=first, last_version=last, duplicate=True)
+        self._heads.remember(key, last, new_head)
+        return AppendResult(first_version=first, last_version=last)
+
+    def read(self, key: MatchKey, after_version: int = 0, limit: int | None = None) -> list[StoredEvent]:
+        if limit is not None and limit <= 0:
+            return []
+        with _unavailable_on_connection_errors():
+            entries = self._client.xrange(
+                match_keys(key).events, min=f"{max(after_version, 0) + 1}-0", max="+", count=limit
+            )
+        return self._remember_head(key, [_decode_entry(fields) for _, fields in cast(Entries, entries)])
+
+    def command_result(self, key: MatchKey, command_id: str) -> AppendResult | None:
+        with _unavailable_on_connection_errors():
+            seen = cast(bytes | None, self._client.hget(match_keys(key).commands, command_id))
+        if seen is None:
+            return None
+        first, last = seen.split(b":")
+        return AppendResult(first_version=int(first), last_version=int(last), duplicate=True)
+
+    def version(self, key: MatchKey) -> int:
+        with _unavailable_on_connection_errors():
+            stored = self._client.hget(match_keys(key).meta, "version")
+        return int(cast(bytes, stored)) if stored else 0
+
+    def load_snapshot(self, key: MatchKey) -> Snapshot | None:
+        with _unavailable_on_connection_errors():
+            fields = cast(dict[bytes, bytes], self._client.hgetall(match_keys(key).snapshot))
+        if not fields:
+            return None
+        return Snapshot(
+            version=int(fields[b"version"]),
+            rules_version=fields[b"rules_version"].decode(),
+            state=fields[b"state"],
+        )
+
+    def meta(self, key: MatchKey) -> dict[str, str]:
+        with _unavailable_on_connection_errors():
+            fields = cast(dict[bytes, bytes], self._client.hgetall(match_keys(key).meta))
+        return {name.decode(): value.decode() for name, value in fields.items()}
+
+    def tail(self, key: MatchKey, after_version: int, timeout_ms: int) -> list[StoredEvent]:
+        # The client's socket_timeout (if any) must exceed timeout_ms, or the wait ends as
+        # EventStoreUnavailable; watchers want a client without one.
+        if timeout_ms <= 0:
+            # XREAD BLOCK 0 would wait forever; no time to wait means just look.
+            return self.read(key, after_version)
+        events_key = match_keys(key).events
+        with _unavailable_on_connection_errors():
+            # Returns at once if entries after the id exist; also waits for the stream to be created.
+            reply: Any = self._client.xread({events_key: f"{max(after_version, 0)}-0"}, block=timeout_ms)
+        if not reply:
+            return []
+        # One stream was asked for: RESP2 replies [[stream, entries]], RESP3 {stream: [entries]}.
+        if isinstance(reply, dict):
+            [[entries]] = reply.values()
+        else:
+            [[_, entries]] = reply
+        return self._remember_head(key, [_decode_entry(fields) for _, fields in entries])
+
+    def audit(self, key: MatchKey) -> AuditReport:
+        keys = match_keys(key)
+        events: list[StoredEvent] = []
+        with _unavailable_on_connection_errors():
+            for position, (entry_id, fields) in enumerate(self._all_entries(keys.events), start=1):
+                try:
+                    if entry_id != f"{position}-0".encode():
+                        raise MalformedEntry(f"entry id {entry_id.decode()} where {position}-0 was expected")
+                    events.append(_decode_entry(fields))
+                except MalformedEntry as error:
+                    return AuditReport(
+                        ok=False,
+                        events=position,
+                        head_hash=events[-1].hash if events else GENESIS,
+                        first_bad_version=position,
+                        problem=str(error),
+                    )
+            recorded_version, recorded_head = cast(
+                list[bytes | None], self._client.hmget(keys.meta, ["version", "head_hash"])
+            )
+        return audit_events(
+            events,
+            int(recorded_version) if recorded_version else 0,
+            recorded_head.decode() if recorded_head else GENESIS,
+        )
+
+    def _remember_head(self, key: MatchKey, events: list[StoredEvent]) -> list[StoredEvent]:
+        # Whoever reads a match usually appends to it next (load, decide, append): keep its head.
+        if events:
+            self._heads.remember(key, events[-1].version, events[-1].hash)
+        return events
+
+    def _stored_head(self, keys: MatchKeys) -> str:
+        with _unavailable_on_connection_errors():
+            stored = cast(bytes | None, self._client.hget(keys.meta, "head_hash"))
+        return stored.decode() if stored else GENESIS
+
+    def _all_entries(self, events_key: str) -> Iterator[tuple[bytes, dict[bytes, bytes]]]:
+        """Every entry of a stream, fetched in pages so a long match never arrives as one huge reply."""
+        start = "-"
+        while True:
+            page = cast(
+                Entries,
+                self._client.xrange(events_key, min=start, max="+", count=_AUDIT_PAGE),
+            )
+            yield from page
+            if len(page) < _AUDIT_PAGE:
+                return
+            start = "(" + page[-1][0].decode()  # exclusive: continue after the last entry seen
+
+
+def _append_args(
+    expected_version: int,
+    chain_from: str,
+    events: Sequence[NewEvent],
+    actor: str,
+    command_id: str,
+    rules_version: str,
+    time_ms: int,
+    snapshot: bytes | None,
+    meta: Mapping[str, str] | None,
+) -> tuple[list[str | bytes | int], str]:
+    """ARGV of the append script (layout documented in it), and the head hash after the events."""
+    entry_args: list[str | bytes | int] = []
+    head = chain_from
+    for version, event in enumerate(events, start=expected_version + 1):
+        entry_hash = chain_hash(
+            head, version, event.type, actor, command_id, rules_version, time_ms, event.payload
+        )
+        values: tuple[str | bytes | int, ...] = (
+            version,
+            event.type,
+            actor,
+            command_id,
+            event.payload,
+            rules_version,
+            time_ms,
+            head,
+            entry_hash,
+        )
+        for name, value in zip(ENTRY_FIELDS, values, strict=True):
+            entry_args += (name, value)
+        head = entry_hash
+
+    meta_args: list[str] = []
+    for name, value in (meta or {}).items():
+        meta_args += (name, value)
+
+    args: list[str | bytes | int] = [
+        expected_version,
+        chain_from,
+        head,
+        command_id,
+        rules_version,
+        1 if snapshot is not None else 0,
+        snapshot if snapshot is not None else b"",
+        len(meta_args) // 2,
+        len(events),
+        *meta_args,
+        *entry_args,
+    ]
+    return args, head
+
+
+def _decode_entry(fields: Mapping[bytes, bytes]) -> StoredEvent:
+    try:
+        return StoredEvent(
+            version=int(fields[b"version"]),
+            type=fields[b"type"].decode(),
+            actor=fields[b"actor"].decode(),
+            command_id=fields[b"command_id"].decode(),
+            payload=fields[b"payload"],
+            rules_version=fields[b"rules_version"].decode(),
+            time_ms=int(fields[b"time_ms"]),
+            prev_hash=fields[b"prev_hash"].decode(),
+            hash=fields[b"hash"].decode(),
+        )
+    except KeyError as missing:
+        raise MalformedEntry(f"entry lacks the field {missing.args[0]!r}") from None
+    except (ValueError, UnicodeDecodeError) as error:
+        raise MalformedEntry(f"entry does not decode: {error}") from None

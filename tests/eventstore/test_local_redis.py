@@ -1,0 +1,116 @@
+"""Where tests and the local run get their Redis."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from gateway.eventstore.local_redis import (
+    RedisServerStartError,
+    _container_if_docker_is_reachable,
+    _free_loopback_port,
+    local_redis,
+    redis_server_process,
+)
+
+
+def test_redis_url_from_the_environment_is_used_as_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REDIS_URL", "redis://redis.example.invalid:6390/3")
+
+    with local_redis() as url:
+        assert url == "redis://redis.example.invalid:6390/3"
+
+
+def test_without_redis_url_a_redis_is_provided(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("REDIS_URL", raising=False)
+
+    with local_redis() as url:
+        assert redis.Redis.from_url(url).ping()
+
+
+def test_an_unreachable_docker_engine_means_no_container(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCKER_HOST", f"tcp://127.0.0.1:{_free_loopback_port()}")
+
+    started = time.monotonic()
+    assert _container_if_docker_is_reachable(appendonly=False) is None
+    assert time.monotonic() - started < 5
+
+
+def test_missing_testcontainers_means_no_container(monkeypatch: pytest.MonkeyPatch) -> None:
+    for module in ("testcontainers.community.redis", "testcontainers.redis"):
+        monkeypatch.setitem(sys.modules, module, None)  # makes `import` raise ImportError
+
+    assert _container_if_docker_is_reachable(appendonly=False) is None
+
+
+def test_a_started_server_listens_on_loopback_without_persistence_and_is_cleaned_up() -> None:
+    with redis_server_process() as url:
+        client: Any = redis.Redis.from_url(url)
+        assert url.startswith("redis://127.0.0.1:")
+        assert client.config_get("appendonly")["appendonly"] == "no"
+        assert client.config_get("save")["save"] == ""
+        data_dir = Path(client.config_get("dir")["dir"])
+        assert data_dir.is_dir()
+        client.close()
+
+    assert not data_dir.exists()
+    with pytest.raises(redis.exceptions.ConnectionError):
+        redis.Redis.from_url(url, socket_connect_timeout=0.5).ping()
+
+
+def test_a_started_server_can_keep_an_append_only_file() -> None:
+    with redis_server_process(appendonly=True) as url:
+        client = redis.Redis.from_url(url)
+        assert client.config_get("appendfsync")["appendfsync"] == "always"
+        client.close()
+
+
+def test_a_server_that_fails_to_start_is_reported_with_its_log(tmp_path: Path) -> None:
+    broken_server = tmp_path / "redis-server"
+    broken_server.write_text(
+        "#!/bin/sh\n"
+        'while [ "$#" -gt 0 ]; do\n'
+        '  if [ "$1" = "--logfile" ]; then echo "FATAL: cannot open the data directory" > "$2"; fi\n'
+        "  shift\n"
+        "done\n"
+        "exit 1\n"
+    )
+    broken_server.chmod(0o755)
+
+    with (
+        pytest.raises(RedisServerStartError, match="cannot open the data directory"),
+        redis_server_process(binary=str(broken_server)),
+    ):
+        pass
+
+
+def test_the_command_line_entry_prints_a_url_and_stops_on_ctrl_c() -> None:
+    environment = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gateway.eventstore.local_redis"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().strip()
+        assert redis.Redis.from_url(url).ping()
+
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=15) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+    with pytest.raises(redis.exceptions.ConnectionError):
+        redis.Redis.from_url(url, socket_connect_timeout=0.5).ping()
