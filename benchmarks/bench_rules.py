@@ -23,6 +23,7 @@ from guildhall.rules.v1 import rules_pb2
 from gateway.rules_client import RulesClient
 from services.kernel import GameSpec, SetupConfig
 from services.kernel.testing import random_playout
+from services.observability import configure_logging
 from services.registry import GAMES
 from services.server import build_server
 
@@ -91,6 +92,7 @@ def main() -> None:
     parser.add_argument("--playouts", type=int, default=5)
     parser.add_argument("--calls", type=int, default=2000)
     args = parser.parse_args()
+    configure_logging("bench", "WARNING")  # one log line per RPC would be measured too
     print(f"{'game':<16}{'players':>8}{'actions/game':>14}{'playout actions/s':>20}{'validate+apply µs':>20}")
     for game in args.games:
         spec = GAMES[game]

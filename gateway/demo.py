@@ -112,7 +112,8 @@ def render(reports: Sequence[MatchReport]) -> str:
         for result in sorted(r.outcome.results, key=lambda x: -x.score):
             fate = "  (eliminated)" if result.eliminated else ""
             parts = ", ".join(f"{k} {v}" for k, v in result.breakdown.items() if v)
-            lines.append(f"    seat {result.player}: {result.score:>3} points{fate}  [{parts}]")
+            facts = "".join(f", {k} {v}" for k, v in result.facts.items())
+            lines.append(f"    seat {result.player}: {result.score:>3} points{fate}  [{parts}]{facts}")
         lines.append(f"  {r.actions} actions, {r.events} events in the stream, {r.seconds:.1f}s")
         lines.append(
             f"  replay check: {'OK, replayed state equals the live state' if r.replay_equal else 'FAILED'}"

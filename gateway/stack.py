@@ -138,12 +138,11 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(prog="python -m gateway.stack", description=main.__doc__)
     parser.add_argument("--games", nargs="*", default=list(GAMES), choices=list(GAMES))
+    parser.add_argument("--any-ports", action="store_true", help="free ports instead of the default ones")
     args = parser.parse_args(argv)
     configure_logging("stack")
-    with (
-        _stop_on_signals() as stop,
-        Stack(args.games, ports={g: default_port(g) for g in args.games}) as stack,
-    ):
+    ports = {} if args.any_ports else {game: default_port(game) for game in args.games}
+    with _stop_on_signals() as stop, Stack(args.games, ports=ports) as stack:
         _log.info("stack up", redis=stack.redis_url, **stack.targets)
         print("Stack running; press Ctrl-C to stop.", file=sys.stderr, flush=True)
         while not stop.wait(0.5):

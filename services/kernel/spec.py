@@ -24,13 +24,15 @@ Event = Any  # a member of the game's tagged event union
 
 
 class PlayerResult(msgspec.Struct, frozen=True):
-    """One seat's final result; `breakdown` names where the points came from."""
+    """One seat's final result: `breakdown` says where the points came from (it sums to
+    `score`); `facts` are other figures that decided the result (e.g. rats against nuns)."""
 
     player: int
     score: int
     breakdown: dict[str, int] = {}
     eliminated: bool = False
     note: str = ""
+    facts: dict[str, int] = {}
 
 
 class Outcome(msgspec.Struct, frozen=True):

@@ -11,7 +11,7 @@ import pytest
 from services.kernel.testing import check_conformance
 from services.registry import GAMES
 
-SEEDS = (1, 2)
+SEEDS = (1, 2, 3)
 
 CASES = [
     pytest.param(game, players, seed, None, id=f"{game}-{players}p-seed{seed}")
@@ -19,9 +19,10 @@ CASES = [
     for players in spec.player_counts
     for seed in SEEDS
 ] + [
-    pytest.param(game, max(spec.player_counts), 3, options, id=f"{game}-{variant}")
+    pytest.param(game, players, 7, options, id=f"{game}-{variant}-{players}p")
     for game, spec in GAMES.items()
     for variant, options in spec.variants.items()
+    for players in spec.player_counts
 ]
 
 

@@ -31,7 +31,9 @@ def test_the_demo_plays_replays_and_audits_every_game(
     assert out.count("audit (hash chain): OK") == len(GAMES)
 
 
-def test_the_stack_stops_every_child_process(tmp_path: Path, redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_stack_stops_every_child_process(
+    tmp_path: Path, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("REDIS_URL", redis_url)
     with Stack(list(GAMES), log_dir=tmp_path) as stack:
         processes = list(stack.processes.values())
@@ -57,6 +59,6 @@ def test_make_run_stops_cleanly_on_ctrl_c(redis_url: str) -> None:
             break
     assert any("Stack running" in line for line in lines), "".join(lines)
     run.send_signal(signal.SIGINT)
-    rest, _ = run.communicate(timeout=30)
+    _, rest = run.communicate(timeout=30)
     assert run.returncode == 0, rest
     assert "stopping the stack" in rest
