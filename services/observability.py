@@ -19,6 +19,16 @@ import structlog
 _configured = False
 
 
+class _CurrentStderr:
+    """Writes to whatever sys.stderr is now, not what it was at set-up (test runners swap it)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
 def configure_logging(service: str, level: str = "INFO") -> None:
     """Set up structlog and stdlib logging for this process (idempotent)."""
     global _configured
@@ -42,11 +52,11 @@ def configure_logging(service: str, level: str = "INFO") -> None:
     structlog.configure(
         processors=[*shared, structlog.processors.format_exc_info, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level)),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(_CurrentStderr()),  # type: ignore[arg-type]
         cache_logger_on_first_use=True,
     )
     # Libraries that log through the stdlib (grpc, redis helpers) come out in the same format.
-    handler = logging.StreamHandler(sys.stderr)
+    handler = logging.StreamHandler(_CurrentStderr())
     handler.setFormatter(structlog.stdlib.ProcessorFormatter(processor=renderer, foreign_pre_chain=shared))
     root = logging.getLogger()
     root.handlers[:] = [handler]

@@ -173,3 +173,21 @@ def test_health_reports_serving_and_reflection_lists_the_service(address: str) -
         )
         names = {s.name for reply in replies for s in reply.list_services_response.service}
     assert "guildhall.rules.v1.RulesService" in names
+
+
+def test_logging_follows_stderr_when_it_is_replaced(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    import structlog
+
+    from services import observability
+
+    at_setup, later = io.StringIO(), io.StringIO()
+    monkeypatch.setattr(observability, "_configured", False)
+    monkeypatch.setattr("sys.stderr", at_setup)
+    observability.configure_logging("test")
+    structlog.get_logger("probe").warning("first")
+    monkeypatch.setattr("sys.stderr", later)  # e.g. the test runner's capture of the next test
+    structlog.get_logger("probe").warning("second")
+    assert "first" in at_setup.getvalue() and "second" not in at_setup.getvalue()
+    assert "second" in later.getvalue()
