@@ -34,6 +34,10 @@ class MatchNotFound(LookupError):
     """No stream exists for this tenant and match id."""
 
 
+class MatchExists(ValueError):
+    """A match with this tenant and id was already created (by another command)."""
+
+
 class UnknownGame(LookupError):
     """No rules service is configured for this game."""
 
@@ -75,21 +79,30 @@ class Matches:
     def create(
         self, key: MatchKey, game_id: str, players: int, seed: int, options: bytes = b"", *, command_id: str
     ) -> LoadedMatch:
-        """Start a match: the rules service sets it up, its stream opens with match_created."""
+        """Start a match: the rules service sets it up, its stream opens with match_created.
+
+        Raises MatchExists if the id is taken; the same command id retried returns the match.
+        Bad options or player counts come back from the rules service as INVALID_ARGUMENT.
+        """
         client = self._client(game_id)
         rules_version = client.describe().rules_version
         state, status = client.setup(players, seed, options)
         created = MatchCreated(game_id, rules_version, players, seed, msgspec.Raw(options or b"{}"))
-        self.store.append(
-            key,
-            0,
-            [NewEvent(MATCH_CREATED, msgspec.json.encode(created))],
-            actor="system",
-            command_id=command_id,
-            rules_version=rules_version,
-            snapshot=_snapshot(state, status),
-            meta={"game": game_id, "players": str(players)},
-        )
+        try:
+            result = self.store.append(
+                key,
+                0,
+                [NewEvent(MATCH_CREATED, msgspec.json.encode(created))],
+                actor="system",
+                command_id=command_id,
+                rules_version=rules_version,
+                snapshot=_snapshot(state, status),
+                meta={"game": game_id, "players": str(players)},
+            )
+        except VersionConflict:
+            raise MatchExists(f"match {key.match_id!r} already exists for tenant {key.tenant!r}") from None
+        if result.duplicate:  # the same create, retried: the match it made
+            return self.load(key)
         return LoadedMatch(key, game_id, players, 1, state, status)
 
     def load(self, key: MatchKey) -> LoadedMatch:

@@ -27,6 +27,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from gateway.eventstore.local_redis import local_redis
 from services.observability import configure_logging
+from services.server import EXIT_WITH_PARENT_ENV
 
 _log = structlog.get_logger("stack")
 STOP_GRACE_S = 10.0
@@ -97,7 +98,8 @@ class Stack:
             log_file = self._log_dir / f"rules-{game}.log"
             out = self._exit.enter_context(open(log_file, "wb"))  # noqa: SIM115 (closed by the ExitStack)
         command = [sys.executable, "-m", f"services.{game}", "--port", str(port)]
-        self.processes[game] = subprocess.Popen(command, stdout=out, stderr=out, env=os.environ.copy())
+        env = {**os.environ, EXIT_WITH_PARENT_ENV: str(os.getpid())}
+        self.processes[game] = subprocess.Popen(command, stdout=out, stderr=out, env=env)
         self.targets[game] = f"127.0.0.1:{port}"
         _log.info("rules service starting", game=game, address=self.targets[game])
 

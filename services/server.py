@@ -83,15 +83,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
         return rules_pb2.ValidateResponse(accepted=accepted)
 
     def Apply(self, request: Any, context: grpc.ServicerContext) -> Any:
-        state = self._unpack(request.state, context)
-        for number, event in enumerate(request.events):
-            try:
-                decoded = self.codec.decode_event(event.json)
-            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-                _abort(
-                    context, grpc.StatusCode.INVALID_ARGUMENT, f"event {number} is not a valid event: {exc}"
-                )
-            state = self.spec.apply(state, decoded)
+        state = self.spec.evolve(self._unpack(request.state, context), self._decode_events(request, context))
         return rules_pb2.ApplyResponse(state=self._pack(state), status=self._status(state))
 
     def LegalActions(self, request: Any, context: grpc.ServicerContext) -> Any:
@@ -106,15 +98,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
         viewer = request.player if request.HasField("player") else None
         if viewer is not None and not self._is_seat(state, viewer):
             _abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"there is no seat {viewer} in this match")
-        events = []
-        for number, event in enumerate(request.events):
-            try:
-                decoded = self.codec.decode_event(event.json)
-            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-                _abort(
-                    context, grpc.StatusCode.INVALID_ARGUMENT, f"event {number} is not a valid event: {exc}"
-                )
-            events.append(self._event(self.spec.redact_event(decoded, viewer)))
+        events = [
+            self._event(self.spec.redact_event(e, viewer)) for e in self._decode_events(request, context)
+        ]
         view = self.codec.encode_json(self.spec.view(state, viewer))
         return rules_pb2.ViewResponse(view=view, events=events)
 
@@ -172,6 +158,18 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
             return self.codec.decode_action(data)
         except msgspec.ValidationError as exc:
             _abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"bad {shape['type']!r} action: {exc}")
+
+    def _decode_events(self, request: Any, context: grpc.ServicerContext) -> list[Any]:
+        """The request's events, all decoded before any is used: one bad event aborts the call."""
+        decoded = []
+        for number, event in enumerate(request.events):
+            try:
+                decoded.append(self.codec.decode_event(event.json))
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                _abort(
+                    context, grpc.StatusCode.INVALID_ARGUMENT, f"event {number} is not a valid event: {exc}"
+                )
+        return decoded
 
     def _event(self, event: Any) -> Any:
         return common_pb2.Event(type=_tag_of(event), json=self.codec.encode_json(event))
@@ -247,6 +245,19 @@ def build_server(
     return server, port, health_servicer
 
 
+# Set by a local supervisor (gateway.stack) to its pid: the service stops once it is no longer that
+# process's child, so a crashed or killed `make run`, demo or test never leaves services behind.
+EXIT_WITH_PARENT_ENV = "GUILDHALL_EXIT_WITH_PARENT"
+
+
+def _stop_when_orphaned(supervisor_pid: int, stopping: threading.Event) -> None:
+    while os.getppid() == supervisor_pid and not stopping.wait(1.0):
+        pass
+    if not stopping.is_set():
+        _log.warning("supervisor gone; stopping", supervisor_pid=supervisor_pid)
+        stopping.set()
+
+
 def main(game_id: str, argv: Sequence[str] | None = None) -> None:
     """Serve one game until SIGTERM or Ctrl-C, then drain in-flight calls and stop."""
     from services.registry import GAMES, default_port
@@ -274,6 +285,9 @@ def main(game_id: str, argv: Sequence[str] | None = None) -> None:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    supervisor = os.environ.get(EXIT_WITH_PARENT_ENV)
+    if supervisor:
+        threading.Thread(target=_stop_when_orphaned, args=(int(supervisor), stopping), daemon=True).start()
     server.start()
     _log.info("serving", game=game_id, rules_version=spec.rules_version, address=f"{args.host}:{port}")
     stopping.wait()

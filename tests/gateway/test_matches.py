@@ -7,13 +7,14 @@ import threading
 import uuid
 from collections.abc import Iterator
 
+import grpc
 import msgspec
 import pytest
 
 from gateway.eventstore import InMemoryEventStore, MatchKey, Snapshot
 from gateway.eventstore.base import EventStore
 from gateway.eventstore.redis_store import RedisEventStore
-from gateway.handlers import Matches, MatchNotFound, Submitted
+from gateway.handlers import Matches, MatchExists, MatchNotFound, Submitted
 from gateway.rules_client import RulesClient
 from services.kernel import Rejection
 from services.server import build_server
@@ -61,6 +62,25 @@ def test_a_new_match_opens_its_stream_with_match_created(matches: Matches, store
     assert first.type == "match_created" and first.actor == "system"
     assert json.loads(first.payload)["seed"] == 99
     assert matches.load(key).state.state == created.state.state
+
+
+def test_a_taken_match_id_is_refused_and_a_retried_create_is_idempotent(
+    matches: Matches, store: EventStore
+) -> None:
+    key, command = _key(), _cmd()
+    first = matches.create(key, GAME.game_id, 2, 5, command_id=command)
+    assert matches.create(key, GAME.game_id, 2, 5, command_id=command).state.state == first.state.state
+    with pytest.raises(MatchExists, match="already exists"):
+        matches.create(key, GAME.game_id, 3, 6, command_id=_cmd())
+    assert store.version(key) == 1
+
+
+def test_bad_options_create_nothing(matches: Matches, store: EventStore) -> None:
+    key = _key()
+    with pytest.raises(grpc.RpcError) as error:
+        matches.create(key, GAME.game_id, 9, 5, command_id=_cmd())
+    assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert store.version(key) == 0
 
 
 def test_an_accepted_action_appends_its_events_and_the_next_snapshot(

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -51,14 +52,51 @@ def test_make_run_stops_cleanly_on_ctrl_c(redis_url: str) -> None:
         stderr=subprocess.PIPE,
         text=True,
     )
-    assert run.stderr is not None
-    lines = []
-    for line in run.stderr:  # bounded: the stack prints this line once every service is healthy
-        lines.append(line)
-        if "Stack running" in line or run.poll() is not None:
-            break
-    assert any("Stack running" in line for line in lines), "".join(lines)
-    run.send_signal(signal.SIGINT)
-    _, rest = run.communicate(timeout=30)
-    assert run.returncode == 0, rest
-    assert "stopping the stack" in rest
+    try:
+        assert run.stderr is not None
+        lines = []
+        for line in run.stderr:  # bounded: the stack prints this once every service is healthy
+            lines.append(line)
+            if "Stack running" in line or run.poll() is not None:
+                break
+        assert any("Stack running" in line for line in lines), "".join(lines)
+        run.send_signal(signal.SIGINT)
+        _, rest = run.communicate(timeout=30)
+        assert run.returncode == 0, rest
+        assert "stopping the stack" in rest
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+
+
+def test_a_rules_service_stops_when_its_supervisor_dies(tmp_path: Path) -> None:
+    """Even a SIGKILLed supervisor leaves no rules service behind."""
+    script = (
+        "import subprocess, sys, os\n"
+        "from gateway.stack import free_port\n"
+        "from services.server import EXIT_WITH_PARENT_ENV\n"
+        "command = [sys.executable, '-m', 'services.rattus_cartus', '--port', str(free_port())]\n"
+        "child = subprocess.Popen(command, env={**os.environ, EXIT_WITH_PARENT_ENV: str(os.getpid())})\n"
+        "print(child.pid, flush=True)\n"
+        "child.wait()\n"
+    )
+    supervisor = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    assert supervisor.stdout is not None
+    child_pid = int(supervisor.stdout.readline())
+    supervisor.kill()
+    supervisor.wait()
+    deadline = time.monotonic() + 20
+    while _alive(child_pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(child_pid), "the orphaned rules service kept running"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead but not yet reaped by init; it counts as gone.
+    status = Path(f"/proc/{pid}/status")
+    return not (status.exists() and "State:\tZ" in status.read_text())
