@@ -9,6 +9,7 @@ graceful stop on SIGTERM.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import signal
 import threading
@@ -258,6 +259,19 @@ def _stop_when_orphaned(supervisor_pid: int, stopping: threading.Event) -> None:
         stopping.set()
 
 
+def _load_spec(game_id: str, path: str) -> GameSpec[Any]:
+    """The game built from a replacement data file, by the game package's `load_game(path)`."""
+    package = importlib.import_module(f"services.{game_id}")
+    load_game = getattr(package, "load_game", None)
+    if load_game is None:
+        raise SystemExit(f"{game_id} has no replaceable data file")
+    try:
+        spec: GameSpec[Any] = load_game(path)
+    except ValueError as exc:  # the game's data error, naming what is wrong with the file
+        raise SystemExit(f"cannot use {path}: {exc}") from None
+    return spec
+
+
 def main(game_id: str, argv: Sequence[str] | None = None) -> None:
     """Serve one game until SIGTERM or Ctrl-C, then drain in-flight calls and stop."""
     from services.registry import GAMES, default_port
@@ -271,10 +285,15 @@ def main(game_id: str, argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", default_port(game_id))))
     parser.add_argument("--log-level", default=os.environ.get("LOG_LEVEL", "INFO"))
     parser.add_argument("--grace", type=float, default=10.0, help="seconds to drain calls on shutdown")
+    parser.add_argument(
+        "--data",
+        default=os.environ.get("GAME_DATA"),
+        help="a replacement game data file (same schema as the shipped one), e.g. the real card list",
+    )
     args = parser.parse_args(argv)
 
     configure_logging(f"rules-{game_id}", args.log_level)
-    spec = GAMES[game_id]
+    spec = _load_spec(game_id, args.data) if args.data else GAMES[game_id]
     server, port, health_servicer = build_server(spec, f"{args.host}:{args.port}")
     stopping = threading.Event()
 
