@@ -40,6 +40,7 @@ run: gen
 bench: gen
 	$(PY) benchmarks/bench_rules.py
 	$(PY) benchmarks/bench_eventstore.py
+	$(PY) benchmarks/bench_matches.py
 
 lint: gen
 	$(PY) -m ruff check .

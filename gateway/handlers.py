@@ -22,7 +22,15 @@ from gateway.domain.match import (
     MatchCreated,
     SnapshotBody,
 )
-from gateway.eventstore.base import AppendResult, AuditReport, EventStore, MatchKey, NewEvent, VersionConflict
+from gateway.eventstore.base import (
+    AppendResult,
+    AuditReport,
+    EventStore,
+    Latest,
+    MatchKey,
+    NewEvent,
+    VersionConflict,
+)
 from gateway.rules_client import Accepted, Event, RulesClient, Status
 from services.kernel import STALE_VERSION, UNKNOWN_MATCH, WRONG_GAME, Rejection
 
@@ -107,22 +115,24 @@ class Matches:
 
     def load(self, key: MatchKey) -> LoadedMatch:
         """The current state: the cached snapshot plus any newer events, or a full replay."""
-        meta = self.store.meta(key)
-        if not meta:
+        return self._current(key, self.store.latest(key))
+
+    def _current(self, key: MatchKey, latest: Latest) -> LoadedMatch:
+        if not latest.meta:
             raise MatchNotFound(f"no match {key.match_id!r} for tenant {key.tenant!r}")
-        game_id, players = meta["game"], int(meta["players"])
-        client = self._client(game_id)
-        snapshot = self.store.load_snapshot(key)
-        if snapshot is None:
+        if latest.snapshot is None:
             return self.replay(key)
-        body = SNAPSHOT_DECODER.decode(snapshot.state)
-        state = rules_pb2.GameState(game_id=game_id, rules_version=snapshot.rules_version, state=body.state)
+        game_id, players = latest.meta["game"], int(latest.meta["players"])
+        body = SNAPSHOT_DECODER.decode(latest.snapshot.state)
+        state = rules_pb2.GameState(
+            game_id=game_id, rules_version=latest.snapshot.rules_version, state=body.state
+        )
         status = Status(body.active_players, body.finished, body.outcome)
-        newer = self.store.read(key, after_version=snapshot.version)
-        if newer:
-            state, status = client.apply(state, [Event(e.type, e.payload) for e in newer])
-        version = newer[-1].version if newer else snapshot.version
-        return LoadedMatch(key, game_id, players, version, state, status)
+        if latest.newer:
+            state, status = self._client(game_id).apply(
+                state, [Event(e.type, e.payload) for e in latest.newer]
+            )
+        return LoadedMatch(key, game_id, players, latest.version, state, status)
 
     def replay(self, key: MatchKey) -> LoadedMatch:
         """Rebuild the state from the stream alone, as an auditor would."""
@@ -152,12 +162,12 @@ class Matches:
         A command id already applied answers with its first result: a client retrying after a
         lost reply must not be told "not your turn" about its own move.
         """
-        first = self.store.command_result(key, command_id)
-        if first is not None:
-            return self._first_result(key, first)
         for _ in range(CONFLICT_RETRIES):
+            latest = self.store.latest(key, command_id)
+            if latest.command is not None:
+                return self._first_result(key, latest.command)
             try:
-                match = self.load(key)
+                match = self._current(key, latest)
             except MatchNotFound as exc:
                 return Rejection(UNKNOWN_MATCH, str(exc))
             if game_id is not None and game_id != match.game_id:

@@ -74,6 +74,24 @@ class AppendResult(msgspec.Struct, frozen=True):
     duplicate: bool = False
 
 
+class Latest(msgspec.Struct, frozen=True):
+    """What it takes to rebuild a match's current state, read together in one go.
+
+    `meta` is empty for an unknown match; `newer` holds the events after the snapshot (every
+    event when there is no snapshot); `command` is the first result of the command id asked
+    about, if that command was already applied.
+    """
+
+    meta: dict[str, str]
+    snapshot: Snapshot | None
+    newer: list[StoredEvent]
+    command: AppendResult | None = None
+
+    @property
+    def version(self) -> int:
+        return int(self.meta.get("version", 0))
+
+
 class AuditReport(msgspec.Struct, frozen=True):
     """Outcome of re-computing a match's hash chain.
 
@@ -245,12 +263,9 @@ class EventStore(Protocol):
         """Events with version > after_version, in order, at most `limit` of them."""
         ...
 
-    def command_result(self, key: MatchKey, command_id: str) -> AppendResult | None:
-        """What the append of `command_id` wrote on this match (duplicate=True), or None if unseen.
-
-        Callers that decide before they append look here first, so a retried command gets its
-        first answer instead of being decided again on a state that has moved on.
-        """
+    def latest(self, key: MatchKey, command_id: str | None = None) -> Latest:
+        """Meta, snapshot, the events after it, and what `command_id` already did: the hot
+        path's one read before deciding (one round trip when the snapshot is current)."""
         ...
 
     def version(self, key: MatchKey) -> int:

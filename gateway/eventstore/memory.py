@@ -13,6 +13,7 @@ from gateway.eventstore.base import (
     GENESIS,
     AppendResult,
     AuditReport,
+    Latest,
     MatchKey,
     NewEvent,
     Snapshot,
@@ -104,11 +105,17 @@ class InMemoryEventStore:
         with self._lock:
             return self._read_locked(key, after_version, limit)
 
-    def command_result(self, key: MatchKey, command_id: str) -> AppendResult | None:
+    def latest(self, key: MatchKey, command_id: str | None = None) -> Latest:
         with self._lock:
             match = self._matches.get(key)
-            first_result = match.results_by_command.get(command_id) if match else None
-        return None if first_result is None else msgspec.structs.replace(first_result, duplicate=True)
+            if match is None:
+                return Latest({}, None, [])
+            snapshot = match.snapshot
+            newer = self._read_locked(key, snapshot.version if snapshot else 0, None)
+            first = match.results_by_command.get(command_id) if command_id else None
+            meta = {**match.meta, "version": str(len(match.events)), "head_hash": match.head_hash}
+        command = None if first is None else msgspec.structs.replace(first, duplicate=True)
+        return Latest(meta, snapshot, newer, command)
 
     def version(self, key: MatchKey) -> int:
         with self._lock:

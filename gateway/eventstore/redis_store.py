@@ -26,6 +26,7 @@ from gateway.eventstore.base import (
     AppendResult,
     AuditReport,
     EventStoreUnavailable,
+    Latest,
     MatchKey,
     NewEvent,
     Snapshot,
@@ -241,13 +242,27 @@ class RedisEventStore:
             )
         return self._remember_head(key, [_decode_entry(fields) for _, fields in cast(Entries, entries)])
 
-    def command_result(self, key: MatchKey, command_id: str) -> AppendResult | None:
+    def latest(self, key: MatchKey, command_id: str | None = None) -> Latest:
+        keys = match_keys(key)
+        # One round trip for what a decision needs; the snapshot is written with every append
+        # through the gateway, so the events after it are almost always none and need no read.
         with _unavailable_on_connection_errors():
-            seen = cast(bytes | None, self._client.hget(match_keys(key).commands, command_id))
-        if seen is None:
-            return None
-        first, last = seen.split(b":")
-        return AppendResult(first_version=int(first), last_version=int(last), duplicate=True)
+            pipe = self._client.pipeline(transaction=False)
+            pipe.hgetall(keys.meta)
+            pipe.hgetall(keys.snapshot)
+            if command_id:
+                pipe.hget(keys.commands, command_id)
+            replies = pipe.execute()
+        meta = {name.decode(): value.decode() for name, value in replies[0].items()}
+        if not meta:
+            return Latest({}, None, [])
+        snapshot = _decode_snapshot(replies[1])
+        seen = _decode_command(replies[2]) if command_id else None
+        version = int(meta["version"])
+        self._heads.remember(key, version, meta["head_hash"])
+        after = snapshot.version if snapshot else 0
+        newer = self.read(key, after_version=after) if version > after else []
+        return Latest(meta, snapshot, newer, seen)
 
     def version(self, key: MatchKey) -> int:
         with _unavailable_on_connection_errors():
@@ -256,14 +271,8 @@ class RedisEventStore:
 
     def load_snapshot(self, key: MatchKey) -> Snapshot | None:
         with _unavailable_on_connection_errors():
-            fields = cast(dict[bytes, bytes], self._client.hgetall(match_keys(key).snapshot))
-        if not fields:
-            return None
-        return Snapshot(
-            version=int(fields[b"version"]),
-            rules_version=fields[b"rules_version"].decode(),
-            state=fields[b"state"],
-        )
+            fields = self._client.hgetall(match_keys(key).snapshot)
+        return _decode_snapshot(fields)
 
     def meta(self, key: MatchKey) -> dict[str, str]:
         with _unavailable_on_connection_errors():
@@ -391,6 +400,25 @@ def _append_args(
         *entry_args,
     ]
     return args, head
+
+
+def _decode_snapshot(fields: Any) -> Snapshot | None:
+    """A snapshot hash as HGETALL returns it (empty: no snapshot)."""
+    if not fields:
+        return None
+    return Snapshot(
+        version=int(fields[b"version"]),
+        rules_version=fields[b"rules_version"].decode(),
+        state=fields[b"state"],
+    )
+
+
+def _decode_command(seen: Any) -> AppendResult | None:
+    """A command table value `first:last`, as the first result of a repeated command."""
+    if seen is None:
+        return None
+    first, last = cast(bytes, seen).split(b":")
+    return AppendResult(first_version=int(first), last_version=int(last), duplicate=True)
 
 
 def _decode_entry(fields: Mapping[bytes, bytes]) -> StoredEvent:

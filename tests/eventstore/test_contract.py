@@ -229,13 +229,42 @@ def test_a_repeated_command_id_is_recognised_even_at_a_stale_version(store: Even
     assert store.version(MATCH) == 3
 
 
-def test_a_command_id_can_be_looked_up_before_deciding_again(store: EventStore) -> None:
-    append(store, 0, event(1), command_id="c1")
-    append(store, 1, event(2), event(3), command_id="c2")
+# The one read before a decision
 
-    assert store.command_result(MATCH, "c2") == AppendResult(2, 3, duplicate=True)
-    assert store.command_result(MATCH, "never-sent") is None
-    assert store.command_result(MatchKey("other", "match"), "c1") is None
+
+def test_latest_of_an_unknown_match_is_empty(store: EventStore) -> None:
+    latest = store.latest(MATCH, "c1")
+    assert latest.meta == {} and latest.snapshot is None and latest.newer == [] and latest.command is None
+    assert latest.version == 0
+
+
+def test_latest_reads_meta_snapshot_and_only_the_events_after_the_snapshot(store: EventStore) -> None:
+    store.append(
+        MATCH,
+        0,
+        [event(1)],
+        actor="a",
+        command_id="c1",
+        rules_version="r",
+        snapshot=b"s1",
+        meta={"game": "rattus_cartus"},
+    )
+    append(store, 1, event(2), event(3), command_id="c2")  # no snapshot: the cache lags behind
+    latest = store.latest(MATCH)
+    assert latest.version == 3 and latest.meta["game"] == "rattus_cartus"
+    assert latest.snapshot is not None and (latest.snapshot.version, latest.snapshot.state) == (1, b"s1")
+    assert [e.version for e in latest.newer] == [2, 3]
+    store.append(MATCH, 3, [event(4)], actor="a", command_id="c3", rules_version="r", snapshot=b"s4")
+    current = store.latest(MATCH)
+    assert current.snapshot is not None and current.snapshot.version == 4 and current.newer == []
+
+
+def test_latest_answers_whether_a_command_was_already_applied(store: EventStore) -> None:
+    append(store, 0, event(1), event(2), command_id="c1")
+    assert store.latest(MATCH, "c1").command == AppendResult(1, 2, duplicate=True)
+    assert store.latest(MATCH, "c2").command is None
+    assert store.latest(MATCH).command is None
+    assert store.latest(OTHER_MATCH, "c1").command is None
 
 
 # Snapshots and meta

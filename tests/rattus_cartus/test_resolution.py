@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 from services.kernel import json_schemas
 from services.rattus_cartus import GAME
 from services.rattus_cartus.model import JOKER, ActionTaken, EnterBuilding, FinishEntering, PlayCard
@@ -50,13 +47,3 @@ def test_the_game_publishes_json_schemas_for_clients() -> None:
     schemas = json_schemas(GAME)
     assert set(schemas) == {"options", "action", "event", "view", "outcome", "rejection"}
     assert "choose_supply" in str(schemas["action"]) and "building_revealed" in str(schemas["event"])
-
-
-def test_the_rules_import_without_grpc_redis_or_structlog() -> None:
-    code = (
-        "import sys\n"
-        "for name in ('grpc', 'redis', 'structlog'):\n"
-        "    sys.modules[name] = None\n"
-        "import services.rattus_cartus.rules, services.rattus_cartus.model\n"
-    )
-    subprocess.run([sys.executable, "-c", code], check=True)
