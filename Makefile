@@ -9,15 +9,15 @@ PROTOS := $(shell find protos -name '*.proto')
 # Parallel test workers; each starts its own Redis.
 WORKERS ?= 2
 
-.PHONY: all venv gen test demo run bench lint golden clean
+.PHONY: all venv gen test demo run bench lint golden schemas lock clean
 all: test
 
 venv: $(VENV)/.installed
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed (PYTHON=...)")'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[dev]' -c constraints.txt
 	@# Generated gRPC modules live in gen/ (git-ignored): put it on the venv's path.
 	$(PY) -c 'import os, sysconfig; open(os.path.join(sysconfig.get_paths()["purelib"], "guildhall-gen.pth"), "w").write(os.path.abspath("gen") + "\n")'
 	touch $@
@@ -44,11 +44,24 @@ bench: gen
 
 lint: gen
 	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 	$(PY) -m mypy services gateway
 
 # Rewrite the golden playthroughs after an intended rules change; review the diff before committing.
 golden: gen
 	UPDATE_GOLDEN=1 $(PY) -m pytest -q tests/golden
+
+# Re-export the JSON Schemas clients build against (schemas/<game>/); a test keeps them current.
+schemas: gen
+	$(PY) -m services.export_schemas
+
+# Refresh constraints.txt: the newest versions pyproject.toml allows, resolved in a scratch venv.
+lock:
+	rm -rf .venv-lock && $(PYTHON) -m venv .venv-lock
+	.venv-lock/bin/pip install --quiet '.[dev]'
+	(echo "# Versions the suite was last run with; \`make lock\` refreshes it. pyproject.toml keeps the ranges."; \
+	 .venv-lock/bin/pip freeze --exclude-editable | grep -vi '^guildhall') > constraints.txt
+	rm -rf .venv-lock build
 
 clean:
 	rm -rf $(VENV) gen .pytest_cache .mypy_cache .ruff_cache var
