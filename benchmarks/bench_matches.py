@@ -66,12 +66,11 @@ def main() -> None:
     server.stop(None)
     print(f"{actions} actions over {args.matches} Rattus Cartus matches, {args.players} players")
     print(f"{'':<44}{'actions/s':>10}{'per action':>13}")
-    print(
-        f"{'baseline: bare Validate RPC + bare XADDs':<44}{actions / baseline_s:>10,.0f}{baseline_s / actions * 1e6:>10,.0f} us"
-    )
-    print(
-        f"{'Matches.submit (load + Validate + append)':<44}{actions / submit_s:>10,.0f}{submit_s / actions * 1e6:>10,.0f} us"
-    )
+    for label, seconds in (
+        ("baseline: bare Validate RPC + bare XADDs", baseline_s),
+        ("Matches.submit (load + Validate + append)", submit_s),
+    ):
+        print(f"{label:<44}{actions / seconds:>10,.0f}{seconds / actions * 1e6:>10,.0f} us")
     print(f"ratio submit / baseline: {submit_s / baseline_s:.2f}x")
 
 

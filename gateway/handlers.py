@@ -92,9 +92,8 @@ class Matches:
         Raises MatchExists if the id is taken; the same command id retried returns the match.
         Bad options or player counts come back from the rules service as INVALID_ARGUMENT.
         """
-        client = self._client(game_id)
-        rules_version = client.describe().rules_version
-        state, status = client.setup(players, seed, options)
+        state, status = self._client(game_id).setup(players, seed, options)
+        rules_version = state.rules_version
         created = MatchCreated(game_id, rules_version, players, seed, msgspec.Raw(options or b"{}"))
         try:
             result = self.store.append(

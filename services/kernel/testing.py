@@ -185,14 +185,21 @@ def _check_unlisted(
 
 def _check_views(spec: GameSpec[Any], state: Any, players: int, bots: RngCursor, where: str) -> None:
     codec = spec.codec
-    for viewer in [*range(players), None]:
+    spectator = codec.encode_json(spec.view(state, None))
+    assert codec.encode_json(codec.decode_view(spectator)) == spectator, f"{where}: spectator view codec"
+    for viewer in range(players):
         wire = codec.encode_json(spec.view(state, viewer))
         assert codec.encode_json(codec.decode_view(wire)) == wire, f"{where}: view codec for {viewer}"
-        if spec.resample_hidden is not None and viewer is not None:
-            other = spec.resample_hidden(state, viewer, Rng(bots.next_u64()))
-            assert codec.encode_json(spec.view(other, viewer)) == wire, (
-                f"{where}: seat {viewer}'s view changed when only hidden cards moved"
-            )
+        if spec.resample_hidden is None:
+            continue
+        other = spec.resample_hidden(state, viewer, Rng(bots.next_u64()))
+        assert codec.encode_json(spec.view(other, viewer)) == wire, (
+            f"{where}: seat {viewer}'s view changed when only hidden cards moved"
+        )
+        # A spectator sees less than any seat, so nothing hidden from a seat may show to it either.
+        assert codec.encode_json(spec.view(other, None)) == spectator, (
+            f"{where}: the spectator view changed when only cards hidden from seat {viewer} moved"
+        )
 
 
 def render_trace(spec: GameSpec[Any], playout: Playout) -> str:

@@ -74,6 +74,16 @@ def test_conformance_catches_a_view_that_leaks_hidden_cards() -> None:
         check_conformance(leaky, 2, 1)
 
 
+def test_conformance_catches_a_spectator_view_that_leaks_a_hand() -> None:
+    import dataclasses
+
+    def view(state: object, viewer: int | None) -> object:
+        return GAME.view(state, 1 if viewer is None else viewer)  # spectators see seat 1's hand
+
+    with pytest.raises(AssertionError, match="spectator view changed"):
+        check_conformance(dataclasses.replace(GAME, view=view), 2, 1)
+
+
 def test_golden_traces_are_deterministic_per_seed() -> None:
     first = render_trace(GAME, random_playout(GAME, 2, 5))
     assert first == render_trace(GAME, random_playout(GAME, 2, 5))
