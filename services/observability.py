@@ -64,7 +64,11 @@ def configure_logging(service: str, level: str = "INFO") -> None:
 
 
 class CanonicalLogInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
-    """Binds per-RPC context (rpc, plus what `context_of` finds) and logs one line per call."""
+    """Binds per-RPC context (rpc, plus what `context_of` finds) and logs one line per call.
+
+    An unexpected exception is logged with its traceback and answered INTERNAL, so clients get
+    a status that says "our fault" rather than gRPC's opaque UNKNOWN.
+    """
 
     def __init__(self, context_of: Callable[[Any], dict[str, Any]] | None = None) -> None:
         self._context_of = context_of or (lambda request: {})
@@ -88,12 +92,17 @@ class CanonicalLogInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
                     outcome = f"rejected:{code}"
                 return response
             except Exception:
-                outcome = "error"
+                if context.code() is None:  # not an abort: a bug of ours, not the caller's fault
+                    outcome = "error"
+                    self._log.exception("unhandled error", rpc=rpc)
+                    context.abort(
+                        grpc.StatusCode.INTERNAL, f"internal error in {rpc}; the server log has details"
+                    )
                 raise
             finally:
-                code = context.code() if hasattr(context, "code") else None
+                code = context.code()
                 status = code.name if isinstance(code, grpc.StatusCode) else "OK"
-                if status != "OK":
+                if status != "OK" and outcome == "ok":
                     outcome = "fault"
                 self._log.info(
                     "rpc",

@@ -156,9 +156,18 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
                 UNKNOWN_ACTION, f"{self.spec.title} has no action {shape['type']!r}; known: {known}"
             )
         try:
-            return self.codec.decode_action(data)
+            action = self.codec.decode_action(data)
         except msgspec.ValidationError as exc:
             _abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"bad {shape['type']!r} action: {exc}")
+        # A misspelt field must not be dropped silently: the player meant something by it.
+        unknown = sorted(set(shape) - {"type", *type(action).__struct_encode_fields__})
+        if unknown:
+            _abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"bad {shape['type']!r} action: unknown field(s) {', '.join(unknown)}",
+            )
+        return action
 
     def _decode_events(self, request: Any, context: grpc.ServicerContext) -> list[Any]:
         """The request's events, all decoded before any is used: one bad event aborts the call."""

@@ -100,7 +100,13 @@ def test_rule_violations_are_rejections_with_stable_codes(client: RulesClient) -
 
 def test_undecodable_actions_are_invalid_argument(client: RulesClient) -> None:
     state, _ = client.setup(2, 7)
-    for payload in (b"{oops", b"[1, 2]", b'{"count": 1}', b'{"type": "take", "count": "two"}'):
+    for payload in (
+        b"{oops",
+        b"[1, 2]",
+        b'{"count": 1}',
+        b'{"type": "take", "count": "two"}',
+        b'{"type": "take", "count": 1, "cuont": 2}',
+    ):
         assert (
             _status_code(lambda p=payload: client.validate(state, 0, p)) == grpc.StatusCode.INVALID_ARGUMENT
         )
@@ -191,3 +197,23 @@ def test_logging_follows_stderr_when_it_is_replaced(monkeypatch: pytest.MonkeyPa
     structlog.get_logger("probe").warning("second")
     assert "first" in at_setup.getvalue() and "second" not in at_setup.getvalue()
     assert "second" in later.getvalue()
+
+
+def test_a_bug_in_the_rules_is_answered_internal_not_unknown() -> None:
+    import dataclasses
+
+    def broken_validate(state: object, player: int, action: object) -> list[object]:
+        raise KeyError("a rules bug")
+
+    server, port, _ = build_server(dataclasses.replace(GAME, validate=broken_validate))
+    server.start()
+    client = RulesClient(GAME.game_id, f"127.0.0.1:{port}")
+    try:
+        state, _ = client.setup(2, 1)
+        with pytest.raises(grpc.RpcError) as error:
+            client.validate(state, 0, b'{"type": "take", "count": 1}')
+        assert error.value.code() == grpc.StatusCode.INTERNAL
+        assert "internal error in Validate" in (error.value.details() or "")
+    finally:
+        client.close()
+        server.stop(None)
