@@ -17,18 +17,14 @@ from gateway.eventstore.redis_store import RedisEventStore
 from gateway.handlers import Matches, MatchExists, MatchNotFound, Submitted
 from gateway.rules_client import RulesClient
 from services.kernel import Rejection
-from services.server import build_server
 from tests.kernel.toy_game import GAME
+from tests.rules_service import serving
 
 
 @pytest.fixture(scope="module")
 def rules() -> Iterator[RulesClient]:
-    server, port, _ = build_server(GAME)
-    server.start()
-    client = RulesClient(GAME.game_id, f"127.0.0.1:{port}")
-    yield client
-    client.close()
-    server.stop(None)
+    with serving(GAME) as client:
+        yield client
 
 
 @pytest.fixture(params=["memory", "redis"])

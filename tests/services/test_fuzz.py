@@ -14,7 +14,7 @@ import pytest
 from gateway.rules_client import Accepted, RulesClient
 from services.kernel import Rejection
 from services.rattus_cartus import GAME
-from services.server import build_server
+from tests.rules_service import serving
 
 WEIRD_VALUES: list[Any] = [
     -1,
@@ -38,12 +38,8 @@ WEIRD_VALUES: list[Any] = [
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[RulesClient]:
-    server, port, _ = build_server(GAME)
-    server.start()
-    rules = RulesClient(GAME.game_id, f"127.0.0.1:{port}")
-    yield rules
-    rules.close()
-    server.stop(None)
+    with serving(GAME) as rules:
+        yield rules
 
 
 def _mutations(action: dict[str, Any], rng: random.Random) -> Iterator[bytes]:

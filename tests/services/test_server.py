@@ -15,23 +15,24 @@ from guildhall.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from gateway.rules_client import Accepted, RulesClient
 from services.kernel import Rejection, SetupConfig
-from services.server import build_server
 from tests.kernel.toy_game import GAME
+from tests.rules_service import serving
 
 
 @pytest.fixture(scope="module")
-def address() -> Iterator[str]:
-    server, port, _ = build_server(GAME)
-    server.start()
-    yield f"127.0.0.1:{port}"
-    server.stop(None)
+def served() -> Iterator[RulesClient]:
+    with serving(GAME) as client:
+        yield client
 
 
 @pytest.fixture()
-def client(address: str) -> Iterator[RulesClient]:
-    rules = RulesClient(GAME.game_id, address)
-    yield rules
-    rules.close()
+def address(served: RulesClient) -> str:
+    return served.target
+
+
+@pytest.fixture()
+def client(served: RulesClient) -> RulesClient:
+    return served
 
 
 @pytest.fixture()
@@ -205,15 +206,9 @@ def test_a_bug_in_the_rules_is_answered_internal_not_unknown() -> None:
     def broken_validate(state: object, player: int, action: object) -> list[object]:
         raise KeyError("a rules bug")
 
-    server, port, _ = build_server(dataclasses.replace(GAME, validate=broken_validate))
-    server.start()
-    client = RulesClient(GAME.game_id, f"127.0.0.1:{port}")
-    try:
+    with serving(dataclasses.replace(GAME, validate=broken_validate)) as client:
         state, _ = client.setup(2, 1)
         with pytest.raises(grpc.RpcError) as error:
             client.validate(state, 0, b'{"type": "take", "count": 1}')
-        assert error.value.code() == grpc.StatusCode.INTERNAL
-        assert "internal error in Validate" in (error.value.details() or "")
-    finally:
-        client.close()
-        server.stop(None)
+    assert error.value.code() == grpc.StatusCode.INTERNAL
+    assert "internal error in Validate" in (error.value.details() or "")
