@@ -12,10 +12,6 @@ GAMES: dict[str, GameSpec[Any]] = {spec.game_id: spec for spec in (RATTUS_CARTUS
 # Each rules service's default local port (`make run`, the demo); pods use PORT.
 _PORTS = {
     "rattus_cartus": 50061,
-    "ys": 50062,
-    "bruges": 50063,
-    "ankh_morpork": 50064,
-    "waterdeep": 50065,
 }
 
 

@@ -16,21 +16,6 @@ WRONG_GAME = "wrong_game"
 UNKNOWN_MATCH = "unknown_match"
 WRONG_TENANT = "wrong_tenant"
 
-CODES = frozenset(
-    {
-        NOT_YOUR_TURN,
-        ILLEGAL_ACTION,
-        GAME_OVER,
-        UNKNOWN_PLAYER,
-        STALE_VERSION,
-        UNKNOWN_ACTION,
-        BAD_PAYLOAD,
-        WRONG_GAME,
-        UNKNOWN_MATCH,
-        WRONG_TENANT,
-    }
-)
-
 
 class Rejection(msgspec.Struct, frozen=True):
     """Why an action was refused: a stable `code` and a message a player understands."""

@@ -24,8 +24,6 @@ from typing import Any
 import msgspec
 
 from services.kernel import (
-    NOT_YOUR_TURN,
-    UNKNOWN_ACTION,
     GameSpec,
     Outcome,
     PlayerResult,
@@ -444,11 +442,8 @@ class _Log:
 def validate(state: State, player: int, action: Action) -> list[Event] | Rejection:
     """The events `player`'s action causes, up to the next decision anybody owes; or why not."""
     decision = _decision(state, player)
-    if decision is None:
-        return Rejection(NOT_YOUR_TURN, "It is not your turn.")
-    handler = _HANDLERS.get(type(action))
-    if handler is None:
-        return Rejection(UNKNOWN_ACTION, f"Rattus Cartus has no action {type(action).__name__}.")
+    assert decision is not None, "GameSpec.decide only asks active seats"
+    handler = _HANDLERS[type(action)]
     if not isinstance(action, _ACTIONS_FOR[decision]):
         return illegal(f"Not now: you must {_PROMPTS[decision]}.")
     log = _Log(state)
