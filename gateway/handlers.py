@@ -7,6 +7,7 @@ correctness comes from the expected-version append, never from sticky routing.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -33,6 +34,9 @@ from gateway.eventstore.base import (
 )
 from gateway.rules_client import Accepted, Event, RulesClient, Status
 from services.kernel import STALE_VERSION, UNKNOWN_MATCH, WRONG_GAME, Rejection
+
+# Server-chosen match seeds: 256 bits, so no player can search the seed space from a view.
+SEED_BITS = 256
 
 # Two replicas racing on one match: the loser reloads and decides again, this often.
 CONFLICT_RETRIES = 5
@@ -85,13 +89,25 @@ class Matches:
             raise UnknownGame(f"no rules service for game {game_id!r}") from None
 
     def create(
-        self, key: MatchKey, game_id: str, players: int, seed: int, options: bytes = b"", *, command_id: str
+        self,
+        key: MatchKey,
+        game_id: str,
+        players: int,
+        seed: int | None = None,
+        options: bytes = b"",
+        *,
+        command_id: str,
     ) -> LoadedMatch:
         """Start a match: the rules service sets it up, its stream opens with match_created.
+
+        The seed is drawn here (256 bits from the OS CSPRNG) unless the caller asks for a
+        reproducible match by naming one (tests, golden playthroughs, tools).
 
         Raises MatchExists if the id is taken; the same command id retried returns the match.
         Bad options or player counts come back from the rules service as INVALID_ARGUMENT.
         """
+        if seed is None:
+            seed = secrets.randbits(SEED_BITS)
         state, status = self._client(game_id).setup(players, seed, options)
         rules_version = state.rules_version
         created = MatchCreated(game_id, rules_version, players, seed, msgspec.Raw(options or b"{}"))

@@ -77,7 +77,9 @@ class RulesClient:
         return response
 
     def setup(self, players: int, seed: int, options: bytes = b"") -> tuple[rules_pb2.GameState, Status]:
-        request = rules_pb2.SetupRequest(game_id=self.game_id, players=players, seed=seed, options=options)
+        request = rules_pb2.SetupRequest(
+            game_id=self.game_id, players=players, seed=seed.to_bytes(32, "big"), options=options
+        )
         response = self._stub.Setup(request, timeout=self._timeout)
         return response.state, _status(response.status)
 

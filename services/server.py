@@ -61,7 +61,10 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
 
     def Setup(self, request: Any, context: grpc.ServicerContext) -> Any:
         self._check_game(request.game_id, context)
-        config = SetupConfig(request.players, request.seed, msgspec.Raw(request.options or b"{}"))
+        if len(request.seed) > 32:
+            _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "a seed is at most 32 bytes (256 bits)")
+        seed = int.from_bytes(request.seed, "big")
+        config = SetupConfig(request.players, seed, msgspec.Raw(request.options or b"{}"))
         try:
             state = self.spec.start(config)
         except SetupError as exc:

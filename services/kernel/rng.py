@@ -1,14 +1,23 @@
-"""A counter-based PRNG whose whole state is two integers kept in the game state.
+"""A keyed, counter-based PRNG whose whole state is a key and a counter kept in the game state.
 
-Rules code never touches `random`: Validate draws from the state's `Rng`, writes
-what it drew (a shuffled order, a die face) into the event, and records the
-advanced counter there too, so Apply only reads the event. The generator is
-SplitMix64 indexed by a counter, so the n-th draw of a seed is a pure function
-of (seed, n) and replays identically on every machine and Python version.
+Rules code never touches `random`: Validate draws from the state's `Rng`, writes what
+it drew (a shuffled order, a die face) into the event, and records the advanced
+counter there too, so Apply only reads the event.
+
+The n-th output is BLAKE2b keyed with the match key over the counter n: a pseudorandom
+function, so seeing any number of draws (a player sees their own hand, dice, shuffled
+rows) tells nothing about the next draw or about the key. SplitMix64, used before,
+is invertible: one view was enough to brute-force a small seed and read every hand.
+It is still a pure function of (key, n), so replays are identical on every machine.
+
+Seeds: the gateway draws a 256-bit seed from the OS CSPRNG (`secrets`); the key is
+derived from it, so a seed chosen by a test (a small int) is fine for reproducible
+matches and never weakens a server-chosen one.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import TypeVar
 
@@ -16,22 +25,36 @@ import msgspec
 
 T = TypeVar("T")
 
-_MASK64 = (1 << 64) - 1
-_GAMMA = 0x9E3779B97F4A7C15
+SEED_BITS = 256
+_KEY_PERSON = b"guildhall-rng-v2"  # domain separation: this key is used for nothing else
 
 
-def _splitmix64(seed: int, counter: int) -> int:
-    z = (seed + (counter + 1) * _GAMMA) & _MASK64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-    return z ^ (z >> 31)
+def _check_seed(seed: int) -> int:
+    if not 0 <= seed < 1 << SEED_BITS:
+        raise ValueError(f"a seed is an integer in [0, 2**{SEED_BITS})")
+    return seed
+
+
+def derive_key(seed: int) -> bytes:
+    """The 32-byte PRF key of a seed."""
+    return hashlib.blake2b(
+        _check_seed(seed).to_bytes(SEED_BITS // 8, "big"), digest_size=32, person=_KEY_PERSON
+    ).digest()
 
 
 class Rng(msgspec.Struct, frozen=True):
-    """Seeded generator state: the `counter`-th output of `seed` comes next."""
+    """Generator state: draw number `counter` of `key` comes next."""
 
-    seed: int
+    key: bytes
     counter: int = 0
+
+    @classmethod
+    def from_seed(cls, seed: int) -> Rng:
+        return cls(derive_key(seed), 0)
+
+    def at(self, counter: int) -> Rng:
+        """The same generator moved to `counter` (events record the counter they advanced to)."""
+        return Rng(self.key, counter)
 
     def cursor(self) -> RngCursor:
         """A scratch cursor for a run of draws inside one Validate call."""
@@ -42,28 +65,32 @@ class RngCursor:
     """Draws from an `Rng` and remembers how far it got; `.rng` is the advanced state.
 
     It is a local helper for one Validate call and never stored: the state keeps
-    only the frozen `Rng` (put `cursor.rng` into the event that used the draws).
+    only the frozen `Rng` (put `cursor.rng` or its counter into the event that used the draws).
     """
 
-    __slots__ = ("_seed", "_counter")
+    __slots__ = ("_key", "_counter")
 
     def __init__(self, rng: Rng) -> None:
-        self._seed = rng.seed & _MASK64
+        if len(rng.key) != 32:
+            raise ValueError("an Rng key is 32 bytes")
+        self._key = rng.key
         self._counter = rng.counter
 
     @property
     def rng(self) -> Rng:
-        return Rng(self._seed, self._counter)
+        return Rng(self._key, self._counter)
 
     def next_u64(self) -> int:
-        value = _splitmix64(self._seed, self._counter)
+        block = hashlib.blake2b(self._counter.to_bytes(8, "big"), digest_size=8, key=self._key).digest()
         self._counter += 1
-        return value
+        return int.from_bytes(block, "big")
 
     def randbelow(self, n: int) -> int:
-        """A uniform integer in [0, n), without modulo bias."""
+        """A uniform integer in [0, n): rejection sampling, so no modulo bias."""
         if n <= 0:
             raise ValueError("randbelow needs n > 0")
+        if n > 1 << 64:
+            raise ValueError("randbelow draws below 2**64 only")
         limit = (1 << 64) - ((1 << 64) % n)
         while True:
             value = self.next_u64()

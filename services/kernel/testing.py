@@ -53,7 +53,7 @@ def random_playout(
     """Play to the end with every seat picking uniformly among its legal actions."""
     config = _config(spec, players, seed, options)
     state = spec.start(config)
-    bots = Rng(bot_seed if bot_seed is not None else seed ^ 0x5EED).cursor()
+    bots = Rng.from_seed(bot_seed if bot_seed is not None else seed ^ 0x5EED).cursor()
     playout = Playout(config)
     while spec.outcome(state) is None:
         if len(playout.steps) >= max_steps:
@@ -101,7 +101,7 @@ def check_conformance(
     config = _config(spec, players, seed, options)
     state = spec.start(config)
     replayed = spec.start(config)
-    bots = Rng(seed ^ 0xC0FFEE).cursor()
+    bots = Rng.from_seed(seed ^ 0xC0FFEE).cursor()
     playout = Playout(config)
     seen_actions: list[Any] = []
     while spec.outcome(state) is None:
@@ -192,7 +192,7 @@ def _check_views(spec: GameSpec[Any], state: Any, players: int, bots: RngCursor,
         assert codec.encode_json(codec.decode_view(wire)) == wire, f"{where}: view codec for {viewer}"
         if spec.resample_hidden is None:
             continue
-        other = spec.resample_hidden(state, viewer, Rng(bots.next_u64()))
+        other = spec.resample_hidden(state, viewer, Rng.from_seed(bots.next_u64()))
         assert codec.encode_json(spec.view(other, viewer)) == wire, (
             f"{where}: seat {viewer}'s view changed when only hidden cards moved"
         )

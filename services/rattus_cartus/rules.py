@@ -154,7 +154,7 @@ def setup(catalog: Catalog, players: int, seed: int, options: Options) -> State:
     if players not in PLAYER_COUNT_RULES:
         raise SetupError(f"Rattus Cartus is played by 2 to 5 players, not {players}")
     reserve_size, rounds, per_round = PLAYER_COUNT_RULES[players]
-    cursor = Rng(seed).cursor()
+    cursor = Rng.from_seed(seed).cursor()
     cards = cursor.shuffle(_choose_building_cards(catalog, players, options, cursor))
     # The reserve comes off the top of the shuffled 30, face down and unseen.
     reserve, building_deck = cards[:reserve_size], cards[reserve_size:]
@@ -841,7 +841,7 @@ def _apply_supply_chosen(state: State, e: SupplyChosen) -> State:
 
 
 def _apply_deck_reshuffled(state: State, e: DeckReshuffled) -> State:
-    return _replace(state, deck=state.deck + e.order, discard=(), rng=Rng(state.rng.seed, e.rng_counter))
+    return _replace(state, deck=state.deck + e.order, discard=(), rng=state.rng.at(e.rng_counter))
 
 
 def _apply_cards_drawn(state: State, e: CardsDrawn) -> State:
@@ -1291,7 +1291,7 @@ def resample_hidden(state: State, viewer: int, rng: Rng) -> State:
         rats=rats,
         building_deck=buildings[:split],
         reserve=buildings[split:],
-        rng=Rng(cursor.next_u64(), state.rng.counter),
+        rng=Rng.from_seed(cursor.next_u64()).at(state.rng.counter),
     )
 
 

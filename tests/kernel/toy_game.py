@@ -63,7 +63,7 @@ class View(msgspec.Struct, frozen=True):
 
 
 def setup(players: int, seed: int, options: Options) -> State:
-    cursor = Rng(seed).cursor()
+    cursor = Rng.from_seed(seed).cursor()
     deck = cursor.shuffle(range(1, 10))
     size = options.hand_size
     hands = tuple(tuple(sorted(deck[i * size : (i + 1) * size])) for i in range(players))
@@ -115,7 +115,7 @@ def apply(state: State, event: Event) -> State:
         )
     assert event.value is not None
     hand = tuple(sorted((*state.hands[event.player], event.value)))
-    rng = Rng(state.rng.seed, event.rng_counter)
+    rng = state.rng.at(event.rng_counter)
     return msgspec.structs.replace(state, hands=_replace(state.hands, event.player, hand), rng=rng)
 
 
@@ -148,7 +148,9 @@ def resample_hidden(state: State, viewer: int, rng: Rng) -> State:
     hands = tuple(
         h if p == viewer else tuple(sorted(cursor.die(9) for _ in h)) for p, h in enumerate(state.hands)
     )
-    return msgspec.structs.replace(state, hands=hands, rng=Rng(cursor.next_u64(), state.rng.counter))
+    return msgspec.structs.replace(
+        state, hands=hands, rng=Rng.from_seed(cursor.next_u64()).at(state.rng.counter)
+    )
 
 
 def probe_actions(state: State, player: int) -> list[Action]:

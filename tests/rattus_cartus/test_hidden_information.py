@@ -82,14 +82,14 @@ def test_resampling_hidden_cards_leaves_every_view_unchanged() -> None:
     state = act(state, 0, EnterBuilding(0))
     state = act(state, 0, PlayCard(MONK))
     for viewer in range(4):
-        other = resample_hidden(state, viewer, Rng(viewer + 5))
+        other = resample_hidden(state, viewer, Rng.from_seed(viewer + 5))
         assert GAME.codec.encode_json(view(other, viewer)) == GAME.codec.encode_json(view(state, viewer))
         assert sorted(other.deck + tuple(c for h in other.hands for c in h)) != [] and other != state
 
 
 def test_resampling_keeps_the_card_counts() -> None:
     state = scenario(5)
-    other = resample_hidden(state, 2, Rng(3))
+    other = resample_hidden(state, 2, Rng.from_seed(3))
 
     def everything(s: State) -> list[str]:
         return sorted([*s.deck, *s.nun_row, *(c for h in s.hands for c in h)])
