@@ -11,25 +11,44 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from services.kernel import json_schemas
+from services.kernel.schema import closed
 from services.registry import GAMES
 
 ROOT = Path(__file__).resolve().parents[1] / "schemas"
 
 
+def schema_id(folder: str, name: str) -> str:
+    """A stable identifier per published schema (a name, not a location to fetch)."""
+    return f"urn:guildhall:schema:{folder}:{name}"
+
+
+def _document(folder: str, name: str, title: str, schema: dict[str, Any]) -> str:
+    document: dict[str, Any] = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": schema_id(folder, name),
+        "title": title,
+        **schema,
+    }
+    return json.dumps(document, indent=2, sort_keys=True) + "\n"
+
+
 def rendered() -> dict[Path, str]:
     """Each schema file's path (relative to schemas/) and its text."""
+    from gateway.domain.match import MatchCreated  # the stream's first entry, for auditors
+
     files: dict[Path, str] = {}
     for game_id, spec in GAMES.items():
         for name, schema in json_schemas(spec).items():
-            document: dict[str, Any] = {
-                "$schema": "https://json-schema.org/draft/2020-12/schema",
-                "title": f"{spec.title} {name}",
-                **schema,
-            }
-            files[Path(game_id) / f"{name}.schema.json"] = (
-                json.dumps(document, indent=2, sort_keys=True) + "\n"
+            files[Path(game_id) / f"{name}.schema.json"] = _document(
+                game_id, name, f"{spec.title} {name}", schema
             )
+    created = closed(msgspec.json.schema(MatchCreated))
+    files[Path("stream") / "match_created.schema.json"] = _document(
+        "stream", "match_created", "match_created: the first entry of every match stream", created
+    )
     return files
 
 

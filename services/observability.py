@@ -29,12 +29,23 @@ class _CurrentStderr:
         sys.stderr.flush()
 
 
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+
+
+def parse_log_level(text: str) -> int:
+    """A log level by name, in any case ("debug", "INFO"); ValueError naming the choices."""
+    if text.lower() not in LOG_LEVELS:
+        raise ValueError(f"log level {text!r} is not one of {', '.join(LOG_LEVELS)}")
+    return int(logging.getLevelName(text.upper()))
+
+
 def configure_logging(service: str, level: str = "INFO") -> None:
     """Set up structlog and stdlib logging for this process (idempotent)."""
     global _configured
     if _configured:
         return
     _configured = True
+    numeric_level = parse_log_level(level)
     renderer: Any = (
         structlog.dev.ConsoleRenderer() if sys.stderr.isatty() else structlog.processors.JSONRenderer()
     )
@@ -51,7 +62,7 @@ def configure_logging(service: str, level: str = "INFO") -> None:
     ]
     structlog.configure(
         processors=[*shared, structlog.processors.format_exc_info, renderer],
-        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level)),
+        wrapper_class=structlog.make_filtering_bound_logger(numeric_level),
         logger_factory=structlog.PrintLoggerFactory(_CurrentStderr()),  # type: ignore[arg-type]
         cache_logger_on_first_use=True,
     )
@@ -60,18 +71,39 @@ def configure_logging(service: str, level: str = "INFO") -> None:
     handler.setFormatter(structlog.stdlib.ProcessorFormatter(processor=renderer, foreign_pre_chain=shared))
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel(level)
+    root.setLevel(numeric_level)
+
+
+class _Undecodable:
+    """Stands in for a request that could not be parsed, so the interceptor answers it."""
+
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        self.code = code
+        self.message = message
+
+
+# Requests refused before any project code ran: counted per process, and each logged.
+refused_requests = {"oversized": 0, "undecodable": 0}
 
 
 class CanonicalLogInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
     """Binds per-RPC context (rpc, plus what `context_of` finds) and logs one line per call.
 
     An unexpected exception is logged with its traceback and answered INTERNAL, so clients get
-    a status that says "our fault" rather than gRPC's opaque UNKNOWN.
+    a status that says "our fault" rather than gRPC's opaque UNKNOWN. Requests are parsed here,
+    so protobuf garbage (INVALID_ARGUMENT) and requests over their RPC's limit in
+    `request_limits` (RESOURCE_EXHAUSTED) are answered, counted and logged like any other call
+    instead of dying silently inside grpcio. Health probes log at DEBUG only.
     """
 
-    def __init__(self, context_of: Callable[[Any], dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        context_of: Callable[[Any], dict[str, Any]] | None = None,
+        *,
+        request_limits: dict[str, int] | None = None,
+    ) -> None:
         self._context_of = context_of or (lambda request: {})
+        self._limits = request_limits or {}
         self._log = structlog.get_logger("rpc")
 
     def intercept_service(self, continuation: Any, details: Any) -> Any:
@@ -79,13 +111,34 @@ class CanonicalLogInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
         if handler is None or handler.unary_unary is None:
             return handler
         rpc = details.method.rsplit("/", 1)[-1]
+        quiet = details.method.startswith("/grpc.health.")
         inner = handler.unary_unary
+        parse = handler.request_deserializer
+        limit = self._limits.get(rpc)
+
+        def deserialize(data: bytes) -> Any:
+            if limit is not None and len(data) > limit:
+                refused_requests["oversized"] += 1
+                return _Undecodable(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED, f"{rpc} requests are at most {limit} bytes"
+                )
+            try:
+                return parse(data) if parse is not None else data
+            except Exception:  # protobuf's DecodeError, or worse: the bytes are not this message
+                refused_requests["undecodable"] += 1
+                return _Undecodable(
+                    grpc.StatusCode.INVALID_ARGUMENT, f"the {rpc} request is not valid protobuf"
+                )
 
         def logged(request: Any, context: grpc.ServicerContext) -> Any:
-            structlog.contextvars.bind_contextvars(rpc=rpc, **self._context_of(request))
+            undecodable = isinstance(request, _Undecodable)
+            bound = {} if undecodable else self._context_of(request)
+            structlog.contextvars.bind_contextvars(rpc=rpc, **bound)
             started = time.perf_counter()
             outcome = "ok"
             try:
+                if undecodable:
+                    context.abort(request.code, request.message)
                 response = inner(request, context)
                 code = _rejection_code(response)
                 if code:
@@ -104,20 +157,19 @@ class CanonicalLogInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
                 status = code.name if isinstance(code, grpc.StatusCode) else "OK"
                 if status != "OK" and outcome == "ok":
                     outcome = "fault"
-                self._log.info(
-                    "rpc",
-                    status=status,
-                    outcome=outcome,
-                    duration_ms=round((time.perf_counter() - started) * 1000, 3),
-                    detail=_text(context.details())
-                    if status != "OK" and hasattr(context, "details")
-                    else None,
-                )
-                structlog.contextvars.unbind_contextvars("rpc", *self._context_of(request))
+                fields: dict[str, Any] = {
+                    "status": status,
+                    "outcome": outcome,
+                    "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+                }
+                if status != "OK":
+                    fields["detail"] = _text(context.details())
+                (self._log.debug if quiet and status == "OK" else self._log.info)("rpc", **fields)
+                structlog.contextvars.unbind_contextvars("rpc", *bound)
 
         return grpc.unary_unary_rpc_method_handler(
             logged,
-            request_deserializer=handler.request_deserializer,
+            request_deserializer=deserialize,
             response_serializer=handler.response_serializer,
         )
 

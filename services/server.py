@@ -13,6 +13,7 @@ import importlib
 import os
 import signal
 import threading
+import time
 from collections.abc import Sequence
 from concurrent import futures
 from typing import Any, NoReturn
@@ -26,14 +27,32 @@ from guildhall.common.v1 import common_pb2
 from guildhall.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.kernel import UNKNOWN_ACTION, GameSpec, Rejection, SetupConfig, SetupError, json_schemas
+from services.kernel.spec import clip
 from services.observability import CanonicalLogInterceptor, configure_logging
 
-# Batch Apply carries whole matches; the 4 MiB default is too tight for long replays.
-MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+MiB = 1024 * 1024
+# Batch Apply carries whole matches; the 4 MiB default is too tight for long replays. This is
+# the transport's ceiling; each RPC has its own, smaller limit below.
+MAX_MESSAGE_BYTES = 64 * MiB
+# Per-RPC receive limits: a state of a long match is large, an action is small. Larger requests
+# are RESOURCE_EXHAUSTED before they are parsed.
+REQUEST_LIMITS = {
+    "Describe": 4 * 1024,
+    "Setup": 64 * 1024,
+    "Validate": 8 * MiB,
+    "LegalActions": 8 * MiB,
+    "View": 16 * MiB,
+    "Apply": MAX_MESSAGE_BYTES,
+}
+MAX_ACTION_BYTES = 64 * 1024  # the action inside a Validate request
 GRPC_OPTIONS = [
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
     ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+    # A taken port is an error at start, not a second server silently sharing it.
+    ("grpc.so_reuseport", 0),
 ]
+# Errors a rules function raises on an event that decodes but does not fit the state.
+_MISFIT_ERRORS = (IndexError, KeyError, ValueError, TypeError, AttributeError)
 
 _log = structlog.get_logger(__name__)
 
@@ -87,7 +106,18 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
         return rules_pb2.ValidateResponse(accepted=accepted)
 
     def Apply(self, request: Any, context: grpc.ServicerContext) -> Any:
-        state = self.spec.evolve(self._unpack(request.state, context), self._decode_events(request, context))
+        state = self._unpack(request.state, context)
+        for number, event in enumerate(self._decode_events(request, context)):
+            try:
+                state = self.spec.apply(state, event)
+            except _MISFIT_ERRORS as exc:
+                # Apply is total for the events Validate made from this state; any other
+                # event is the caller's (a corrupted or edited stream), not a crash of ours.
+                _abort(
+                    context,
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    f"event {number} ({_tag_of(event)}) does not fit the state: {type(exc).__name__}",
+                )
         return rules_pb2.ApplyResponse(state=self._pack(state), status=self._status(state))
 
     def LegalActions(self, request: Any, context: grpc.ServicerContext) -> Any:
@@ -115,7 +145,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
             _abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
-                f"this service plays {self.spec.game_id!r}, not {game_id!r}",
+                f"this service plays {self.spec.game_id!r}, not {clip(game_id, 64)!r}",
             )
 
     def _pack(self, state: Any) -> Any:
@@ -131,44 +161,61 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
             _abort(
                 context,
                 grpc.StatusCode.FAILED_PRECONDITION,
-                f"the state was made by rules version {packed.rules_version!r}, this service runs "
-                f"{self.spec.rules_version!r}: replay the match's events instead",
+                f"the state was made by rules version {clip(packed.rules_version, 64)!r}, this service "
+                f"runs {self.spec.rules_version!r}: replay the match's events instead",
             )
         try:
-            return self.codec.decode_state(packed.state)
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            state = self.codec.decode_state(packed.state)
+            if self.spec.check_state is not None:
+                self.spec.check_state(state)
+        except msgspec.DecodeError as exc:
             _abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
-                f"the state is not a valid {self.spec.game_id} state: {exc}",
+                f"the state is not a valid {self.spec.game_id} state: {clip(str(exc))}",
             )
+        except ValueError as exc:
+            _abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"the state does not fit {self.spec.game_id}: {clip(str(exc))}",
+            )
+        return state
 
     def _decode_action(self, data: bytes, context: grpc.ServicerContext) -> Any:
         """The action, a Rejection for a well-formed action of an unknown type, or abort."""
-        try:
-            shape = msgspec.json.decode(data)
-        except msgspec.DecodeError as exc:
-            _abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"the action is not valid JSON: {exc}")
-        if not isinstance(shape, dict) or not isinstance(shape.get("type"), str):
+        if len(data) > MAX_ACTION_BYTES:
             _abort(
-                context, grpc.StatusCode.INVALID_ARGUMENT, 'an action is a JSON object with a "type" field'
+                context, grpc.StatusCode.INVALID_ARGUMENT, f"an action is at most {MAX_ACTION_BYTES} bytes"
             )
-        if shape["type"] not in self._action_tags:
+        try:
+            shape = _ACTION_SHAPE.decode(data)
+        except msgspec.ValidationError:
+            _abort(
+                context, grpc.StatusCode.INVALID_ARGUMENT, 'an action is a JSON object with a "type" string'
+            )
+        except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:
+            reason = "invalid UTF-8" if isinstance(exc, UnicodeDecodeError) else clip(str(exc))
+            reason = "nested too deeply" if isinstance(exc, RecursionError) else reason
+            _abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"the action is not valid JSON: {reason}")
+        if shape.type not in self._action_tags:
             known = ", ".join(sorted(self._action_tags))
             return Rejection(
-                UNKNOWN_ACTION, f"{self.spec.title} has no action {shape['type']!r}; known: {known}"
+                UNKNOWN_ACTION, f"{self.spec.title} has no action {clip(shape.type, 64)!r}; known: {known}"
             )
         try:
             action = self.codec.decode_action(data)
-        except msgspec.ValidationError as exc:
-            _abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"bad {shape['type']!r} action: {exc}")
+        except msgspec.DecodeError as exc:
+            _abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"bad {shape.type!r} action: {clip(str(exc))}")
         # A misspelt field must not be dropped silently: the player meant something by it.
-        unknown = sorted(set(shape) - {"type", *type(action).__struct_encode_fields__})
+        fields = msgspec.json.decode(data)  # valid by now: the typed decode above accepted it
+        unknown = sorted(set(fields) - {"type", *type(action).__struct_encode_fields__})
         if unknown:
+            names = clip(", ".join(clip(name, 40) for name in unknown[:5]), 200)
             _abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
-                f"bad {shape['type']!r} action: unknown field(s) {', '.join(unknown)}",
+                f"bad {shape.type!r} action: unknown field(s) {names}",
             )
         return action
 
@@ -178,9 +225,11 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
         for number, event in enumerate(request.events):
             try:
                 decoded.append(self.codec.decode_event(event.json))
-            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            except msgspec.DecodeError as exc:
                 _abort(
-                    context, grpc.StatusCode.INVALID_ARGUMENT, f"event {number} is not a valid event: {exc}"
+                    context,
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    f"event {number} is not a valid event: {clip(str(exc))}",
                 )
         return decoded
 
@@ -197,6 +246,15 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
 
     def _is_seat(self, state: Any, player: int) -> bool:
         return 0 <= player < self.spec.seat_count(state)
+
+
+class _ActionShape(msgspec.Struct):
+    """What every action has: its type. Other fields are checked by the game's own decoder."""
+
+    type: str
+
+
+_ACTION_SHAPE = msgspec.json.Decoder(_ActionShape)
 
 
 def _abort(context: grpc.ServicerContext, code: grpc.StatusCode, message: str) -> NoReturn:
@@ -238,7 +296,7 @@ def build_server(
     """
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix=f"rules-{spec.game_id}"),
-        interceptors=[CanonicalLogInterceptor(_context_of)],
+        interceptors=[CanonicalLogInterceptor(_context_of, request_limits=REQUEST_LIMITS)],
         options=GRPC_OPTIONS,
     )
     rules_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(spec), server)
@@ -250,9 +308,12 @@ def build_server(
         reflection.SERVICE_NAME,
     )
     reflection.enable_server_reflection(service_names, server)
-    port = server.add_insecure_port(address)
+    try:
+        port = server.add_insecure_port(address)
+    except RuntimeError:  # grpcio raises here when the port is taken (SO_REUSEPORT is off)
+        port = 0
     if port == 0:
-        raise OSError(f"could not bind {address}")
+        raise OSError(f"cannot listen on {address}: the port is taken or the address is not local")
     for name in ("", service_names[0]):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     return server, port, health_servicer
@@ -284,43 +345,97 @@ def _load_spec(game_id: str, path: str) -> GameSpec[Any]:
     return spec
 
 
+def _env_help(text: str, env: str, default: object) -> str:
+    return f"{text} (env {env}; default: {default})"
+
+
 def main(game_id: str, argv: Sequence[str] | None = None) -> None:
-    """Serve one game until SIGTERM or Ctrl-C, then drain in-flight calls and stop."""
+    """Serve one game until SIGTERM or Ctrl-C, then drain and stop.
+
+    Stopping: health turns NOT_SERVING at once (readiness probes fail, load balancers move
+    away), the server keeps serving for `--drain` seconds so calls already routed here still
+    land, then stops accepting and gives calls in flight `--grace` seconds to finish.
+    """
     from services.registry import GAMES, default_port
 
+    env = os.environ
     parser = argparse.ArgumentParser(
-        prog=f"python -m services.{game_id}", description=f"Serve {game_id} rules."
+        prog=f"python -m services.{game_id}",
+        description=f"Serve the {game_id} rules over gRPC (guildhall.rules.v1.RulesService).",
     )
     parser.add_argument(
-        "--host", default=os.environ.get("HOST", "127.0.0.1"), help="address to bind (0.0.0.0 in a pod)"
+        "--host",
+        default=env.get("HOST", "127.0.0.1"),
+        help=_env_help("address to bind; 0.0.0.0 in a pod", "HOST", "127.0.0.1"),
     )
-    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", default_port(game_id))))
-    parser.add_argument("--log-level", default=os.environ.get("LOG_LEVEL", "INFO"))
-    parser.add_argument("--grace", type=float, default=10.0, help="seconds to drain calls on shutdown")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=int(env.get("PORT", default_port(game_id))),
+        help=_env_help("port to listen on; a taken port is an error", "PORT", default_port(game_id)),
+    )
+    parser.add_argument(
+        "--log-level",
+        default=env.get("LOG_LEVEL", "info"),
+        help=_env_help("debug, info, warning or error, any case", "LOG_LEVEL", "info"),
+    )
+    parser.add_argument(
+        "--drain",
+        type=float,
+        default=float(env.get("DRAIN_SECONDS", "0")),
+        help=_env_help(
+            "seconds to keep serving after a stop signal while health says NOT_SERVING "
+            "(set it above the readiness probe period in Kubernetes)",
+            "DRAIN_SECONDS",
+            0,
+        ),
+    )
+    parser.add_argument(
+        "--grace",
+        type=float,
+        default=float(env.get("GRACE_SECONDS", "10")),
+        help=_env_help("seconds calls in flight get to finish once serving stops", "GRACE_SECONDS", 10),
+    )
     parser.add_argument(
         "--data",
-        default=os.environ.get("GAME_DATA"),
-        help="a replacement game data file (same schema as the shipped one), e.g. the real card list",
+        default=env.get("GAME_DATA"),
+        help=_env_help(
+            "a replacement game data file (same schema as the shipped one), e.g. the real card list",
+            "GAME_DATA",
+            "the shipped data",
+        ),
     )
     args = parser.parse_args(argv)
+    try:
+        configure_logging(f"rules-{game_id}", args.log_level)
+    except ValueError as exc:
+        parser.error(str(exc))
 
-    configure_logging(f"rules-{game_id}", args.log_level)
     spec = _load_spec(game_id, args.data) if args.data else GAMES[game_id]
-    server, port, health_servicer = build_server(spec, f"{args.host}:{args.port}")
+    try:
+        server, port, health_servicer = build_server(spec, f"{args.host}:{args.port}")
+    except OSError as exc:
+        raise SystemExit(str(exc)) from None
     stopping = threading.Event()
 
     def stop(signum: int, _frame: object) -> None:
-        _log.info("stopping", signal=signal.Signals(signum).name, grace_s=args.grace)
-        health_servicer.enter_graceful_shutdown()  # readiness probes fail first, so traffic drains
+        # Only sets a flag: a signal handler must not block (a second signal arrives while the
+        # first is being handled when Ctrl-C is followed by SIGTERM).
+        if not stopping.is_set():
+            _log.info("stopping", signal=signal.Signals(signum).name, drain_s=args.drain, grace_s=args.grace)
         stopping.set()
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    supervisor = os.environ.get(EXIT_WITH_PARENT_ENV)
+    supervisor = env.get(EXIT_WITH_PARENT_ENV)
     if supervisor:
         threading.Thread(target=_stop_when_orphaned, args=(int(supervisor), stopping), daemon=True).start()
     server.start()
     _log.info("serving", game=game_id, rules_version=spec.rules_version, address=f"{args.host}:{port}")
-    stopping.wait()
+    # Wake up regularly: a bare wait() can miss the signal handler's flag on some Pythons.
+    while not stopping.wait(0.2):
+        pass
+    health_servicer.enter_graceful_shutdown()  # readiness fails first, so traffic moves away
+    time.sleep(max(args.drain, 0.0))
     server.stop(args.grace).wait()
     _log.info("stopped", game=game_id)

@@ -18,7 +18,7 @@ class MatchCreated(msgspec.Struct, frozen=True, tag=MATCH_CREATED):
     rules_version: str
     players: int
     seed: int
-    options: msgspec.Raw = msgspec.Raw(b"{}")
+    options: msgspec.Raw  # the game's options as JSON
 
 
 class SnapshotBody(msgspec.Struct, frozen=True):

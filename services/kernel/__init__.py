@@ -1,16 +1,16 @@
 """The rules kernel: pure (stdlib + msgspec). Every game is a GameSpec built from these parts."""
 
 from services.kernel.rejection import (
-    BAD_PAYLOAD,
+    CODES,
     GAME_OVER,
     ILLEGAL_ACTION,
     NOT_YOUR_TURN,
+    RULES_CODES,
     STALE_VERSION,
     UNKNOWN_ACTION,
     UNKNOWN_MATCH,
     UNKNOWN_PLAYER,
     WRONG_GAME,
-    WRONG_TENANT,
     Rejection,
     SetupError,
     illegal,
@@ -21,16 +21,16 @@ from services.kernel.schema import json_schemas
 from services.kernel.spec import Codec, GameSpec, Outcome, PlayerResult, SetupConfig
 
 __all__ = [
-    "BAD_PAYLOAD",
     "GAME_OVER",
+    "CODES",
     "ILLEGAL_ACTION",
     "NOT_YOUR_TURN",
+    "RULES_CODES",
     "STALE_VERSION",
     "UNKNOWN_ACTION",
     "UNKNOWN_MATCH",
     "UNKNOWN_PLAYER",
     "WRONG_GAME",
-    "WRONG_TENANT",
     "Codec",
     "GameSpec",
     "Outcome",

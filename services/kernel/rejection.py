@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import msgspec
 
-# Stable codes: clients switch on these, so never rename one.
-NOT_YOUR_TURN = "not_your_turn"
-ILLEGAL_ACTION = "illegal_action"
-GAME_OVER = "game_over"
-UNKNOWN_PLAYER = "unknown_player"
-STALE_VERSION = "stale_version"
-UNKNOWN_ACTION = "unknown_action"
-BAD_PAYLOAD = "bad_payload"
-WRONG_GAME = "wrong_game"
-UNKNOWN_MATCH = "unknown_match"
-WRONG_TENANT = "wrong_tenant"
+# Stable codes: clients switch on these, so never rename one. This is the one list: the proto
+# comments, the published rejection schema (an enum of CODES) and the README name the same.
+# Given by every rules service:
+NOT_YOUR_TURN = "not_your_turn"  # the seat owes no decision now
+ILLEGAL_ACTION = "illegal_action"  # the rules forbid this action now (the message says why)
+GAME_OVER = "game_over"  # the match has ended
+UNKNOWN_PLAYER = "unknown_player"  # no such seat in this match
+UNKNOWN_ACTION = "unknown_action"  # the game has no action of this type
+# Added by the gateway:
+STALE_VERSION = "stale_version"  # the client named a version that is no longer the latest
+UNKNOWN_MATCH = "unknown_match"  # no such match (for this tenant)
+WRONG_GAME = "wrong_game"  # the match is of another game than the call names
+
+RULES_CODES = (NOT_YOUR_TURN, ILLEGAL_ACTION, GAME_OVER, UNKNOWN_PLAYER, UNKNOWN_ACTION)
+GATEWAY_CODES = (STALE_VERSION, UNKNOWN_MATCH, WRONG_GAME)
+CODES = RULES_CODES + GATEWAY_CODES
 
 
 class Rejection(msgspec.Struct, frozen=True):

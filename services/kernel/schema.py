@@ -1,4 +1,8 @@
-"""JSON Schemas that third-party clients build against, one set per game."""
+"""JSON Schemas that third-party clients build against, one set per game.
+
+Every object schema is closed (`additionalProperties: false`): the server refuses fields it
+does not know, so the published schema does too. Rejection codes are an enum of the real list.
+"""
 
 from __future__ import annotations
 
@@ -6,17 +10,36 @@ from typing import Any
 
 import msgspec
 
-from services.kernel.rejection import Rejection
+from services.kernel.rejection import CODES, Rejection
 from services.kernel.spec import GameSpec, Outcome
+
+
+def closed(schema: Any) -> Any:
+    """The schema with every object that lists its properties closed to other properties."""
+    if isinstance(schema, dict):
+        out = {key: closed(value) for key, value in schema.items()}
+        if out.get("type") == "object" and "properties" in out and "additionalProperties" not in out:
+            out["additionalProperties"] = False
+        return out
+    if isinstance(schema, list):
+        return [closed(item) for item in schema]
+    return schema
+
+
+def rejection_schema() -> dict[str, Any]:
+    schema: dict[str, Any] = closed(msgspec.json.schema(Rejection))
+    definition = schema["$defs"]["Rejection"]
+    definition["properties"]["code"] = {"enum": list(CODES), "description": "stable; clients switch on it"}
+    return schema
 
 
 def json_schemas(spec: GameSpec[Any]) -> dict[str, dict[str, Any]]:
     """The schemas of a game's options, actions, events, views, outcome and rejections."""
     return {
-        "options": msgspec.json.schema(spec.options_type),
-        "action": msgspec.json.schema(spec.action_type),
-        "event": msgspec.json.schema(spec.event_type),
-        "view": msgspec.json.schema(spec.view_type),
-        "outcome": msgspec.json.schema(Outcome),
-        "rejection": msgspec.json.schema(Rejection),
+        "options": closed(msgspec.json.schema(spec.options_type)),
+        "action": closed(msgspec.json.schema(spec.action_type)),
+        "event": closed(msgspec.json.schema(spec.event_type)),
+        "view": closed(msgspec.json.schema(spec.view_type)),
+        "outcome": closed(msgspec.json.schema(Outcome)),
+        "rejection": rejection_schema(),
     }

@@ -73,6 +73,9 @@ class GameSpec(Generic[S]):
     - `resample_hidden(state, viewer, rng)`: optional; a state `viewer` cannot tell
       from this one (hidden cards reshuffled), so conformance can prove views leak nothing.
     - `variants`: the rulebook's variants as named option sets; conformance plays each.
+    - `check_state(state)`: optional; raises ValueError naming the fault when a state that
+      decodes does not fit the game (lengths, seats, cards), so a forged or corrupted state
+      is a caller's fault (INVALID_ARGUMENT), never a crash deep in the rules.
     """
 
     game_id: str
@@ -95,6 +98,7 @@ class GameSpec(Generic[S]):
     probe_actions: Callable[[S, int], Iterable[Action]] | None = None
     resample_hidden: Callable[[S, int, Rng], S] | None = None
     variants: Mapping[str, Any] = field(default_factory=dict)
+    check_state: Callable[[S], None] | None = None
 
     # -- shared rules -----------------------------------------------------------------
 
@@ -108,11 +112,11 @@ class GameSpec(Generic[S]):
 
     def decode_options(self, raw: bytes) -> Any:
         try:
-            return msgspec.json.decode(raw or b"{}", type=self.options_type)
+            return self.codec.decode_options(raw or b"{}")
         except msgspec.ValidationError as exc:
-            raise SetupError(f"bad options for {self.game_id}: {exc}") from None
+            raise SetupError(f"bad options for {self.game_id}: {clip(str(exc))}") from None
         except msgspec.DecodeError as exc:
-            raise SetupError(f"options are not valid JSON: {exc}") from None
+            raise SetupError(f"options are not valid JSON: {clip(str(exc))}") from None
 
     def decide(self, state: S, player: int, action: Action) -> Sequence[Event] | Rejection:
         """Validate with the checks every game shares: the game is on and it is your turn."""
@@ -141,8 +145,50 @@ class GameSpec(Generic[S]):
         return Codec(self)
 
 
+# Integers a client may put in an action or an option: ample for any seat, card, count or
+# setting, and small enough that no rule meets an integer it cannot index or compute with.
+CLIENT_INT_LIMIT = 2**31
+
+
+def clip(text: str, limit: int = 200) -> str:
+    """Client input echoed in a message is cut short: a 60 MB field must not come back as 60 MB."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+def _decoding(decode: Callable[[bytes], Any], data: bytes) -> Any:
+    """Decode, with every way input can be malformed raised as msgspec.DecodeError."""
+    try:
+        return decode(data)
+    except UnicodeDecodeError:
+        raise msgspec.DecodeError("invalid UTF-8 in a string") from None
+    except RecursionError:
+        raise msgspec.DecodeError("nested too deeply") from None
+
+
+def _check_ints(value: Any, path: str) -> None:
+    """Raise msgspec.ValidationError naming the first integer out of CLIENT_INT_LIMIT."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        if not -CLIENT_INT_LIMIT <= value < CLIENT_INT_LIMIT:
+            raise msgspec.ValidationError(f"integer out of range at `{path}`")
+    elif isinstance(value, msgspec.Struct):
+        for name in value.__struct_fields__:
+            _check_ints(getattr(value, name), f"{path}.{name}")
+    elif isinstance(value, (tuple, list, frozenset, set)):
+        for i, item in enumerate(value):
+            _check_ints(item, f"{path}[{i}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_ints(item, f"{path}.{clip(str(key), 40)}")
+
+
 class Codec:
-    """Encoders for one game: msgpack for server-side state, JSON for what clients see."""
+    """Encoders for one game: msgpack for server-side state, JSON for what clients see.
+
+    Every decoder raises msgspec.DecodeError (ValidationError for a wrong shape) and nothing
+    else, whatever the bytes: invalid UTF-8 and deep nesting included.
+    """
 
     def __init__(self, spec: GameSpec[Any]) -> None:
         self._state_enc = msgspec.msgpack.Encoder()
@@ -151,22 +197,32 @@ class Codec:
         self._action_dec = msgspec.json.Decoder(spec.action_type)
         self._event_dec = msgspec.json.Decoder(spec.event_type)
         self._view_dec = msgspec.json.Decoder(spec.view_type)
+        self._options_dec = msgspec.json.Decoder(spec.options_type)
 
     def encode_state(self, state: Any) -> bytes:
         return self._state_enc.encode(state)
 
     def decode_state(self, data: bytes) -> Any:
-        return self._state_dec.decode(data)
+        return _decoding(self._state_dec.decode, data)
 
     def encode_json(self, value: Any) -> bytes:
         """Actions, events, views, outcomes: the client-facing JSON."""
         return self._json_enc.encode(value)
 
     def decode_action(self, data: bytes) -> Any:
-        return self._action_dec.decode(data)
+        """A client's action; integers beyond CLIENT_INT_LIMIT are a ValidationError."""
+        action = _decoding(self._action_dec.decode, data)
+        _check_ints(action, "$")
+        return action
+
+    def decode_options(self, data: bytes) -> Any:
+        """Match options; integers beyond CLIENT_INT_LIMIT are a ValidationError."""
+        options = _decoding(self._options_dec.decode, data)
+        _check_ints(options, "$")
+        return options
 
     def decode_event(self, data: bytes) -> Any:
-        return self._event_dec.decode(data)
+        return _decoding(self._event_dec.decode, data)
 
     def decode_view(self, data: bytes) -> Any:
-        return self._view_dec.decode(data)
+        return _decoding(self._view_dec.decode, data)

@@ -110,6 +110,8 @@ def check_conformance(
             raise PlayoutTooLong(f"{where}: no end in {max_steps} steps")
         before = codec.encode_state(state)
         assert codec.decode_state(before) == state, f"{where}: state codec round trip"
+        if spec.check_state is not None:
+            spec.check_state(state)  # a state the rules made must pass the game's own check
         active = set(spec.active_players(state))
         for seat in range(players):
             listed = list(spec.legal_actions(state, seat))

@@ -97,7 +97,7 @@ class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     simultaneous_supplies: bool = True
     # The rulebook advises against the Guard Tower with 2 players; random selection skips it then.
     allow_guard_tower_with_two: bool = False
-    vp_token_value: Annotated[int, msgspec.Meta(ge=1)] = 1
+    vp_token_value: Annotated[int, msgspec.Meta(ge=1, le=100)] = 1
     # If the plague kills everyone, declare the lowest rat total the winner (optional rule).
     all_eliminated_lowest_rats_wins: bool = False
 
@@ -160,7 +160,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     hands: tuple[tuple[str, ...], ...] = ()  # per seat, sorted
     supply: tuple[int, ...] = ()  # counts in SUPPLY_KINDS order
     vp_tokens: tuple[int, ...] = ()  # tokens held per seat
-    rats: tuple[int, ...] = ()  # rat total per seat (secret to its owner)
+    rats: tuple[int, ...] = ()  # rat total per seat (public: see rules.view)
     influence: tuple[tuple[int, ...], ...] = ()  # [class][seat]
     arrival: tuple[tuple[int, ...], ...] = ()  # [class][seat]: when the marker reached its space
     moves: int = 0  # marker moves so far; stamps `arrival` so a stack's bottom marker wins ties
@@ -450,7 +450,7 @@ class SeatView(msgspec.Struct, frozen=True):
     nun_looked: tuple[int, ...]  # Nun-row positions they have looked at (not what they saw)
     supply_choice: int
     looks_owed: int
-    rats: int | None  # only the seat itself (and everyone once the game is over)
+    rats: int  # public: every gain and loss is a visible value-1 token from a known start
 
 
 class TrackView(msgspec.Struct, frozen=True):

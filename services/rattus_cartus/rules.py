@@ -1179,7 +1179,10 @@ def _face_up(state: State, player: int) -> bool:
 
 
 def view(state: State, viewer: int | None) -> View:
-    """What `viewer` may see: their own hand, rats and Nun-row looks; everyone's public counts."""
+    """What `viewer` may see: their own hand and Nun-row looks; everyone's public counts.
+
+    Rat totals are public: every gain and loss is a visible value-1 token and everyone
+    starts at 10, so a player with perfect memory of the table knows every total."""
     over = state.phase == OVER
     n = state.players
     seats = tuple(
@@ -1191,7 +1194,7 @@ def view(state: State, viewer: int | None) -> View:
             nun_looked=state.nun_seen[p],
             supply_choice=state.supply_choice[p],
             looks_owed=state.looks_owed[p],
-            rats=state.rats[p] if over or p == viewer else None,
+            rats=state.rats[p],
         )
         for p in range(n)
     )
@@ -1255,8 +1258,8 @@ def redact_event(event: Event, viewer: int | None) -> Event:
 
 def resample_hidden(state: State, viewer: int, rng: Rng) -> State:
     """A state `viewer` cannot tell from this one: the population cards it cannot see (others'
-    hands and face-down cards, the deck, unseen Nun-row cards) dealt anew, others' rats and the
-    building decks reshuffled."""
+    hands and face-down cards, the deck, unseen Nun-row cards) dealt anew and the building decks
+    reshuffled. Rat totals stay: they are public (see `view`)."""
     cursor = rng.cursor()
     others = [p for p in range(state.players) if p != viewer]
     hidden_played = [p for p in others if not _face_up(state, p)]
@@ -1279,7 +1282,6 @@ def resample_hidden(state: State, viewer: int, rng: Rng) -> State:
     nun_row = list(state.nun_row)
     for i in unseen:
         nun_row[i] = next(fresh)
-    rats = tuple(r if p == viewer else cursor.randbelow(25) for p, r in enumerate(state.rats))
     buildings = cursor.shuffle(state.building_deck + state.reserve)
     split = len(state.building_deck)
     return _replace(
@@ -1288,7 +1290,6 @@ def resample_hidden(state: State, viewer: int, rng: Rng) -> State:
         played=tuple(played),
         deck=deck,
         nun_row=tuple(nun_row),
-        rats=rats,
         building_deck=buildings[:split],
         reserve=buildings[split:],
         rng=Rng.from_seed(cursor.next_u64()).at(state.rng.counter),
@@ -1313,6 +1314,62 @@ VARIANTS: dict[str, Options] = {
 }
 
 
+def _known_card(card: str) -> bool:
+    if is_population(card):
+        klass, _, nuns = card.partition(":")
+        return klass in _CLASS_INDEX and nuns.isdigit() and int(nuns) <= 9
+    return card in _SUPPLY_INDEX
+
+
+def check_state(state: State) -> None:
+    """Raise ValueError when a decoded state does not fit the game (a forged or corrupted one)."""
+    n = state.players
+    if n not in PLAYER_COUNT_RULES:
+        raise ValueError(f"{n} players")
+    seats = range(n)
+    per_seat = {
+        "hands": state.hands,
+        "played": state.played,
+        "nun_seen": state.nun_seen,
+        "vp_tokens": state.vp_tokens,
+        "rats": state.rats,
+        "supply_choice": state.supply_choice,
+        "looks_owed": state.looks_owed,
+    }
+    for name, values in per_seat.items():
+        if len(values) != n:
+            raise ValueError(f"{name} has {len(values)} entries for {n} seats")
+    for name, table in (("influence", state.influence), ("arrival", state.arrival)):
+        if len(table) != len(CLASSES) or any(len(row) != n for row in table):
+            raise ValueError(f"{name} is not one row per class of one entry per seat")
+    if len(state.supply) != len(SUPPLY_KINDS) or len(state.nun_row) != NUN_ROW_SIZE:
+        raise ValueError("supply or Nun-row of the wrong size")
+    if state.round_influence and len(state.round_influence) != n:
+        raise ValueError("round_influence has the wrong size")
+    if len(state.entries) != len(state.row) or len(state.premium) not in (0, len(state.row)):
+        raise ValueError("entries or premium do not match the building row")
+    if not (0 <= state.resolving <= len(state.row)) or state.phase not in (SUPPLIES, ENTER, RESOLVE, OVER):
+        raise ValueError("resolving index or phase out of range")
+    mentioned = [state.start_player, *state.enter_queue, *state.entry_order, *state.actors]
+    mentioned += [p for entry in state.entries for p in entry]
+    mentioned += [p for p in (state.placing, *state.premium) if p != -1]
+    mentioned += [p for duel in state.duels for p in (duel.winner, *duel.candidates)]
+    mentioned += [p for gift in state.gifts for p in (gift.giver, gift.receiver)]
+    mentioned += [state.hospital.player] if state.hospital is not None else []
+    if any(p not in seats for p in mentioned):
+        raise ValueError("a seat number out of range")
+    if any(not 0 <= i < NUN_ROW_SIZE for seen in state.nun_seen for i in seen):
+        raise ValueError("a Nun-row position out of range")
+    if any(not 0 <= c < len(state.row) for c in state.supply_choice if c != -1):
+        raise ValueError("a supply choice out of range")
+    cards = [*state.deck, *state.discard, *state.nun_row]
+    cards += [c for hand in (*state.hands, *state.played) for c in hand]
+    if not all(_known_card(c) for c in cards):
+        raise ValueError("an unknown card")
+    if any(v < 0 for v in (*state.supply, *state.vp_tokens, *state.rats, *state.looks_owed)):
+        raise ValueError("a negative count")
+
+
 def make_game(catalog: Catalog) -> GameSpec[State]:
     """Rattus Cartus played with this card catalog; the data's digest is part of the rules version."""
 
@@ -1322,7 +1379,7 @@ def make_game(catalog: Catalog) -> GameSpec[State]:
     return GameSpec(
         game_id="rattus_cartus",
         title="Rattus Cartus",
-        rules_version=f"1.0+{catalog_digest(catalog)}",
+        rules_version=f"2.0+{catalog_digest(catalog)}",
         player_counts=tuple(PLAYER_COUNT_RULES),
         options_type=Options,
         state_type=State,
@@ -1340,6 +1397,7 @@ def make_game(catalog: Catalog) -> GameSpec[State]:
         probe_actions=probe_actions,
         resample_hidden=resample_hidden,
         variants=VARIANTS,
+        check_state=check_state,
     )
 
 

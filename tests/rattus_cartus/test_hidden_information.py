@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from services.kernel import Rng
+from services.kernel.testing import random_playout
 from services.rattus_cartus import GAME
 from services.rattus_cartus.model import (
     OVER,
@@ -24,14 +25,13 @@ from services.rattus_cartus.rules import redact_event, resample_hidden, view
 from tests.rattus_cartus.helpers import MONK, WITCH, act, card, decide, enter, entering, scenario
 
 
-def test_a_seat_sees_its_own_hand_and_rats_but_only_the_size_of_others() -> None:
+def test_a_seat_sees_its_own_hand_but_only_the_size_of_others() -> None:
     state = scenario(3, rats=(10, 7, 12))
     seen = view(state, 1)
     assert seen.hand == state.hands[1]
-    assert [s.rats for s in seen.seats] == [None, 7, None]
     assert [s.hand_size for s in seen.seats] == [5, 5, 5]
     spectator = view(state, None)
-    assert spectator.hand is None and all(s.rats is None for s in spectator.seats)
+    assert spectator.hand is None
     assert b"rng" not in GAME.codec.encode_json(seen)
 
 
@@ -116,3 +116,15 @@ def test_who_takes_a_premium_action_stays_secret_until_that_building_is_revealed
     state = GAME.evolve(state, events)
     assert state.resolving == 1 and state.revealed
     assert view(state, 0).premium == (0, 1, -1)
+
+
+def test_rat_totals_are_public_because_perfect_memory_of_the_table_rebuilds_them() -> None:
+    # Every rat gained or lost is a visible value-1 token and everyone starts with 10, so a
+    # player who remembers the table knows every total: the view shows them to everyone,
+    # rather than hiding what the redacted events give away (seat 0 rebuilt them in every step).
+    playout = random_playout(GAME, 4, seed=11)
+    state = GAME.start(playout.config)
+    for step in playout.steps:
+        state = GAME.evolve(state, step.events)
+        for viewer in (0, 3, None):
+            assert [s.rats for s in view(state, viewer).seats] == list(state.rats)

@@ -5,12 +5,14 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import grpc
 
-from gateway.rules_client import RulesClient
+from gateway.rules_client import Event, RulesClient
 from gateway.stack import free_port, wait_serving
+from services.kernel.testing import random_playout
 from services.rattus_cartus import GAME, load_game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,3 +63,75 @@ def test_sigterm_drains_and_exits_cleanly() -> None:
         except grpc.FutureTimeoutError:
             reachable = False
     assert not reachable
+
+
+def test_ctrl_c_followed_by_sigterm_stops_every_time() -> None:
+    # What Ctrl-C on `make run` delivers: SIGINT, then the supervisor's SIGTERM right after.
+    for _ in range(3):
+        process, address = _serve("--grace", "1")
+        wait_serving(address, 30, process)  # type: ignore[arg-type]
+        process.send_signal(signal.SIGINT)
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=30)
+        assert process.returncode == 0, err
+        assert err.count('"stopping"') + err.count("stopping ") == 1  # one stop, however many signals
+
+
+def test_calls_in_flight_when_sigterm_arrives_all_complete() -> None:
+    process, address = _serve("--drain", "1", "--grace", "10")
+    wait_serving(address, 30, process)  # type: ignore[arg-type]
+    client = RulesClient("rattus_cartus", address)
+    state, _ = client.setup(5, 3)
+    playout = random_playout(GAME, 5, 3)
+    events = [
+        Event(type(e).__struct_config__.tag, GAME.codec.encode_json(e))
+        for s in playout.steps
+        for e in s.events
+    ]
+    with ThreadPoolExecutor(16) as pool:
+        calls = [pool.submit(client.apply, state, events) for _ in range(16)]
+        process.send_signal(signal.SIGTERM)
+        results = [call.result(timeout=60) for call in calls]
+    client.close()
+    process.communicate(timeout=30)
+    assert all(status.finished for _, status in results)
+
+
+def test_a_taken_port_is_an_error_at_start() -> None:
+    first, address = _serve()
+    try:
+        wait_serving(address, 30, first)  # type: ignore[arg-type]
+        port = address.rsplit(":", 1)[1]
+        second = subprocess.Popen(
+            [sys.executable, "-m", "services.rattus_cartus", "--port", port],
+            cwd=ROOT,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        _, err = second.communicate(timeout=30)
+        assert second.returncode != 0
+        assert "port is taken" in err
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.communicate(timeout=30)
+
+
+def test_log_level_is_accepted_in_any_case_and_a_bad_one_is_named() -> None:
+    process, address = _serve("--log-level", "debug")
+    wait_serving(address, 30, process)  # type: ignore[arg-type]
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 0, err
+    assert "detail" not in err  # no `"detail": null` noise on successful calls
+    bad, _ = _serve("--log-level", "LOUD")
+    _, err = bad.communicate(timeout=30)
+    assert bad.returncode == 2 and "LOUD" in err
+
+
+def test_help_lists_every_setting_with_its_environment_variable() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "services.rattus_cartus", "--help"], cwd=ROOT, capture_output=True, text=True
+    ).stdout
+    out = " ".join(out.split())  # argparse wraps lines
+    for env in ("HOST", "PORT", "LOG_LEVEL", "DRAIN_SECONDS", "GRACE_SECONDS", "GAME_DATA"):
+        assert f"env {env}" in out, env
