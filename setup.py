@@ -1,0 +1,35 @@
+"""Build hook: the generated gRPC modules (`guildhall.*`) are built into the wheel.
+
+The protos are the source; the generated code is a build product, so `pip install .` runs
+protoc here (grpcio-tools is a build requirement in pyproject.toml) and the installed
+package imports `guildhall.rules.v1` with nothing else on the path. Editable installs for
+development use gen/ instead (the Makefile generates it and puts it on the venv's path).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+ROOT = Path(__file__).resolve().parent
+
+
+class BuildWithProtos(build_py):  # type: ignore[misc]
+    def run(self) -> None:
+        super().run()
+        if getattr(self, "editable_mode", False):
+            return
+        from grpc_tools import protoc
+
+        protos = sorted(str(p.relative_to(ROOT / "protos")) for p in (ROOT / "protos").rglob("*.proto"))
+        out = Path(self.build_lib)
+        out.mkdir(parents=True, exist_ok=True)
+        include = str(Path(protoc.__file__).parent / "_proto")
+        args = ["protoc", f"-I{ROOT / 'protos'}", f"-I{include}", f"--python_out={out}", f"--pyi_out={out}"]
+        if protoc.main([*args, f"--grpc_python_out={out}", *protos]) != 0:
+            raise SystemExit("protoc failed to generate the gRPC modules")
+
+
+setup(cmdclass={"build_py": BuildWithProtos})
