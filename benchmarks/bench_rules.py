@@ -2,11 +2,14 @@
 
 For each registered game and player count it reports
   - random-playout actions per second (legal_actions + validate + apply, in process),
-  - mean validate+apply time per action, replaying the recorded decisions,
+  - validate+apply time per action (p50 and p99), replaying the recorded decisions,
 and for each game, over gRPC on loopback,
   - mean Validate(return_state) round trip, against a bare baseline call (Describe,
     which returns a prebuilt message) on the same server, as a ratio: the machines are
     noisy, the ratio much less so.
+
+and the cost of one draw of the kernel's generator (keyed BLAKE2b in counter mode) next to
+the stdlib's Mersenne Twister (`random.getrandbits(64)`) in the same run.
 
 Usage: python benchmarks/bench_rules.py [--games G ...] [--playouts N] [--calls N]
 """
@@ -14,6 +17,7 @@ Usage: python benchmarks/bench_rules.py [--games G ...] [--playouts N] [--calls 
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import time
 from typing import Any
@@ -21,15 +25,15 @@ from typing import Any
 from guildhall.rules.v1 import rules_pb2
 
 from gateway.rules_client import RulesClient
-from services.kernel import GameSpec, SetupConfig
+from services.kernel import GameSpec, Rng, SetupConfig
 from services.kernel.testing import random_playout
 from services.observability import configure_logging
 from services.registry import GAMES
 from services.server import build_server
 
 
-def bench_in_process(spec: GameSpec[Any], players: int, playouts: int) -> tuple[float, float, int]:
-    """(actions/s of random playouts, mean µs of validate+apply, actions per game)."""
+def bench_in_process(spec: GameSpec[Any], players: int, playouts: int) -> tuple[float, float, float, int]:
+    """(actions/s of random playouts, p50 and p99 µs of validate+apply, actions per game)."""
     decisions: list[tuple[Any, int, Any]] = []
     actions = 0
     started = time.perf_counter()
@@ -43,11 +47,35 @@ def bench_in_process(spec: GameSpec[Any], players: int, playouts: int) -> tuple[
     for step in playout.steps:
         decisions.append((state, step.player, step.action))
         state = spec.evolve(state, step.events)
-    started = time.perf_counter()
+    samples = []
     for state, player, action in decisions:
+        t0 = time.perf_counter()
         spec.evolve(state, spec.decide(state, player, action))  # type: ignore[arg-type]
-    decide_s = time.perf_counter() - started
-    return actions / playout_s, decide_s / len(decisions) * 1e6, actions // playouts
+        samples.append(time.perf_counter() - t0)
+    p50, p99 = _percentiles(samples)
+    return actions / playout_s, p50 * 1e6, p99 * 1e6, actions // playouts
+
+
+def _percentiles(samples: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    return ordered[len(ordered) // 2], ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+
+
+def bench_rng(draws: int = 200_000) -> tuple[float, float, float]:
+    """(ns per 64-bit draw, ns per unbiased randbelow(52), ns per random.getrandbits(64) baseline)."""
+    cursor = Rng.from_seed(2**255 + 1).cursor()
+    t0 = time.perf_counter()
+    for _ in range(draws):
+        cursor.next_u64()
+    t1 = time.perf_counter()
+    for _ in range(draws):
+        cursor.randbelow(52)
+    t2 = time.perf_counter()
+    baseline = random.Random(1)
+    for _ in range(draws):
+        baseline.getrandbits(64)
+    t3 = time.perf_counter()
+    return (t1 - t0) / draws * 1e9, (t2 - t1) / draws * 1e9, (t3 - t2) / draws * 1e9
 
 
 def bench_grpc(spec: GameSpec[Any], calls: int) -> tuple[float, float]:
@@ -93,12 +121,17 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=2000)
     args = parser.parse_args()
     configure_logging("bench", "WARNING")  # one log line per RPC would be measured too
-    print(f"{'game':<16}{'players':>8}{'actions/game':>14}{'playout actions/s':>20}{'validate+apply µs':>20}")
+    draw_ns, below_ns, base_ns = bench_rng()
+    print(f"generator: {draw_ns:.0f} ns per 64-bit draw, {below_ns:.0f} ns per randbelow(52); ", end="")
+    print(f"random.getrandbits(64) in the same run: {base_ns:.0f} ns ({draw_ns / base_ns:.1f}x)")
+    print()
+    header = f"{'game':<16}{'players':>8}{'actions/game':>14}{'playout actions/s':>20}"
+    print(f"{header}{'validate+apply p50 µs':>23}{'p99 µs':>9}")
     for game in args.games:
         spec = GAMES[game]
         for players in spec.player_counts:
-            rate, mean_us, per_game = bench_in_process(spec, players, args.playouts)
-            print(f"{game:<16}{players:>8}{per_game:>14}{rate:>20,.0f}{mean_us:>20.1f}")
+            rate, p50, p99, per_game = bench_in_process(spec, players, args.playouts)
+            print(f"{game:<16}{players:>8}{per_game:>14}{rate:>20,.0f}{p50:>23.1f}{p99:>9.1f}")
     print()
     print(f"{'game':<16}{'Validate RPC µs':>16}{'bare RPC µs':>14}{'ratio':>8}")
     for game in args.games:

@@ -68,22 +68,25 @@ class RngCursor:
     only the frozen `Rng` (put `cursor.rng` or its counter into the event that used the draws).
     """
 
-    __slots__ = ("_key", "_counter")
+    __slots__ = ("_key", "_counter", "_keyed")
 
     def __init__(self, rng: Rng) -> None:
         if len(rng.key) != 32:
             raise ValueError("an Rng key is 32 bytes")
         self._key = rng.key
         self._counter = rng.counter
+        # The keyed hash state before any message: copying it is cheaper than keying anew.
+        self._keyed = hashlib.blake2b(digest_size=8, key=rng.key)
 
     @property
     def rng(self) -> Rng:
         return Rng(self._key, self._counter)
 
     def next_u64(self) -> int:
-        block = hashlib.blake2b(self._counter.to_bytes(8, "big"), digest_size=8, key=self._key).digest()
+        mac = self._keyed.copy()
+        mac.update(self._counter.to_bytes(8, "big"))
         self._counter += 1
-        return int.from_bytes(block, "big")
+        return int.from_bytes(mac.digest(), "big")
 
     def randbelow(self, n: int) -> int:
         """A uniform integer in [0, n): rejection sampling, so no modulo bias."""
