@@ -9,7 +9,7 @@ PROTOS := $(shell find protos -name '*.proto')
 # Parallel test workers; each starts its own Redis.
 WORKERS ?= 2
 
-.PHONY: all venv gen test demo run bench lint golden schemas lock clean
+.PHONY: all venv gen test demo run bench lint golden schemas manifests lock clean
 all: test
 
 venv: $(VENV)/.installed
@@ -54,6 +54,10 @@ golden: gen
 # Re-export the JSON Schemas clients build against (schemas/<game>/); a test keeps them current.
 schemas: gen
 	$(PY) -m services.export_schemas
+
+# Re-render the per-game Kubernetes manifests from the registry; a test keeps them current.
+manifests: gen
+	$(PY) -m deploy.render
 
 # Refresh constraints.txt: the newest versions pyproject.toml allows, resolved in a scratch venv.
 lock:

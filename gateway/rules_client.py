@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -14,11 +15,30 @@ from services.kernel import Rejection
 
 # Replays send events in batches: one call per batch, each well under the message limit.
 APPLY_BATCH = 500
+# Many rules pods behind one headless Service: spread calls over all of them (round robin),
+# skip pods whose health says NOT_SERVING (draining), and retry a call that found a pod gone
+# (UNAVAILABLE): rules calls are pure, so a retry can never apply anything twice.
+SERVICE_CONFIG = {
+    "loadBalancingConfig": [{"round_robin": {}}],
+    "healthCheckConfig": {"serviceName": ""},
+    "methodConfig": [
+        {
+            "name": [{"service": "guildhall.rules.v1.RulesService"}],
+            "retryPolicy": {
+                "maxAttempts": 4,
+                "initialBackoff": "0.05s",
+                "maxBackoff": "1s",
+                "backoffMultiplier": 2,
+                "retryableStatusCodes": ["UNAVAILABLE"],
+            },
+        }
+    ],
+}
 GRPC_OPTIONS = [
     ("grpc.max_receive_message_length", 64 * 1024 * 1024),
     ("grpc.max_send_message_length", 64 * 1024 * 1024),
-    # Many rules pods behind one headless Service: spread calls over all of them.
-    ("grpc.lb_policy_name", "round_robin"),
+    ("grpc.service_config", json.dumps(SERVICE_CONFIG)),
+    ("grpc.enable_retries", 1),
 ]
 
 

@@ -50,6 +50,10 @@ GRPC_OPTIONS = [
     ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
     # A taken port is an error at start, not a second server silently sharing it.
     ("grpc.so_reuseport", 0),
+    # Clients balance per call over the connections they hold; closing each connection after a
+    # while makes them re-resolve, so pods added by a scale-out get traffic too.
+    ("grpc.max_connection_age_ms", 60_000),
+    ("grpc.max_connection_age_grace_ms", 15_000),
 ]
 # Errors a rules function raises on an event that decodes but does not fit the state.
 _MISFIT_ERRORS = (IndexError, KeyError, ValueError, TypeError, AttributeError)

@@ -1,41 +1,176 @@
-"""The Kubernetes manifests deploy every registered game, probe its gRPC health, and
-keep Redis durable (AOF, noeviction)."""
+"""The Kubernetes manifests, rendered offline as an operator would (`kubectl kustomize`), are
+valid against the Kubernetes schemas (strict) and hold the policies of docs/deploy.md object by
+object: every container probed, limited, non-root, read-only and unprivileged; the namespace
+restricted; default-deny network policies with only the paths Guildhall uses; Redis durable."""
 
 from __future__ import annotations
 
+import re
+import subprocess
+from functools import cache
 from pathlib import Path
 from typing import Any
 
+import kubernetes_validate
+import pytest
 import yaml
 
+from deploy.render import BASE, DRAIN_SECONDS, GRACE_SECONDS, rendered, service_name
 from services.registry import GAMES
 
-BASE = Path(__file__).resolve().parents[2] / "deploy" / "k8s" / "base"
+OVERLAYS = BASE.parent / "overlays"
+K8S_VERSION = "1.32.0"
 
 
-def _documents(name: str) -> list[dict[str, Any]]:
-    return [doc for doc in yaml.safe_load_all((BASE / name).read_text()) if doc]
+@cache
+def render(overlay: str) -> tuple[dict[str, Any], ...]:
+    out = subprocess.run(
+        ["kubectl", "kustomize", str(OVERLAYS / overlay)], check=True, capture_output=True, text=True
+    ).stdout
+    return tuple(doc for doc in yaml.safe_load_all(out) if doc)
 
 
-def _kind(docs: list[dict[str, Any]], kind: str) -> dict[str, Any]:
-    (doc,) = [d for d in docs if d["kind"] == kind]
+def objects(overlay: str, kind: str) -> list[dict[str, Any]]:
+    return [doc for doc in render(overlay) if doc["kind"] == kind]
+
+
+def named(overlay: str, kind: str, name: str) -> dict[str, Any]:
+    (doc,) = [d for d in objects(overlay, kind) if d["metadata"]["name"] == name]
     return doc
 
 
-def test_every_registered_game_has_a_rules_deployment_in_the_base() -> None:
+def workloads(overlay: str) -> list[dict[str, Any]]:
+    return objects(overlay, "Deployment") + objects(overlay, "StatefulSet")
+
+
+@pytest.mark.parametrize("overlay", ["dev", "prod"])
+def test_every_object_is_valid_against_the_kubernetes_schemas(overlay: str) -> None:
+    for doc in render(overlay):
+        kubernetes_validate.validate(doc, K8S_VERSION, strict=True)
+
+
+def test_the_rules_manifests_are_rendered_from_the_registry() -> None:
+    stale = [
+        str(p) for p, text in rendered().items() if not (BASE / p).is_file() or (BASE / p).read_text() != text
+    ]
+    assert not stale, f"run `make manifests`: {stale}"
     resources = yaml.safe_load((BASE / "kustomization.yaml").read_text())["resources"]
     for game in GAMES:
-        name = f"rules-{game.replace('_', '-')}"
-        assert f"{name}.yaml" in resources
-        docs = _documents(f"{name}.yaml")
-        container = _kind(docs, "Deployment")["spec"]["template"]["spec"]["containers"][0]
-        assert container["args"][0] == f"services.{game}"
-        assert container["readinessProbe"]["grpc"]["port"] == 50051
-        assert _kind(docs, "Service")["spec"]["clusterIP"] == "None"  # headless: client-side balancing
+        assert f"{service_name(game)}.yaml" in resources
+        assert named("prod", "Deployment", service_name(game))["spec"]["template"]["spec"]["containers"][0][
+            "args"
+        ] == [f"services.{game}"]
 
 
-def test_redis_keeps_every_acknowledged_event() -> None:
-    config = _kind(_documents("redis.yaml"), "ConfigMap")["data"]["redis.conf"]
-    assert "appendonly yes" in config
-    assert "appendfsync always" in config
-    assert "maxmemory-policy noeviction" in config
+@pytest.mark.parametrize("overlay", ["dev", "prod"])
+def test_every_container_is_probed_limited_and_unprivileged(overlay: str) -> None:
+    for workload in workloads(overlay):
+        pod = workload["spec"]["template"]["spec"]
+        where = workload["metadata"]["name"]
+        assert pod["securityContext"]["runAsNonRoot"] is True, where
+        assert pod["securityContext"]["seccompProfile"]["type"] == "RuntimeDefault", where
+        assert pod.get("automountServiceAccountToken") is False, where
+        for container in pod["containers"]:
+            assert container["readinessProbe"] and container["livenessProbe"], where
+            limits = container["resources"]["limits"]
+            assert "cpu" in limits and "memory" in limits and container["resources"]["requests"], where
+            security = container["securityContext"]
+            assert security["allowPrivilegeEscalation"] is False, where
+            assert security["readOnlyRootFilesystem"] is True, where
+            assert security["capabilities"]["drop"] == ["ALL"], where
+
+
+@pytest.mark.parametrize("overlay", ["dev", "prod"])
+def test_our_servers_are_probed_over_grpc_and_given_time_to_drain(overlay: str) -> None:
+    for workload in objects(overlay, "Deployment"):
+        pod = workload["spec"]["template"]["spec"]
+        (container,) = pod["containers"]
+        assert "grpc" in container["readinessProbe"] and "grpc" in container["livenessProbe"]
+        env = {e["name"]: e.get("value") for e in container["env"]}
+        drain, grace = float(env["DRAIN_SECONDS"]), float(env["GRACE_SECONDS"])
+        # Readiness must fail (period) before the drain ends, and the pod must outlive both.
+        assert drain > container["readinessProbe"]["periodSeconds"]
+        assert pod["terminationGracePeriodSeconds"] > drain + grace
+    rules = named(overlay, "Deployment", service_name("rattus_cartus"))
+    env = {e["name"]: e.get("value") for e in rules["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert (float(env["DRAIN_SECONDS"]), float(env["GRACE_SECONDS"])) == (DRAIN_SECONDS, GRACE_SECONDS)
+
+
+@pytest.mark.parametrize("overlay", ["dev", "prod"])
+def test_the_namespace_enforces_the_restricted_pod_security_standard(overlay: str) -> None:
+    (namespace,) = objects(overlay, "Namespace")
+    assert namespace["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
+    assert all(
+        doc["metadata"].get("namespace") == "guildhall"
+        for doc in render(overlay)
+        if doc["kind"] != "Namespace"
+    )
+
+
+def _allowed_from(policy: dict[str, Any]) -> list[dict[str, Any]]:
+    return [peer for rule in policy["spec"].get("ingress", []) for peer in rule.get("from", [])]
+
+
+@pytest.mark.parametrize("overlay", ["dev", "prod"])
+def test_network_policies_deny_by_default_and_open_only_guildhalls_paths(overlay: str) -> None:
+    deny = named(overlay, "NetworkPolicy", "default-deny")
+    assert deny["spec"]["podSelector"] == {} and set(deny["spec"]["policyTypes"]) == {"Ingress", "Egress"}
+    assert "ingress" not in deny["spec"] and "egress" not in deny["spec"]
+    gateway_only = [{"podSelector": {"matchLabels": {"app.kubernetes.io/component": "gateway"}}}]
+    assert _allowed_from(named(overlay, "NetworkPolicy", "rules")) == gateway_only
+    assert named(overlay, "NetworkPolicy", "rules")["spec"]["egress"] == []
+    gateway = named(overlay, "NetworkPolicy", "gateway")
+    client_rules = [r for r in gateway["spec"]["ingress"] if "from" not in r]
+    assert [p["port"] for r in client_rules for p in r["ports"]] == [
+        50051
+    ]  # clients: the gateway's gRPC only
+    # Every pod selected by a workload is covered by a policy of its component.
+    components = {
+        w["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/component"] for w in workloads(overlay)
+    }
+    covered = {
+        p["spec"]["podSelector"].get("matchLabels", {}).get("app.kubernetes.io/component")
+        for p in objects(overlay, "NetworkPolicy")
+    }
+    assert components <= covered
+    if overlay == "dev":
+        assert _allowed_from(named("dev", "NetworkPolicy", "redis")) == gateway_only
+
+
+def test_the_gateway_is_scraped_and_scaled_on_more_than_cpu() -> None:
+    gateway = named("prod", "Deployment", "gateway")
+    annotations = gateway["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["prometheus.io/scrape"] == "true" and annotations["prometheus.io/port"] == "9090"
+    for hpa in objects("prod", "HorizontalPodAutoscaler"):
+        kinds = {(m["type"], m.get("resource", {}).get("name")) for m in hpa["spec"]["metrics"]}
+        assert len(kinds) > 1 and ("Resource", "cpu") in kinds, hpa["metadata"]["name"]
+
+
+def _size(text: str) -> int:
+    number, unit = re.fullmatch(r"(\d+)([a-zA-Z]*)", text).groups()  # type: ignore[union-attr]
+    return int(number) * {"": 1, "mb": 2**20, "gb": 2**30, "Mi": 2**20, "Gi": 2**30}[unit]
+
+
+def test_dev_redis_is_durable_authenticated_and_refuses_writes_before_its_limit() -> None:
+    conf = dict(
+        line.split(None, 1)
+        for line in named("dev", "ConfigMap", "redis-config")["data"]["redis.conf"].splitlines()
+        if line.strip() and not line.startswith("#")
+    )
+    assert conf["appendonly"] == "yes" and conf["appendfsync"] == "always"
+    assert conf["maxmemory-policy"] == "noeviction"
+    redis = named("dev", "StatefulSet", "redis")
+    (container,) = redis["spec"]["template"]["spec"]["containers"]
+    assert _size(conf["maxmemory"]) < _size(container["resources"]["limits"]["memory"])
+    assert "--requirepass" in container["args"]
+    assert redis["spec"]["volumeClaimTemplates"][0]["spec"]["resources"]["requests"]["storage"]
+
+
+def test_prod_runs_no_redis_or_generated_secrets_of_its_own() -> None:
+    assert not objects("prod", "StatefulSet")
+    assert not objects("prod", "Secret")  # the operator creates them (docs/deploy.md)
+    gateway = named("prod", "Deployment", "gateway")["spec"]["template"]["spec"]
+    env = {e["name"]: e for e in gateway["containers"][0]["env"]}
+    assert env["REDIS_URL"]["valueFrom"]["secretKeyRef"]["name"] == "guildhall-redis"
+    durability = Path(OVERLAYS / "prod" / "kustomization.yaml").read_text()
+    assert "appendfsync always" in durability and "noeviction" in durability

@@ -1,0 +1,152 @@
+"""Write the per-game Kubernetes manifests from the registry: `make manifests`.
+
+Every rules service is deployed the same way; only its name and module differ, so the
+manifests are rendered from one template here rather than copied per game. A test fails
+when the committed files differ from what this renders, and when a registered game has none.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from services.registry import GAMES
+
+BASE = Path(__file__).resolve().parent / "k8s" / "base"
+GRPC_PORT = 50051
+# Stopping: readiness fails at once, the pod keeps serving for DRAIN_SECONDS (longer than the
+# readiness period, so endpoints drop it first), then calls in flight get GRACE_SECONDS.
+DRAIN_SECONDS = 6
+GRACE_SECONDS = 10
+TERMINATION_GRACE = DRAIN_SECONDS + GRACE_SECONDS + 4
+
+RULES_TEMPLATE = """\
+# Rendered by deploy/render.py from the registry (`make manifests`); do not edit by hand.
+# The {title} rules service holds no state: scale it by replicas. The Service is headless so
+# the gateway's gRPC client sees every pod address ({target}) and balances
+# calls round robin per request; servers close connections after a max age (see
+# services/server.py) so new pods get traffic too.
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+  labels: {{app.kubernetes.io/name: {name}, app.kubernetes.io/component: rules}}
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {{app.kubernetes.io/name: {name}}}
+  template:
+    metadata:
+      labels: {{app.kubernetes.io/name: {name}, app.kubernetes.io/component: rules}}
+    spec:
+      terminationGracePeriodSeconds: {termination}
+      automountServiceAccountToken: false
+      securityContext:
+        runAsNonRoot: true
+        runAsUser: 65532
+        runAsGroup: 65532
+        seccompProfile: {{type: RuntimeDefault}}
+      containers:
+        - name: rules
+          image: guildhall
+          args: ["services.{game}"]
+          env:
+            - {{name: PORT, value: "{port}"}}
+            - {{name: HOST, value: "0.0.0.0"}}
+            - {{name: LOG_LEVEL, value: info}}
+            - {{name: DRAIN_SECONDS, value: "{drain}"}}
+            - {{name: GRACE_SECONDS, value: "{grace}"}}
+          ports:
+            - {{name: grpc, containerPort: {port}}}
+          readinessProbe:
+            grpc: {{port: {port}}}
+            periodSeconds: 3
+          livenessProbe:
+            grpc: {{port: {port}}}
+            periodSeconds: 10
+            failureThreshold: 3
+          resources:
+            # CPU-bound Python: one core per pod at most; scale out with replicas.
+            requests: {{cpu: 250m, memory: 128Mi}}
+            limits: {{cpu: "1", memory: 512Mi}}
+          securityContext:
+            allowPrivilegeEscalation: false
+            readOnlyRootFilesystem: true
+            capabilities: {{drop: [ALL]}}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: {name}
+  labels: {{app.kubernetes.io/name: {name}, app.kubernetes.io/component: rules}}
+spec:
+  clusterIP: None
+  selector: {{app.kubernetes.io/name: {name}}}
+  ports:
+    - {{name: grpc, port: {port}, targetPort: grpc, appProtocol: grpc}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: {name}
+spec:
+  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: {name}}}
+  minReplicas: 2
+  maxReplicas: 20
+  metrics:
+    - type: Resource
+      resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 70}}}}
+    - type: Resource
+      resource: {{name: memory, target: {{type: Utilization, averageUtilization: 80}}}}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: {name}
+spec:
+  minAvailable: 1
+  selector:
+    matchLabels: {{app.kubernetes.io/name: {name}}}
+"""
+
+
+def service_name(game_id: str) -> str:
+    return f"rules-{game_id.replace('_', '-')}"
+
+
+def rules_target(game_id: str) -> str:
+    """The gateway's gRPC target for a game's rules service inside the cluster."""
+    return f"dns:///{service_name(game_id)}:{GRPC_PORT}"
+
+
+def rendered() -> dict[Path, str]:
+    """Each generated manifest's path (relative to deploy/k8s/base) and its text."""
+    files = {}
+    for game_id, spec in GAMES.items():
+        name = service_name(game_id)
+        files[Path(f"{name}.yaml")] = RULES_TEMPLATE.format(
+            name=name,
+            game=game_id,
+            title=spec.title,
+            target=rules_target(game_id),
+            port=GRPC_PORT,
+            drain=DRAIN_SECONDS,
+            grace=GRACE_SECONDS,
+            termination=TERMINATION_GRACE,
+        )
+    endpoints = "".join(f"RULES_{g.upper()}={rules_target(g)}\n" for g in GAMES)
+    files[Path("rules-endpoints.env")] = (
+        "# Rendered by deploy/render.py (`make manifests`): the gateway's rules endpoint per game.\n"
+        + endpoints
+    )
+    return files
+
+
+def main() -> None:
+    for relative, text in rendered().items():
+        (BASE / relative).write_text(text)
+        print(f"wrote deploy/k8s/base/{relative}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
