@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 import pytest
 import redis
 
+from gateway.eventstore.local_cluster import LocalCluster, redis_cluster
 from gateway.eventstore.local_redis import local_redis
 
 
@@ -37,6 +38,24 @@ def redis_client(redis_url: str) -> Iterator[redis.Redis]:
     """A client on an empty database (flushed before each test)."""
     client = redis.Redis.from_url(redis_url)
     client.flushdb()
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+@pytest.fixture(scope="session")
+def local_cluster() -> Iterator[LocalCluster]:
+    """A real Redis Cluster (3 primaries, one replica each) on loopback for the whole session."""
+    with redis_cluster(primaries=3, replicas_per_primary=1) as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def redis_cluster_client(local_cluster: LocalCluster) -> Iterator[redis.RedisCluster]:
+    """A cluster client on an empty cluster (every primary flushed before each test)."""
+    client = local_cluster.client()
+    client.flushall(target_nodes=redis.RedisCluster.PRIMARIES)
     try:
         yield client
     finally:

