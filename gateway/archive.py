@@ -1,0 +1,287 @@
+"""Retention: finished matches leave Redis for an archive, verified before anything is removed.
+
+Redis holds live matches only. A finished match is copied whole (every stream entry with all
+its fields, so the hash chain and receipts travel with it, plus meta and the command table)
+into one compressed blob, written to an archive store, read back and checked (the chain
+re-computed and compared with the recorded head), and only then removed from Redis, by a
+script that removes it only if the match has not moved since it was read. A small tombstone
+stays behind, so the match id is never reused. Replay and audit read archived matches from
+the blob (`load`).
+
+Archive stores are behind one port: `DirectoryArchive` (a local directory, the default) and
+`S3Archive` (any S3-compatible bucket, with the `s3` extra: `pip install guildhall[s3]`).
+
+Blob format (`guildhall-archive-v1`): zstd-compressed msgpack of
+`{"format", "tenant", "match_id", "meta", "commands", "entries"}` where `entries` is the
+stream in order, each entry a map of its raw Redis fields.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import msgspec
+import redis
+import zstandard
+
+from gateway.eventstore.base import AuditReport, MatchKey, StoredEvent, audit_events
+from gateway.eventstore.redis_store import match_keys
+
+FORMAT = "guildhall-archive-v1"
+ZSTD_LEVEL = 10  # archives are written once and read rarely: favour size
+
+# Removes a match from Redis only if it is still at the version that was archived, and leaves
+# a tombstone naming the archive so the id is never reused and readers know where to look.
+_REMOVE_SCRIPT = """
+-- KEYS: events, meta, snapshot, commands, tombstone   ARGV: archived_version, archive_name
+if redis.call('HGET', KEYS[2], 'version') ~= ARGV[1] then
+  return 0
+end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+redis.call('HSET', KEYS[5], 'version', ARGV[1], 'archive', ARGV[2])
+return 1
+"""
+
+
+class ArchiveError(Exception):
+    """The match could not be archived; Redis still holds it unchanged."""
+
+
+class ArchiveStore(Protocol):
+    """Where archived matches go: one immutable blob per match, by name."""
+
+    def put(self, name: str, blob: bytes) -> None: ...
+
+    def get(self, name: str) -> bytes | None: ...
+
+
+class DirectoryArchive:
+    """Blobs as files under `root` (the local default); a write is atomic and fsynced."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+
+    def _path(self, name: str) -> Path:
+        return self.root / name
+
+    def put(self, name: str, blob: bytes) -> None:
+        path = self._path(name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as handle:
+            handle.write(blob)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(handle.name, path)
+
+    def get(self, name: str) -> bytes | None:
+        try:
+            return self._path(name).read_bytes()
+        except FileNotFoundError:
+            return None
+
+
+class S3Archive:
+    """Blobs as objects in an S3-compatible bucket (AWS S3, MinIO, Ceph, ...)."""
+
+    def __init__(self, bucket: str, prefix: str = "", client: Any = None) -> None:
+        if client is None:
+            import boto3  # the `s3` extra
+
+            client = boto3.client("s3")
+        self.bucket = bucket
+        self.prefix = prefix
+        self._s3 = client
+
+    def put(self, name: str, blob: bytes) -> None:
+        self._s3.put_object(Bucket=self.bucket, Key=self.prefix + name, Body=blob)
+
+    def get(self, name: str) -> bytes | None:
+        try:
+            reply = self._s3.get_object(Bucket=self.bucket, Key=self.prefix + name)
+        except self._s3.exceptions.NoSuchKey:
+            return None
+        body: bytes = reply["Body"].read()
+        return body
+
+
+def archive_name(key: MatchKey) -> str:
+    return f"{key.tenant}/{key.match_id}.ghz"
+
+
+def tombstone_key(key: MatchKey) -> str:
+    return f"gh:{{{key.tenant}:{key.match_id}}}:archived"
+
+
+class ArchivedMatch(msgspec.Struct, frozen=True):
+    format: str
+    tenant: str
+    match_id: str
+    meta: dict[str, str]
+    commands: dict[str, str]
+    entries: list[dict[str, bytes]]
+
+    @property
+    def version(self) -> int:
+        return int(self.meta.get("version", 0))
+
+    def events(self) -> list[StoredEvent]:
+        return [_stored_event(fields) for fields in self.entries]
+
+    def audit(self) -> AuditReport:
+        return audit_events(self.events(), self.version, self.meta.get("head_hash", ""))
+
+
+def _stored_event(fields: Mapping[str, bytes]) -> StoredEvent:
+    text = {name: value.decode() for name, value in fields.items() if name != "payload"}
+    return StoredEvent(
+        version=int(text["version"]),
+        type=text["type"],
+        actor=text["actor"],
+        command_id=text["command_id"],
+        payload=fields["payload"],
+        rules_version=text["rules_version"],
+        time_ms=int(text["time_ms"]),
+        prev_hash=text["prev_hash"],
+        hash=text["hash"],
+    )
+
+
+def encode(match: ArchivedMatch) -> bytes:
+    return zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(msgspec.msgpack.encode(match))
+
+
+def decode(blob: bytes) -> ArchivedMatch:
+    match = msgspec.msgpack.decode(zstandard.ZstdDecompressor().decompress(blob), type=ArchivedMatch)
+    if match.format != FORMAT:
+        raise ArchiveError(f"unknown archive format {match.format!r}")
+    return match
+
+
+@dataclass(frozen=True)
+class ArchiveReport:
+    key: MatchKey
+    events: int
+    stored_bytes: int  # the stream's payloads and fields as Redis held them
+    archived_bytes: int  # the compressed blob
+
+
+def _read_live(client: redis.Redis, key: MatchKey) -> ArchivedMatch:
+    keys = match_keys(key)
+    pipe = client.pipeline(transaction=False)
+    pipe.hgetall(keys.meta)
+    pipe.hgetall(keys.commands)
+    pipe.xrange(keys.events)
+    meta, commands, entries = pipe.execute()
+    return ArchivedMatch(
+        format=FORMAT,
+        tenant=key.tenant,
+        match_id=key.match_id,
+        meta={k.decode(): v.decode() for k, v in meta.items()},
+        commands={k.decode(): v.decode() for k, v in commands.items()},
+        entries=[{k.decode(): v for k, v in fields.items()} for _id, fields in entries],
+    )
+
+
+def archive_match(client: redis.Redis, archive: ArchiveStore, key: MatchKey) -> ArchiveReport:
+    """Copy a match to the archive, verify the copy, then remove it from Redis.
+
+    Raises ArchiveError (and removes nothing) when the match is unknown, its chain does not
+    verify, the archive returns something else than was written, or the match moved meanwhile.
+    """
+    live = _read_live(client, key)
+    if not live.entries:
+        raise ArchiveError(f"{key.tenant}/{key.match_id}: no such match in Redis")
+    report = live.audit()
+    if not report.ok:
+        raise ArchiveError(
+            f"{key.tenant}/{key.match_id} fails its audit at version {report.first_bad_version}"
+        )
+    blob = encode(live)
+    name = archive_name(key)
+    archive.put(name, blob)
+    stored = archive.get(name)
+    if stored is None or decode(stored) != live:
+        raise ArchiveError(f"{name}: the archive did not return what was written")
+    keys = match_keys(key)
+    removed = client.eval(
+        _REMOVE_SCRIPT,
+        5,
+        keys.events,
+        keys.meta,
+        keys.snapshot,
+        keys.commands,
+        tombstone_key(key),
+        str(live.version),
+        name,
+    )
+    if not removed:
+        raise ArchiveError(f"{key.tenant}/{key.match_id} moved while it was archived; it stays in Redis")
+    raw = sum(len(k) + len(v) for fields in live.entries for k, v in fields.items())
+    return ArchiveReport(key, len(live.entries), raw, len(blob))
+
+
+def load(client: redis.Redis, archive: ArchiveStore, key: MatchKey) -> ArchivedMatch | None:
+    """An archived match (None if it was never archived): replay and audit read it from here."""
+    if not client.exists(tombstone_key(key)):
+        return None
+    blob = archive.get(archive_name(key))
+    if blob is None:
+        raise ArchiveError(f"{key.tenant}/{key.match_id} was archived but its blob is missing")
+    return decode(blob)
+
+
+def _matches(client: redis.Redis, tenant: str) -> Iterator[MatchKey]:
+    for raw in client.scan_iter(match=f"gh:{{{tenant}:*}}:meta", count=500):
+        inner = raw.decode()[len("gh:{") : -len("}:meta")]
+        owner, _, match_id = inner.partition(":")
+        yield MatchKey(owner, match_id)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Archive the named matches (or every match of a tenant whose meta says finished)."""
+    parser = argparse.ArgumentParser(prog="python -m gateway.archive", description=main.__doc__)
+    parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    parser.add_argument(
+        "--dir", default=os.environ.get("ARCHIVE_DIR"), help="archive directory (env ARCHIVE_DIR)"
+    )
+    parser.add_argument(
+        "--s3-bucket", default=os.environ.get("ARCHIVE_S3_BUCKET"), help="env ARCHIVE_S3_BUCKET"
+    )
+    parser.add_argument("--tenant", required=True)
+    parser.add_argument("matches", nargs="*", help="match ids (default: the tenant's finished matches)")
+    args = parser.parse_args(argv)
+    if bool(args.dir) == bool(args.s3_bucket):
+        parser.error("name exactly one archive: --dir or --s3-bucket")
+    archive: ArchiveStore = DirectoryArchive(args.dir) if args.dir else S3Archive(args.s3_bucket)
+    client = redis.Redis.from_url(args.redis_url)
+    if args.matches:
+        keys = [MatchKey(args.tenant, m) for m in args.matches]
+    else:
+        keys = [
+            k for k in _matches(client, args.tenant) if client.hget(match_keys(k).meta, "finished") == b"1"
+        ]
+    failures = 0
+    for number, key in enumerate(keys, start=1):
+        try:
+            report = archive_match(client, archive, key)
+        except ArchiveError as error:
+            failures += 1
+            print(f"[{number}/{len(keys)}] {error}", file=sys.stderr)
+            continue
+        print(
+            f"[{number}/{len(keys)}] {key.tenant}/{key.match_id}: {report.events} events, "
+            f"{report.stored_bytes:,} bytes in Redis -> {report.archived_bytes:,} archived",
+            file=sys.stderr,
+        )
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

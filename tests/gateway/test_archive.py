@@ -1,0 +1,119 @@
+"""Retention: a finished match is archived, verified, removed from Redis, and still readable and
+auditable from the archive; nothing is removed when any step fails."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import redis
+
+from gateway.archive import (
+    ArchiveError,
+    DirectoryArchive,
+    S3Archive,
+    archive_match,
+    archive_name,
+    decode,
+    load,
+    tombstone_key,
+)
+from gateway.eventstore.base import MatchKey, NewEvent
+from gateway.eventstore.redis_store import RedisEventStore, match_keys
+
+MATCH = MatchKey("acme", "finished-1")
+
+
+def _play(client: redis.Redis, key: MatchKey = MATCH, events: int = 40) -> RedisEventStore:
+    store = RedisEventStore(client)
+    for n in range(events):
+        payload = b'{"type":"card_played","card":"church:%d"}' % (n % 5)
+        store.append(
+            key,
+            n,
+            [NewEvent("card_played", payload)],
+            actor=f"seat:{n % 4}",
+            command_id=f"c{n}",
+            rules_version="r1",
+            snapshot=b"state" * 50,
+        )
+    return store
+
+
+@pytest.mark.parametrize("client_fixture", ["redis_client", "redis_cluster_client"])
+def test_an_archived_match_leaves_redis_and_replays_and_audits_from_the_archive(
+    client_fixture: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    client: redis.Redis = request.getfixturevalue(client_fixture)
+    store = _play(client)
+    before = store.read(MATCH)
+    archive = DirectoryArchive(tmp_path)
+    report = archive_match(client, archive, MATCH)
+    assert report.events == 40 and report.archived_bytes < report.stored_bytes
+    assert not any(client.exists(k) for k in match_keys(MATCH))  # Redis holds live matches only
+    assert client.exists(tombstone_key(MATCH))
+    archived = load(client, archive, MATCH)
+    assert archived is not None and archived.events() == before
+    assert archived.audit().ok and archived.audit().head_hash == before[-1].hash
+
+
+def test_nothing_is_removed_when_the_archive_returns_something_else(
+    redis_client: redis.Redis, tmp_path: Path
+) -> None:
+    _play(redis_client)
+
+    class Lossy(DirectoryArchive):
+        def put(self, name: str, blob: bytes) -> None:
+            super().put(name, blob[:-10])
+
+    with pytest.raises(Exception):  # noqa: B017 - a broken blob fails to decompress or to compare
+        archive_match(redis_client, Lossy(tmp_path), MATCH)
+    assert RedisEventStore(redis_client).version(MATCH) == 40 and not redis_client.exists(
+        tombstone_key(MATCH)
+    )
+
+
+def test_a_match_that_moves_while_archived_stays_in_redis(redis_client: redis.Redis, tmp_path: Path) -> None:
+    store = _play(redis_client)
+
+    class Racing(DirectoryArchive):
+        def put(self, name: str, blob: bytes) -> None:
+            super().put(name, blob)
+            store.append(
+                MATCH, 40, [NewEvent("late", b"{}")], actor="seat:0", command_id="late", rules_version="r1"
+            )
+
+    with pytest.raises(ArchiveError, match="moved"):
+        archive_match(redis_client, Racing(tmp_path), MATCH)
+    assert store.version(MATCH) == 41 and store.audit(MATCH).ok
+
+
+def test_a_tampered_match_is_not_archived(redis_client: redis.Redis, tmp_path: Path) -> None:
+    _play(redis_client)
+    redis_client.xdel(match_keys(MATCH).events, "7-0")
+    with pytest.raises(ArchiveError, match="audit at version 7"):
+        archive_match(redis_client, DirectoryArchive(tmp_path), MATCH)
+    assert redis_client.exists(match_keys(MATCH).meta)
+
+
+def test_an_unknown_match_is_an_error(redis_client: redis.Redis, tmp_path: Path) -> None:
+    with pytest.raises(ArchiveError, match="no such match"):
+        archive_match(redis_client, DirectoryArchive(tmp_path), MatchKey("acme", "never"))
+    assert load(redis_client, DirectoryArchive(tmp_path), MatchKey("acme", "never")) is None
+
+
+def test_an_s3_bucket_is_an_archive_store(redis_client: redis.Redis) -> None:
+    import boto3  # the `s3` extra (part of the dev extra)
+    from moto import mock_aws
+
+    with mock_aws():
+        s3 = boto3.client("s3", region_name="us-east-1")
+        s3.create_bucket(Bucket="guildhall-archive")
+        archive = S3Archive("guildhall-archive", prefix="matches/", client=s3)
+        _play(redis_client)
+        archive_match(redis_client, archive, MATCH)
+        stored = s3.get_object(Bucket="guildhall-archive", Key="matches/" + archive_name(MATCH))[
+            "Body"
+        ].read()
+        assert decode(stored).version == 40
+        assert archive.get("matches/none") is None
