@@ -1,7 +1,7 @@
-"""Property-based fuzzing of the real Rattus Cartus service (hypothesis): whatever bytes a client
-sends, as an action, as options, as a whole protobuf request, the answer is an acceptance of a
-listed action, a Rejection with a known code, or a precise contract fault; never INTERNAL or
-UNKNOWN, and never a reply that echoes the input back unbounded."""
+"""Property-based fuzzing of every registered game's real rules service (hypothesis): whatever
+bytes a client sends, as an action, as options, as a whole protobuf request, the answer is an
+acceptance of a listed action, a Rejection with a known code, or a precise contract fault; never
+INTERNAL or UNKNOWN, and never a reply that echoes the input back unbounded."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gateway.rules_client import RulesClient
-from services.kernel import RULES_CODES
-from services.rattus_cartus import GAME
+from services.kernel import RULES_CODES, GameSpec
+from services.registry import GAMES
 from tests.rules_service import serving
 
 CONTRACT_FAULTS = {
@@ -39,18 +39,20 @@ json_values = st.recursive(
     scalars,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
 )
-action_types = st.sampled_from(sorted(t.__struct_config__.tag for t in GAME.action_type.__args__)) | st.text(
-    max_size=20
-)
-actions = st.builds(
-    lambda kind, fields: json.dumps({"type": kind, **fields}).encode(),
-    action_types,
-    st.dictionaries(
-        st.sampled_from(["building", "card", "position", "player", "victim", "extra"]),
-        json_values,
-        max_size=3,
-    ),
-)
+
+
+def _actions(spec: GameSpec[Any]) -> st.SearchStrategy[bytes]:
+    """JSON objects shaped like the game's actions: real and made-up types, real field names."""
+    members = spec.action_type.__args__ if hasattr(spec.action_type, "__args__") else (spec.action_type,)
+    tags = sorted(m.__struct_config__.tag for m in members)
+    fields = sorted({f for m in members for f in m.__struct_fields__} | {"extra"})
+    return st.builds(
+        lambda kind, values: json.dumps({"type": kind, **values}).encode(),
+        st.sampled_from(tags) | st.text(max_size=20),
+        st.dictionaries(st.sampled_from(fields), json_values, max_size=3),
+    )
+
+
 broken_json = st.one_of(
     st.binary(max_size=200),
     st.builds(
@@ -61,15 +63,16 @@ broken_json = st.one_of(
 )
 
 
-@pytest.fixture(scope="module")
-def client() -> Iterator[RulesClient]:
-    with serving(GAME) as rules:
+@pytest.fixture(scope="module", params=sorted(GAMES))
+def client(request: pytest.FixtureRequest) -> Iterator[RulesClient]:
+    with serving(GAMES[request.param]) as rules:
         yield rules
 
 
 @pytest.fixture(scope="module")
 def table(client: RulesClient) -> tuple[rules_pb2.GameState, list[int], set[bytes]]:
-    state, status = client.setup(4, 99)
+    spec = GAMES[client.game_id]
+    state, status = client.setup(max(spec.player_counts), 99)
     listed = set(client.legal_actions(state, status.active_players[0]))
     return state, list(status.active_players), listed
 
@@ -84,10 +87,9 @@ def _answer(call: Any) -> Any:
 
 
 @FUZZ
-@given(payload=actions | broken_json, seat=st.integers(-3, 6))
-def test_any_action_bytes_get_a_precise_answer(
-    client: RulesClient, table: Any, payload: bytes, seat: int
-) -> None:
+@given(data=st.data(), seat=st.integers(-3, 6))
+def test_any_action_bytes_get_a_precise_answer(client: RulesClient, table: Any, data: Any, seat: int) -> None:
+    payload = data.draw(_actions(GAMES[client.game_id]) | broken_json)
     state, active, listed = table
     stub = rules_pb2_grpc.RulesServiceStub(client._channel)
     answer = _answer(
@@ -106,7 +108,7 @@ def test_any_action_bytes_get_a_precise_answer(
 def test_any_options_get_a_precise_answer(client: RulesClient, options: Any, players: int) -> None:
     stub = rules_pb2_grpc.RulesServiceStub(client._channel)
     request = rules_pb2.SetupRequest(
-        game_id="rattus_cartus", players=players, options=json.dumps(options).encode()
+        game_id=client.game_id, players=players, options=json.dumps(options).encode()
     )
     _answer(lambda: stub.Setup(request))
 
