@@ -9,7 +9,7 @@ PROTOS := $(shell find protos -name '*.proto')
 # Parallel test workers; each starts its own Redis.
 WORKERS ?= 2
 
-.PHONY: all venv gen test demo run bench lint golden schemas manifests lock clean
+.PHONY: all venv gen test demo run bench bench-quick lint golden schemas manifests lock clean
 all: test
 
 venv: $(VENV)/.installed
@@ -37,10 +37,12 @@ demo: gen
 run: gen
 	$(PY) -m gateway.stack
 
+# Every benchmark section, figures beside same-run baselines: bench/results.{json,md}.
 bench: gen
-	$(PY) benchmarks/bench_rules.py
-	$(PY) benchmarks/bench_eventstore.py
-	$(PY) benchmarks/bench_matches.py
+	$(PY) -m benchmarks.run
+
+bench-quick: gen
+	$(PY) -m benchmarks.run --quick
 
 lint: gen
 	$(PY) -m ruff check .

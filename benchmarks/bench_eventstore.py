@@ -1,51 +1,107 @@
-"""Event-store throughput against bare Redis on the same server.
+"""Event-store figures against bare Redis commands on the same server, in the same run.
 
-    python benchmarks/bench_eventstore.py [--seconds 3]
+  * appends/s of RedisEventStore.append (1 event + a 2 KB snapshot per append, the Lua script)
+    with 1 and with 32 concurrent writers (each its own match and connection), next to bare
+    XADDs of the same payload at the same concurrency;
+  * read + decode of a 1,000-event match next to a bare XRANGE of the same stream.
 
-Measures, single-threaded over one connection:
-  * appends/s of RedisEventStore.append (1 event per append, ~2 KB snapshot) vs bare XADD of the
-    same event payload;
-  * read of a 1000-event stream via RedisEventStore.read vs a bare XRANGE of the same stream.
-Each measurement runs for a fixed time, so the whole run stays well under 30 s.
+Redis runs as in production: AOF with `appendfsync always`.
+Usage: python -m benchmarks.bench_eventstore [--seconds 3]
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
+import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import redis
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
-
-from gateway.eventstore.base import MatchKey, NewEvent  # noqa: E402
-from gateway.eventstore.local_redis import local_redis  # noqa: E402
-from gateway.eventstore.redis_store import RedisEventStore  # noqa: E402
+from benchmarks.report import Figure, Report
+from gateway.eventstore.base import MatchKey, NewEvent
+from gateway.eventstore.local_redis import redis_server_process
+from gateway.eventstore.redis_store import RedisEventStore
 
 EVENT_PAYLOAD = (
-    b'{"type":"card_played","player":"alice","card":"rattus_queen","region":"hamburg",'
-    b'"drawn":[12,7,33],"rats_moved":[["hamburg","berlin"],["berlin","wien"]],"round":4}'
+    b'{"type":"card_played","player":2,"card":"church:3","building":1,'
+    b'"drawn":["magic:3","royalty:1"],"rats":[10,11,9,12],"round":4}'
 )
 SNAPSHOT = b"s" * 2048
-READ_STREAM_LENGTH = 1000
+READ_LENGTH = 1000
+SECTION = "event store"
 
 
-def rate(operation: Callable[[int], None], seconds: float) -> float:
-    """Calls per second of operation(i), i = 0, 1, 2, ..., run for about `seconds`."""
-    calls = 0
+def concurrent_rate(
+    make_operation: Callable[[int], Callable[[int], None]], writers: int, seconds: float
+) -> float:
+    """Total calls/s of `writers` threads, thread w running make_operation(w)(i) for i = 0, 1, ..."""
+    counts = [0] * writers
+    stop = time.perf_counter() + seconds
+
+    def work(w: int) -> None:
+        operation = make_operation(w)
+        i = 0
+        while time.perf_counter() < stop:
+            operation(i)
+            i += 1
+        counts[w] = i
+
+    threads = [threading.Thread(target=work, args=(w,)) for w in range(writers)]
     started = time.perf_counter()
-    deadline = started + seconds
-    while True:
-        # Check the clock every 50 calls: cheap, and fine-grained enough for sub-ms operations.
-        for _ in range(50):
-            operation(calls)
-            calls += 1
-        now = time.perf_counter()
-        if now >= deadline:
-            return calls / (now - started)
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sum(counts) / (time.perf_counter() - started)
+
+
+def run(report: Report, url: str, seconds: float) -> None:
+    event = NewEvent("card_played", EVENT_PAYLOAD)
+    pool = redis.ConnectionPool.from_url(url, max_connections=64)
+    client = redis.Redis(connection_pool=pool)
+    client.flushdb()
+    store = RedisEventStore(client)
+    for writers in (1, 32):
+
+        def bare(w: int) -> Callable[[int], None]:
+            return lambda i: client.xadd(f"bench:bare:{w}", {"payload": EVENT_PAYLOAD})
+
+        def append(w: int, writers: int = writers) -> Callable[[int], None]:
+            key = MatchKey("bench", f"w{writers}-{w}")
+            return lambda i: store.append(
+                key, i, [event], actor="seat:0", command_id=f"c{i}", rules_version="bench", snapshot=SNAPSHOT
+            )
+
+        xadd = concurrent_rate(bare, writers, seconds)
+        appended = concurrent_rate(append, writers, seconds)
+        label = f"{writers} writer{'s' * (writers > 1)}"
+        note = "1 event + 2 KB snapshot, Lua, AOF always"
+        report.add(
+            Figure(SECTION, f"append, {label}", appended, "appends/s", f"bare XADD, {label}", xadd, note)
+        )
+    key = MatchKey("bench", "read")
+    for i in range(READ_LENGTH):
+        store.append(key, i, [event], actor="seat:0", command_id=f"r{i}", rules_version="bench")
+    reads = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        store.read(key)
+        reads += 1
+    read_s = (time.perf_counter() - t0) / reads
+    bare_reads = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        client.xrange("gh:{bench:read}:events")
+        bare_reads += 1
+    bare_s = (time.perf_counter() - t0) / bare_reads
+    report.add(
+        Figure(
+            SECTION, f"read + decode of {READ_LENGTH} events", read_s * 1e3, "ms", "bare XRANGE", bare_s * 1e3
+        )
+    )
+    report.add(Figure(SECTION, "read + decode throughput", READ_LENGTH / read_s, "events/s"))
+    client.close()
 
 
 def main() -> None:
@@ -53,59 +109,10 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--seconds", type=float, default=3.0, help="duration of each measurement")
-    seconds: float = parser.parse_args().seconds
-
-    with local_redis() as url:
-        client = redis.Redis.from_url(url)
-        client.flushdb()
-        store = RedisEventStore(client)
-        event = NewEvent("card_played", EVENT_PAYLOAD)
-
-        def bare_xadd(i: int) -> None:
-            client.xadd("bench:bare", {"payload": EVENT_PAYLOAD})
-
-        append_match = MatchKey("bench", "append")
-
-        def store_append(i: int) -> None:
-            store.append(
-                append_match,
-                i,
-                [event],
-                actor="alice",
-                command_id=f"c{i}",
-                rules_version="bench-1",
-                snapshot=SNAPSHOT,
-            )
-
-        xadd_rate = rate(bare_xadd, seconds)
-        append_rate = rate(store_append, seconds)
-
-        read_match = MatchKey("bench", "read")
-        for i in range(READ_STREAM_LENGTH):
-            store.append(read_match, i, [event], actor="alice", command_id=f"c{i}", rules_version="bench-1")
-        bare_stream = "gh:{bench:read}:events"  # the same entries, read without decoding
-
-        def bare_xrange(i: int) -> None:
-            client.xrange(bare_stream)
-
-        def store_read(i: int) -> None:
-            store.read(read_match)
-
-        xrange_rate = rate(bare_xrange, seconds)
-        read_rate = rate(store_read, seconds)
-        client.close()
-
-    print(f"Redis at {url}; event payload {len(EVENT_PAYLOAD)} B, snapshot {len(SNAPSHOT)} B")
-    print(f"{'':38}{'ops/s':>10}{'per op':>12}{'vs baseline':>14}")
-    rows = [
-        ("bare XADD (baseline)", xadd_rate, 1.0),
-        ("store.append, 1 event + snapshot", append_rate, append_rate / xadd_rate),
-        (f"bare XRANGE of {READ_STREAM_LENGTH} (baseline)", xrange_rate, 1.0),
-        (f"store.read of {READ_STREAM_LENGTH} events", read_rate, read_rate / xrange_rate),
-    ]
-    for label, ops, ratio in rows:
-        print(f"{label:38}{ops:>10,.0f}{1e6 / ops:>9,.0f} us{ratio:>13.2f}x")
-    print(f"store.read decodes {read_rate * READ_STREAM_LENGTH:,.0f} events/s")
+    args = parser.parse_args()
+    report = Report(quick=False)
+    with redis_server_process(appendonly=True) as url:
+        run(report, url, args.seconds)
 
 
 if __name__ == "__main__":

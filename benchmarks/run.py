@@ -1,0 +1,44 @@
+"""`make bench`: every benchmark section, each figure beside its baseline; writes
+bench/results.json and bench/results.md. `make bench-quick` (or --quick) runs in under a minute.
+
+Usage: python -m benchmarks.run [--quick] [--sections rules eventstore ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from benchmarks import bench_eventstore, bench_rules
+from benchmarks.report import Report
+from gateway.eventstore.local_redis import redis_server_process
+from services.observability import configure_logging
+from services.registry import GAMES
+
+SECTIONS = ("rules", "eventstore")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--quick", action="store_true", help="fewer samples: under a minute")
+    parser.add_argument("--sections", nargs="*", default=list(SECTIONS), choices=SECTIONS)
+    args = parser.parse_args()
+    configure_logging("bench", "warning")
+    report = Report(quick=args.quick)
+    for number, section in enumerate(args.sections, start=1):
+        started = time.perf_counter()
+        print(f"[{number}/{len(args.sections)}] {section}", flush=True)
+        if section == "rules":
+            bench_rules.run(report, list(GAMES), args.quick)
+        elif section == "eventstore":
+            with redis_server_process(appendonly=True) as url:
+                bench_eventstore.run(report, url, 0.5 if args.quick else 3.0)
+        print(f"      ({time.perf_counter() - started:.0f} s)", flush=True)
+    json_path, md_path = report.write()
+    print(f"wrote {json_path} and {md_path}")
+
+
+if __name__ == "__main__":
+    main()
