@@ -1314,11 +1314,10 @@ VARIANTS: dict[str, Options] = {
 }
 
 
-def _known_card(card: str) -> bool:
-    if is_population(card):
-        klass, _, nuns = card.partition(":")
-        return klass in _CLASS_INDEX and nuns.isdigit() and int(nuns) <= 9
-    return card in _SUPPLY_INDEX
+# Every card id a state may hold: population cards (class and 0-9 nuns) and the special cards.
+_KNOWN_CARDS = frozenset(
+    [population_card(klass, nuns) for klass in CLASSES for nuns in range(10)] + list(SUPPLY_KINDS)
+)
 
 
 def check_state(state: State) -> None:
@@ -1362,9 +1361,9 @@ def check_state(state: State) -> None:
         raise ValueError("a Nun-row position out of range")
     if any(not 0 <= c < len(state.row) for c in state.supply_choice if c != -1):
         raise ValueError("a supply choice out of range")
-    cards = [*state.deck, *state.discard, *state.nun_row]
-    cards += [c for hand in (*state.hands, *state.played) for c in hand]
-    if not all(_known_card(c) for c in cards):
+    cards = {*state.deck, *state.discard, *state.nun_row}
+    cards.update(*state.hands, *state.played)
+    if not cards <= _KNOWN_CARDS:
         raise ValueError("an unknown card")
     if any(v < 0 for v in (*state.supply, *state.vp_tokens, *state.rats, *state.looks_owed)):
         raise ValueError("a negative count")
