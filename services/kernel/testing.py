@@ -6,6 +6,7 @@ Pure like the rest of the kernel: bots draw from the kernel's own `Rng`.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -94,7 +95,8 @@ def check_conformance(
     listed actions are accepted and unlisted ones rejected without a change; only
     active seats may act; state, actions, events and views survive their codecs;
     a replay of the JSON events equals the live state byte for byte; a view does
-    not change when what its viewer cannot see is reshuffled; a finished game has
+    not change when what its viewer cannot see is reshuffled; no view or redacted event
+    carries the generator's key; a finished game has
     an outcome and no legal action. Raises AssertionError naming the step.
     """
     codec = spec.codec
@@ -139,7 +141,9 @@ def check_conformance(
             decoded = codec.decode_event(wire)
             assert decoded == event, f"{where}: event codec round trip of {event!r}"
             for viewer in [*range(players), None]:
-                codec.encode_json(spec.redact_event(event, viewer))
+                _assert_no_secret(
+                    codec.encode_json(spec.redact_event(event, viewer)), state, f"{where} event"
+                )
             state = spec.apply(state, event)
             replayed = spec.apply(replayed, decoded)
         assert codec.encode_state(replayed) == codec.encode_state(state), f"{where}: replay differs"
@@ -185,13 +189,28 @@ def _check_unlisted(
         assert isinstance(result, Rejection), f"{where}: unlisted {action!r} was accepted for seat {seat}"
 
 
+def _generator_secrets(state: Any) -> list[bytes]:
+    """The generator keys in a state, as they would look in JSON (base64) or printed (hex)."""
+    keys = [
+        getattr(state, name).key for name in state.__struct_fields__ if isinstance(getattr(state, name), Rng)
+    ]
+    return [form for key in keys for form in (base64.b64encode(key), key.hex().encode())]
+
+
+def _assert_no_secret(wire: bytes, state: Any, where: str) -> None:
+    for secret in _generator_secrets(state):
+        assert secret not in wire, f"{where}: the generator's key was sent to a client"
+
+
 def _check_views(spec: GameSpec[Any], state: Any, players: int, bots: RngCursor, where: str) -> None:
     codec = spec.codec
     spectator = codec.encode_json(spec.view(state, None))
+    _assert_no_secret(spectator, state, f"{where} spectator view")
     assert codec.encode_json(codec.decode_view(spectator)) == spectator, f"{where}: spectator view codec"
     for viewer in range(players):
         wire = codec.encode_json(spec.view(state, viewer))
         assert codec.encode_json(codec.decode_view(wire)) == wire, f"{where}: view codec for {viewer}"
+        _assert_no_secret(wire, state, f"{where} view of seat {viewer}")
         if spec.resample_hidden is None:
             continue
         other = spec.resample_hidden(state, viewer, Rng.from_seed(bots.next_u64()))

@@ -84,6 +84,23 @@ def test_conformance_catches_a_spectator_view_that_leaks_a_hand() -> None:
         check_conformance(dataclasses.replace(GAME, view=view), 2, 1)
 
 
+class _KeyLeakingEvent(msgspec.Struct, frozen=True, tag="take"):
+    note: bytes
+
+
+def test_conformance_catches_the_generator_key_in_what_a_client_gets() -> None:
+    import dataclasses
+
+    # An event that carries the state's key would let a player compute every future draw.
+    def redact(event: object, viewer: int | None) -> object:
+        return _KeyLeakingEvent(note=leaked_key)
+
+    state = GAME.start(SetupConfig(2, 1))
+    leaked_key = state.rng.key
+    with pytest.raises(AssertionError, match="generator's key"):
+        check_conformance(dataclasses.replace(GAME, redact_event=redact), 2, 1)
+
+
 def test_golden_traces_are_deterministic_per_seed() -> None:
     first = render_trace(GAME, random_playout(GAME, 2, 5))
     assert first == render_trace(GAME, random_playout(GAME, 2, 5))
