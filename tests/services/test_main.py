@@ -5,12 +5,13 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import grpc
+from guildhall.common.v1 import common_pb2
+from guildhall.rules.v1 import rules_pb2, rules_pb2_grpc
 
-from gateway.rules_client import Event, RulesClient
+from gateway.rules_client import RulesClient
 from gateway.stack import free_port, wait_serving
 from services.kernel.testing import random_playout
 from services.rattus_cartus import GAME, load_game
@@ -82,19 +83,21 @@ def test_calls_in_flight_when_sigterm_arrives_all_complete() -> None:
     wait_serving(address, 30, process)  # type: ignore[arg-type]
     client = RulesClient("rattus_cartus", address)
     state, _ = client.setup(5, 3)
+    client.close()
     playout = random_playout(GAME, 5, 3)
     events = [
-        Event(type(e).__struct_config__.tag, GAME.codec.encode_json(e))
-        for s in playout.steps
-        for e in s.events
+        common_pb2.Event(type=type(e).__struct_config__.tag, json=GAME.codec.encode_json(e))
+        for step in playout.steps
+        for e in step.events
     ]
-    with ThreadPoolExecutor(16) as pool:
-        calls = [pool.submit(client.apply, state, events) for _ in range(16)]
+    # A plain channel, as a caller already mid-call holds: 16 long replays sent at once.
+    with grpc.insecure_channel(address) as channel:
+        stub = rules_pb2_grpc.RulesServiceStub(channel)
+        calls = [stub.Apply.future(rules_pb2.ApplyRequest(state=state, events=events)) for _ in range(16)]
         process.send_signal(signal.SIGTERM)
         results = [call.result(timeout=60) for call in calls]
-    client.close()
     process.communicate(timeout=30)
-    assert all(status.finished for _, status in results)
+    assert all(result.status.finished for result in results)
 
 
 def test_a_taken_port_is_an_error_at_start() -> None:
