@@ -103,6 +103,10 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
         if isinstance(result, Rejection):
             return rules_pb2.ValidateResponse(rejection=_rejection(result))
         accepted = rules_pb2.Accepted(events=[self._event(e) for e in result])
+        if request.return_redacted:
+            accepted.redacted_events.extend(
+                self._event(self.spec.redact_event(e, request.player)) for e in result
+            )
         if request.return_state:
             state = self.spec.evolve(state, result)
             accepted.state.CopyFrom(self._pack(state))
