@@ -1,0 +1,35 @@
+"""Bots that fill seats: a random-legal bot for every game and a greedy one-ply bot per game.
+
+`make_bot(kind, game, seed)` is the one way to get a bot. A game without its own evaluation
+yet falls back to the random bot for "greedy" (and says so through `has_greedy`), so a new game
+is playable by bots the day its rules land.
+"""
+
+from __future__ import annotations
+
+from guildhall_client.bots import rattus_cartus, ys
+from guildhall_client.bots.base import Bot, Evaluator, GreedyBot, RandomBot
+
+# One evaluator per game: add a module here when a game's rules land.
+GREEDY: dict[str, Evaluator] = {
+    "rattus_cartus": rattus_cartus.evaluate,
+    "ys": ys.evaluate,
+}
+KINDS = ("random", "greedy")
+
+
+def has_greedy(game: str) -> bool:
+    return game in GREEDY
+
+
+def make_bot(kind: str, game: str, seed: int | None = None) -> Bot:
+    """A bot of `kind` ("random" or "greedy") for `game`."""
+    if kind == "random":
+        return RandomBot(seed)
+    if kind == "greedy":
+        evaluate = GREEDY.get(game)
+        return GreedyBot(evaluate, seed) if evaluate is not None else RandomBot(seed)
+    raise ValueError(f"unknown bot kind {kind!r}; choose one of {', '.join(KINDS)}")
+
+
+__all__ = ["GREEDY", "KINDS", "Bot", "Evaluator", "GreedyBot", "RandomBot", "has_greedy", "make_bot"]
