@@ -1,0 +1,342 @@
+"""Durable turn timers in Redis: armed by the replica that appended a turn, fired by any replica.
+
+Timers are spread over `shards` groups of keys; each group shares one hash tag, so its Lua
+scripts run on Redis Cluster and the groups spread over the primaries:
+
+    gh:{timers.<n>}:due     sorted set: "<tenant>:<match>:<seat>" -> deadline (ms), or lease end
+    gh:{timers.<n>}:info    hash: same member -> "<version>:<deadline_ms>:<policy>:<attempts>"
+    gh:{timers.<n>}:seats   hash: "<tenant>:<match>" -> the armed seats, space separated
+
+(tenant and match ids never contain ':', see MatchKey). A match's timers all live in one shard.
+The timers of a match are those of the latest version armed: arming version v drops every
+timer of an older version, and an arm older than what is armed is ignored, so a slow replica
+cannot resurrect a finished turn.
+
+Firing: a replica claims due timers with one script per shard, which pushes each claimed
+deadline forward by a lease instead of removing it. Only one replica can claim a timer (the
+script is atomic); when `on_expire` returns, the claim is acknowledged and the timer removed
+(unless it was re-armed meanwhile). If the replica dies first, the lease runs out and any
+replica claims it again: a timer survives restarts and crashes. `on_expire` appends with the
+expected version, so even a re-fired timer changes the match at most once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import zlib
+from collections.abc import Awaitable, Callable
+from typing import Any, NamedTuple
+
+import structlog
+
+from gateway.domain.timers import POLICIES
+from gateway.eventstore.base import MatchKey
+
+_log = structlog.get_logger("timers")
+
+DEFAULT_SHARDS = 16
+
+# KEYS: due, info, seats.  ARGV: match ("tenant:match"), seat, version, deadline_ms, policy
+_ARM = """
+local match, seat, version = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local listed = redis.call('HGET', KEYS[3], match)
+local seats = {}
+if listed then
+  for s in string.gmatch(listed, '%S+') do
+    local info = redis.call('HGET', KEYS[2], match .. ':' .. s)
+    local armed = info and tonumber(string.match(info, '^(%d+):')) or -1
+    if armed > version then
+      return 0  -- a newer turn is armed: this arm is late, drop it
+    end
+    seats[#seats + 1] = {s, armed}
+  end
+end
+local keep = {}
+for _, entry in ipairs(seats) do
+  local s, armed = entry[1], entry[2]
+  if s ~= seat and armed == version then
+    keep[#keep + 1] = s
+  elseif s ~= seat then
+    redis.call('ZREM', KEYS[1], match .. ':' .. s)
+    redis.call('HDEL', KEYS[2], match .. ':' .. s)
+  end
+end
+keep[#keep + 1] = seat
+local member = match .. ':' .. seat
+redis.call('ZADD', KEYS[1], ARGV[4], member)
+redis.call('HSET', KEYS[2], member, ARGV[3] .. ':' .. ARGV[4] .. ':' .. ARGV[5] .. ':0')
+redis.call('HSET', KEYS[3], match, table.concat(keep, ' '))
+return 1
+"""
+
+# KEYS: due, info, seats.  ARGV: match
+_DISARM = """
+local listed = redis.call('HGET', KEYS[3], ARGV[1])
+if not listed then return 0 end
+local n = 0
+for s in string.gmatch(listed, '%S+') do
+  n = n + redis.call('ZREM', KEYS[1], ARGV[1] .. ':' .. s)
+  redis.call('HDEL', KEYS[2], ARGV[1] .. ':' .. s)
+end
+redis.call('HDEL', KEYS[3], ARGV[1])
+return n
+"""
+
+# KEYS: due, info.  ARGV: now_ms, lease_ms, limit
+# Returns {member, info, member, info, ...} claimed, then the next due score ('' if none).
+_CLAIM = """
+local now = tonumber(ARGV[1])
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
+local out = {}
+for _, member in ipairs(due) do
+  local info = redis.call('HGET', KEYS[2], member)
+  if info then
+    local head, attempts = string.match(info, '^(.*):(%d+)$')
+    info = head .. ':' .. (tonumber(attempts) + 1)
+    redis.call('HSET', KEYS[2], member, info)
+    redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), member)
+    out[#out + 1] = member
+    out[#out + 1] = info
+  else
+    redis.call('ZREM', KEYS[1], member)  -- no details: nothing to fire
+  end
+end
+local nxt = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+out[#out + 1] = nxt[2] or ''
+return out
+"""
+
+# KEYS: due, info, seats.  ARGV: match, seat, claimed "<version>:<deadline>:<policy>"
+# Removes the timer only if it is still the one claimed (not re-armed since).
+_ACK = """
+local member = ARGV[1] .. ':' .. ARGV[2]
+local info = redis.call('HGET', KEYS[2], member)
+if not info or string.match(info, '^(.*):%d+$') ~= ARGV[3] then return 0 end
+redis.call('ZREM', KEYS[1], member)
+redis.call('HDEL', KEYS[2], member)
+local listed = redis.call('HGET', KEYS[3], ARGV[1])
+if listed then
+  local keep = {}
+  for s in string.gmatch(listed, '%S+') do
+    if s ~= ARGV[2] then keep[#keep + 1] = s end
+  end
+  if #keep == 0 then
+    redis.call('HDEL', KEYS[3], ARGV[1])
+  else
+    redis.call('HSET', KEYS[3], ARGV[1], table.concat(keep, ' '))
+  end
+end
+return 1
+"""
+
+OnExpire = Callable[[MatchKey, int, int, str], Awaitable[object]]
+
+
+class ArmedTimer(NamedTuple):
+    """One seat's timer as stored."""
+
+    key: MatchKey
+    seat: int
+    version: int
+    deadline_ms: int
+    policy: str
+    attempts: int
+
+
+class _Keys(NamedTuple):
+    due: str
+    info: str
+    seats: str
+
+
+def _decode(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _parse(member: str, info: str) -> ArmedTimer:
+    tenant, match_id, seat = member.split(":")
+    version, deadline, policy, attempts = info.split(":")
+    return ArmedTimer(
+        MatchKey(tenant, match_id), int(seat), int(version), int(deadline), policy, int(attempts)
+    )
+
+
+class TurnTimers:
+    """Durable per-seat turn timers on a `redis.asyncio` client (plain or cluster)."""
+
+    def __init__(
+        self,
+        redis: Any,
+        *,
+        shards: int = DEFAULT_SHARDS,
+        clock: Callable[[], float] = time.time,
+        lease_s: float = 30.0,
+        poll_s: float = 0.5,
+        batch: int = 100,
+        max_attempts: int = 5,
+        concurrency: int = 64,
+        stop_grace_s: float = 5.0,
+    ) -> None:
+        if shards < 1:
+            raise ValueError("shards must be at least 1")
+        self._redis = redis
+        self._shards = shards
+        self._clock = clock
+        self._lease_ms = int(lease_s * 1000)
+        self._poll_s = poll_s
+        self._batch = batch
+        self._max_attempts = max_attempts
+        self._concurrency = concurrency
+        self._stop_grace_s = stop_grace_s
+        self._arm = redis.register_script(_ARM)
+        self._disarm = redis.register_script(_DISARM)
+        self._claim = redis.register_script(_CLAIM)
+        self._ack = redis.register_script(_ACK)
+        # Set when this replica arms a timer due before the run loop's next planned look.
+        self._wake = asyncio.Event()
+        self._next_look_ms: float = 0
+
+    def _now_ms(self) -> int:
+        return int(self._clock() * 1000)
+
+    def shard_of(self, key: MatchKey) -> int:
+        """A match's timers all live in one shard (a stable hash of tenant and match)."""
+        return zlib.crc32(f"{key.tenant}:{key.match_id}".encode()) % self._shards
+
+    def _keys(self, shard: int) -> _Keys:
+        prefix = f"gh:{{timers.{shard}}}"
+        return _Keys(f"{prefix}:due", f"{prefix}:info", f"{prefix}:seats")
+
+    async def arm(self, key: MatchKey, version: int, seat: int, deadline_ms: int, policy: str) -> None:
+        """Arm `seat`'s timer for the decision asked at `version`; older turns' timers go."""
+        if policy not in POLICIES:
+            raise ValueError(f"unknown turn timer policy {policy!r}")
+        if version < 0 or seat < 0:
+            raise ValueError("version and seat must be non-negative")
+        keys = self._keys(self.shard_of(key))
+        await self._arm(
+            keys=list(keys),
+            args=[f"{key.tenant}:{key.match_id}", str(seat), str(version), str(int(deadline_ms)), policy],
+        )
+        if deadline_ms < self._next_look_ms:
+            self._wake.set()
+
+    async def disarm(self, key: MatchKey) -> None:
+        """Drop every timer of the match (it ended, or its timer was switched off)."""
+        keys = self._keys(self.shard_of(key))
+        await self._disarm(keys=list(keys), args=[f"{key.tenant}:{key.match_id}"])
+
+    async def armed(self, key: MatchKey) -> list[ArmedTimer]:
+        """The match's armed timers, by seat (for tests and operators)."""
+        keys = self._keys(self.shard_of(key))
+        match = f"{key.tenant}:{key.match_id}"
+        listed = await self._redis.hget(keys.seats, match)
+        if not listed:
+            return []
+        seats = sorted(int(s) for s in _decode(listed).split())
+        infos = await self._redis.hmget(keys.info, [f"{match}:{s}" for s in seats])
+        return [
+            _parse(f"{match}:{s}", _decode(i)) for s, i in zip(seats, infos, strict=True) if i is not None
+        ]
+
+    async def claim_due(self, shard: int) -> tuple[list[ArmedTimer], int | None]:
+        """Claim the shard's due timers (leasing them) and tell when its next timer is due."""
+        keys = self._keys(shard)
+        reply = await self._claim(
+            keys=[keys.due, keys.info], args=[str(self._now_ms()), str(self._lease_ms), str(self._batch)]
+        )
+        *pairs, next_due = (_decode(v) for v in reply)
+        claimed = [_parse(pairs[i], pairs[i + 1]) for i in range(0, len(pairs), 2)]
+        return claimed, (int(float(next_due)) if next_due else None)
+
+    async def acknowledge(self, timer: ArmedTimer) -> bool:
+        """Remove a fired timer, unless its seat was re-armed since the claim."""
+        keys = self._keys(self.shard_of(timer.key))
+        done = await self._ack(
+            keys=list(keys),
+            args=[
+                f"{timer.key.tenant}:{timer.key.match_id}",
+                str(timer.seat),
+                f"{timer.version}:{timer.deadline_ms}:{timer.policy}",
+            ],
+        )
+        return bool(done)
+
+    async def _fire(self, timer: ArmedTimer, on_expire: OnExpire, limit: asyncio.Semaphore) -> None:
+        async with limit:
+            if timer.attempts > self._max_attempts:
+                _log.warning("turn timer dropped after repeated failures", **_context(timer))
+                await self.acknowledge(timer)
+                return
+            try:
+                await on_expire(timer.key, timer.version, timer.seat, timer.policy)
+            except asyncio.CancelledError:
+                raise  # shutting down: the lease runs out and another replica fires it
+            except Exception:
+                # Leave the claim: the lease runs out and any replica tries again.
+                _log.exception("turn timer handler failed", **_context(timer))
+                return
+            await self.acknowledge(timer)
+
+    async def run(self, on_expire: OnExpire, stop: asyncio.Event) -> None:
+        """Fire due timers until `stop` is set; every replica may run this at once."""
+        limit = asyncio.Semaphore(self._concurrency)
+        tasks: set[asyncio.Task[None]] = set()
+        try:
+            while not stop.is_set():
+                self._wake.clear()
+                now = self._now_ms()
+                self._next_look_ms = now + self._poll_s * 1000
+                try:
+                    replies = await asyncio.gather(*(self.claim_due(s) for s in range(self._shards)))
+                except Exception:
+                    _log.exception("claiming turn timers failed; retrying")
+                    await _sleep_or_stop(stop, self._wake, 1.0)
+                    continue
+                full = False
+                for claimed, next_due in replies:
+                    full = full or len(claimed) >= self._batch
+                    for timer in claimed:
+                        task = asyncio.create_task(self._fire(timer, on_expire, limit))
+                        tasks.add(task)
+                        task.add_done_callback(tasks.discard)
+                    if next_due is not None:
+                        self._next_look_ms = min(self._next_look_ms, next_due)
+                if full:
+                    continue  # more were due than one batch: go again at once
+                delay = max(self._next_look_ms - self._now_ms(), 0) / 1000
+                await _sleep_or_stop(stop, self._wake, delay)
+        finally:
+            # Let handlers under way finish briefly; the rest are cancelled and their leases
+            # run out, so another replica fires them.
+            if tasks:
+                await asyncio.wait(set(tasks), timeout=self._stop_grace_s)
+            for task in tasks:
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _context(timer: ArmedTimer) -> dict[str, object]:
+    return {
+        "tenant": timer.key.tenant,
+        "match_id": timer.key.match_id,
+        "seat": timer.seat,
+        "version": timer.version,
+        "attempts": timer.attempts,
+    }
+
+
+async def _sleep_or_stop(stop: asyncio.Event, wake: asyncio.Event, delay: float) -> None:
+    """Sleep `delay` seconds, or less if stop or wake is set."""
+    if delay <= 0:
+        await asyncio.sleep(0)
+        return
+    waiters = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(wake.wait())]
+    try:
+        await asyncio.wait(waiters, timeout=delay, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
