@@ -1,0 +1,585 @@
+"""The asyncio client: every gateway call, typed results, typed errors, safe retries.
+
+    async with AsyncClient("localhost:50051", api_key="ghk_...") as gh:
+        seat = await gh.enqueue_and_wait("rattus_cartus", seats=2, player_id="alice")
+        async with seat:
+            view = await seat.view()
+            await seat.submit(view.legal_actions[0])
+
+Credentials: a tenant API key (`ghk_...`) or a seat/spectator token (`ght1....`), sent as
+`authorization: Bearer <credential>`. `client.for_token(token)` shares the channel under another
+credential (a seat's token after matchmaking), so one connection serves a tenant and its seats.
+
+Retries: a call that failed in transit (UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED) is sent again
+with backoff. For SubmitAction and Resign that is safe because every submission carries a
+command id (generated when the caller gives none) and the gateway answers a repeated id from the
+same seat with the first result: a reply lost on the way back never becomes a double move.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+import grpc
+from guildhall.gateway.v1 import gateway_pb2 as pb
+from guildhall.gateway.v1 import gateway_pb2_grpc as pb_grpc
+
+from guildhall_client import errors
+from guildhall_client.types import (
+    Accepted,
+    AuditReport,
+    CreatedMatch,
+    Event,
+    GameInfo,
+    MatchPage,
+    MatchSummary,
+    MatchView,
+    Receipt,
+    SeatToken,
+    StoredEvent,
+    Table,
+    Ticket,
+    WatchUpdate,
+)
+from guildhall_client.verify import Verification, verify_events, verify_receipt
+
+T = TypeVar("T")
+
+DEFAULT_TARGET = "localhost:50051"
+# Clients follow the server's max connection age and reconnect on their own; keepalive pings
+# notice a dead connection under a long Watch.
+_CHANNEL_OPTIONS = (
+    ("grpc.keepalive_time_ms", 30_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.max_receive_message_length", 64 * 1024 * 1024),
+)
+
+
+def _encode_json(value: Any) -> bytes:
+    if isinstance(value, bytes | bytearray):
+        return bytes(value)
+    if isinstance(value, str):
+        return value.encode()
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
+class AsyncClient:
+    """One gateway connection under one credential. Cheap to derive others with `for_token`."""
+
+    def __init__(
+        self,
+        target: str = DEFAULT_TARGET,
+        *,
+        api_key: str | None = None,
+        token: str | None = None,
+        channel: grpc.aio.Channel | None = None,
+        secure: bool = False,
+        root_certificates: bytes | None = None,
+        timeout_s: float = 15.0,
+        retries: int = 6,
+        interceptors: Sequence[grpc.aio.ClientInterceptor] | None = None,
+        verify_receipts: bool = True,
+    ) -> None:
+        if api_key and token:
+            raise ValueError("give an API key or a token, not both")
+        self.target = target
+        self.credential = api_key or token or ""
+        self.timeout_s = timeout_s
+        self.retries = retries
+        self.verify_receipts = verify_receipts
+        self._owns_channel = channel is None
+        if channel is None:
+            if secure:
+                creds = grpc.ssl_channel_credentials(root_certificates)
+                channel = grpc.aio.secure_channel(target, creds, _CHANNEL_OPTIONS, interceptors=interceptors)
+            else:
+                channel = grpc.aio.insecure_channel(target, _CHANNEL_OPTIONS, interceptors=interceptors)
+        self.channel = channel
+        self._stub = pb_grpc.GatewayServiceStub(channel)
+        self._keys: dict[str, bytes] = {}
+        self._keys_shared: dict[str, bytes] | None = None
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    async def close(self) -> None:
+        if self._owns_channel:
+            await self.channel.close()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def for_token(self, token: str) -> AsyncClient:
+        """The same connection acting with another credential (a seat or spectator token)."""
+        other = AsyncClient(
+            self.target,
+            token=token,
+            channel=self.channel,
+            timeout_s=self.timeout_s,
+            retries=self.retries,
+            verify_receipts=self.verify_receipts,
+        )
+        other._keys = self._keys  # one cache of the published keys per connection
+        return other
+
+    def seat(self, match_id: str, token: str) -> Seat:
+        """A handle on one seat of a match (its token), sharing this connection."""
+        return Seat(self.for_token(token), match_id)
+
+    # -- plumbing ------------------------------------------------------------------------------
+
+    def _metadata(self) -> tuple[tuple[str, str], ...]:
+        return (("authorization", f"Bearer {self.credential}"),) if self.credential else ()
+
+    async def _call(self, method: Callable[..., Awaitable[T]], request: Any, *, retry: bool = True) -> T:
+        """One unary call with the credential, typed errors and backoff on transient failures."""
+        attempt = 0
+        while True:
+            try:
+                return await method(request, metadata=self._metadata(), timeout=self.timeout_s)
+            except grpc.aio.AioRpcError as error:
+                attempt += 1
+                status = error.code()
+                hint = errors._retry_after(error) if status == grpc.StatusCode.RESOURCE_EXHAUSTED else None
+                transient = status in errors.TRANSIENT or hint is not None
+                if not retry or not transient or attempt > self.retries:
+                    raise errors.from_rpc_error(error) from None
+                await asyncio.sleep(hint if hint is not None else _backoff(attempt))
+
+    # -- games and keys ------------------------------------------------------------------------
+
+    async def list_games(self) -> list[GameInfo]:
+        response = await self._call(self._stub.ListGames, pb.ListGamesRequest())
+        return [
+            GameInfo(
+                g.game_id,
+                g.title,
+                g.rules_version,
+                tuple(g.player_counts),
+                dict(g.json_schemas),
+                bytes(g.default_options),
+            )
+            for g in response.games
+        ]
+
+    async def public_keys(self, *, refresh: bool = False) -> dict[str, bytes]:
+        """The gateway's receipt keys by id (cached; refreshed when a receipt names a new key)."""
+        if refresh or not self._keys:
+            response = await self._call(self._stub.GetPublicKeys, pb.GetPublicKeysRequest())
+            self._keys.clear()
+            self._keys.update({k.key_id: bytes(k.ed25519) for k in response.keys})
+        return dict(self._keys)
+
+    async def check_receipt(self, receipt: Receipt) -> bool:
+        """Verify a receipt locally with the published keys (fetched again once on an unknown id)."""
+        keys = await self.public_keys()
+        if receipt.key_id not in keys:
+            keys = await self.public_keys(refresh=True)
+        return verify_receipt(receipt, keys)
+
+    # -- matchmaking ---------------------------------------------------------------------------
+
+    async def create_ticket(
+        self,
+        game: str,
+        *,
+        seats: int | tuple[int, int],
+        player_id: str,
+        options: Any = None,
+        rating: float | None = None,
+    ) -> Ticket:
+        low, high = (seats, 0) if isinstance(seats, int) else seats
+        request = pb.CreateTicketRequest(
+            game_id=game,
+            options=_encode_json(options) if options is not None else b"",
+            min_seats=low,
+            max_seats=high,
+            player_id=player_id,
+        )
+        if rating is not None:
+            request.rating = rating
+        return Ticket.from_pb(await self._call(self._stub.CreateTicket, request))
+
+    async def get_ticket(self, ticket_id: str) -> Ticket:
+        return Ticket.from_pb(
+            await self._call(self._stub.GetTicket, pb.GetTicketRequest(ticket_id=ticket_id))
+        )
+
+    async def cancel_ticket(self, ticket_id: str) -> Ticket:
+        return Ticket.from_pb(
+            await self._call(self._stub.CancelTicket, pb.CancelTicketRequest(ticket_id=ticket_id))
+        )
+
+    async def watch_ticket(self, ticket_id: str) -> AsyncIterator[Ticket]:
+        """The ticket's status now and at every change, until matched, cancelled or expired;
+        reconnects after a dropped stream (the first message of a stream is the status now)."""
+        attempt = 0
+        while True:
+            call = self._stub.WatchTicket(
+                pb.WatchTicketRequest(ticket_id=ticket_id), metadata=self._metadata()
+            )
+            try:
+                async for message in call:
+                    attempt = 0
+                    ticket = Ticket.from_pb(message)
+                    yield ticket
+                    if ticket.state != "queued":
+                        return
+                return
+            except grpc.aio.AioRpcError as error:
+                attempt += 1
+                if error.code() not in errors.TRANSIENT or attempt > self.retries:
+                    raise errors.from_rpc_error(error) from None
+                await asyncio.sleep(_backoff(attempt))
+            finally:
+                call.cancel()
+
+    async def enqueue_and_wait(
+        self,
+        game: str,
+        *,
+        seats: int | tuple[int, int],
+        player_id: str,
+        options: Any = None,
+        rating: float | None = None,
+        timeout_s: float | None = None,
+    ) -> Seat:
+        """Queue a player and wait until matched: the seat, with its token. On timeout or
+        cancellation the ticket is withdrawn (a cancelled ticket is never matched)."""
+        ticket = await self.create_ticket(
+            game, seats=seats, player_id=player_id, options=options, rating=rating
+        )
+
+        async def matched() -> Ticket:
+            async for status in self.watch_ticket(ticket.ticket_id):
+                if status.state != "queued":
+                    return status
+            return await self.get_ticket(ticket.ticket_id)
+
+        try:
+            final = await asyncio.wait_for(matched(), timeout_s)
+        except (TimeoutError, asyncio.CancelledError):
+            await asyncio.shield(self._cancel_quietly(ticket.ticket_id))
+            raise
+        if final.state != "matched":
+            raise errors.NotFound(grpc.StatusCode.NOT_FOUND, f"ticket {ticket.ticket_id} ended {final.state}")
+        seat = self.seat(final.match_id, final.seat_token)
+        seat.ticket = final
+        return seat
+
+    async def _cancel_quietly(self, ticket_id: str) -> None:
+        with contextlib.suppress(errors.GuildhallError):
+            await self.cancel_ticket(ticket_id)
+
+    # -- matches -------------------------------------------------------------------------------
+
+    async def create_match(
+        self,
+        game: str,
+        players: Sequence[str],
+        *,
+        options: Any = None,
+        match_id: str = "",
+        turn_timer: tuple[int, str] | None = None,
+    ) -> CreatedMatch:
+        """Start a match with these players (seat order); idempotent when you name the match id."""
+        request = pb.CreateMatchRequest(
+            game_id=game,
+            players=list(players),
+            options=_encode_json(options) if options is not None else b"",
+            match_id=match_id,
+        )
+        if turn_timer is not None:
+            request.turn_timer.CopyFrom(pb.TurnTimer(seconds=turn_timer[0], policy=turn_timer[1]))
+        # Retried only when the caller named the match: then a repeat returns the same match.
+        r = await self._call(self._stub.CreateMatch, request, retry=bool(match_id))
+        return CreatedMatch(
+            r.match_id,
+            r.game_id,
+            r.version,
+            [SeatToken(s.seat, s.player_id, s.token) for s in r.seats],
+            r.seed_commitment,
+            r.spectator_token,
+        )
+
+    async def create_table(
+        self, game: str, seats: int, *, options: Any = None, turn_timer: tuple[int, str] | None = None
+    ) -> Table:
+        """A private table: give `invite_code` to the players; each claims a seat with it."""
+        request = pb.CreateTableRequest(
+            game_id=game, seats=seats, options=_encode_json(options) if options is not None else b""
+        )
+        if turn_timer is not None:
+            request.turn_timer.CopyFrom(pb.TurnTimer(seconds=turn_timer[0], policy=turn_timer[1]))
+        r = await self._call(self._stub.CreateTable, request, retry=False)
+        return Table(r.match_id, r.invite_code, r.spectator_token)
+
+    async def claim_seat(self, invite_code: str, player_id: str) -> Seat:
+        """Claim a seat at a private table (bad_invite / seat_taken are raised as rejections)."""
+        r = await self._call(
+            self._stub.ClaimSeat, pb.ClaimSeatRequest(invite_code=invite_code, player_id=player_id)
+        )
+        if r.HasField("rejection"):
+            raise errors.rejection(r.rejection.code, r.rejection.message)
+        seat = self.seat(r.match_id, r.seat.token)
+        seat.number = r.seat.seat
+        return seat
+
+    async def issue_token(self, match_id: str, seat: int | None = None) -> tuple[str, int]:
+        """(a fresh seat token, or a spectator token for seat None; its expiry in Unix ms)."""
+        request = pb.IssueTokenRequest(match_id=match_id)
+        if seat is not None:
+            request.seat = seat
+        r = await self._call(self._stub.IssueToken, request)
+        return r.token, r.expires_at_ms
+
+    async def list_matches(
+        self,
+        *,
+        game: str = "",
+        finished: bool | None = None,
+        created_after_ms: int = 0,
+        created_before_ms: int = 0,
+        limit: int = 50,
+        cursor: str = "",
+    ) -> MatchPage:
+        request = pb.ListMatchesRequest(
+            game_id=game,
+            created_after_ms=created_after_ms,
+            created_before_ms=created_before_ms,
+            limit=limit,
+            cursor=cursor,
+        )
+        if finished is not None:
+            request.finished = finished
+        r = await self._call(self._stub.ListMatches, request)
+        return MatchPage(
+            [
+                MatchSummary(m.match_id, m.game_id, tuple(m.players), m.version, m.finished, m.created_ms)
+                for m in r.matches
+            ],
+            r.next_cursor,
+        )
+
+    async def iter_matches(self, **filters: Any) -> AsyncIterator[MatchSummary]:
+        """Every match matching the filters, page after page."""
+        cursor = ""
+        while True:
+            page = await self.list_matches(cursor=cursor, **filters)
+            for match in page.matches:
+                yield match
+            if not page.next_cursor:
+                return
+            cursor = page.next_cursor
+
+    # -- play ----------------------------------------------------------------------------------
+
+    async def get_view(self, match_id: str) -> MatchView:
+        return MatchView.from_pb(await self._call(self._stub.GetView, pb.GetViewRequest(match_id=match_id)))
+
+    async def submit(
+        self,
+        match_id: str,
+        action: Any,
+        *,
+        command_id: str | None = None,
+        expected_version: int | None = None,
+    ) -> Accepted:
+        """Act for this token's seat. Raises a `Rejected` subclass when the rules say no.
+
+        The command id (generated if not given) makes the retries safe: after a lost reply the
+        same command is sent again and the gateway returns its first result (`repeated`)."""
+        command_id = command_id or uuid.uuid4().hex
+        request = pb.SubmitActionRequest(
+            match_id=match_id, action=_encode_json(action), command_id=command_id
+        )
+        if expected_version is not None:
+            request.expected_version = expected_version
+        response = await self._call(self._stub.SubmitAction, request)
+        return await self._accepted(match_id, command_id, response)
+
+    async def resign(self, match_id: str, *, command_id: str | None = None) -> Accepted:
+        """Leave the match for good (safe to retry, like submit)."""
+        command_id = command_id or uuid.uuid4().hex
+        response = await self._call(
+            self._stub.Resign, pb.ResignRequest(match_id=match_id, command_id=command_id)
+        )
+        return await self._accepted(match_id, command_id, response)
+
+    async def _accepted(self, match_id: str, command_id: str, response: pb.SubmitActionResponse) -> Accepted:
+        if response.HasField("rejection"):
+            raise errors.rejection(response.rejection.code, response.rejection.message)
+        a = response.accepted
+        receipt = Receipt.from_pb(a.receipt) if a.HasField("receipt") else None
+        if self.verify_receipts and receipt is not None and (
+            receipt.match_id != match_id
+            or receipt.version != a.version
+            or not await self.check_receipt(receipt)
+        ):
+            raise errors.ReceiptInvalid(
+                f"the receipt for version {a.version} of {match_id} does not verify"
+            )
+        return Accepted(
+            match_id, a.version, [Event.from_pb(e) for e in a.events], receipt, a.repeated, command_id
+        )
+
+    async def watch(
+        self, match_id: str, from_version: int = 0, *, reconnect: bool = True, until_finished: bool = True
+    ) -> AsyncIterator[WatchUpdate]:
+        """New events and the new view, from `from_version` on; after a dropped stream it
+        reconnects from the last version it delivered (no gap, no duplicate). Ends after the
+        update that shows the match finished (unless `until_finished` is False)."""
+        last = from_version
+        attempt = 0
+        while True:
+            call = self._stub.Watch(
+                pb.WatchRequest(match_id=match_id, from_version=last), metadata=self._metadata()
+            )
+            try:
+                async for message in call:
+                    attempt = 0
+                    # A gateway must never resend what we have; drop it if one ever does.
+                    events = [Event.from_pb(e) for e in message.events if e.version > last]
+                    view = MatchView.from_pb(message.view)
+                    last = max([last, view.version, *(e.version for e in events)])
+                    yield WatchUpdate(events, view)
+                    if until_finished and view.finished:
+                        return
+                return
+            except grpc.aio.AioRpcError as error:
+                attempt += 1
+                if not reconnect or error.code() not in errors.TRANSIENT or attempt > self.retries:
+                    raise errors.from_rpc_error(error) from None
+                await asyncio.sleep(_backoff(attempt))
+            finally:
+                call.cancel()
+
+    # -- audit ---------------------------------------------------------------------------------
+
+    async def replay(self, match_id: str, version: int) -> MatchView:
+        return MatchView.from_pb(
+            await self._call(self._stub.Replay, pb.ReplayRequest(match_id=match_id, version=version))
+        )
+
+    async def audit(self, match_id: str) -> AuditReport:
+        r = await self._call(self._stub.Audit, pb.AuditRequest(match_id=match_id))
+        return AuditReport(r.ok, r.checked_versions, r.first_bad_version, r.reason)
+
+    async def read_events(
+        self, match_id: str, after_version: int = 0, limit: int = 1000
+    ) -> list[StoredEvent]:
+        """The stored stream, unredacted (auditor scope)."""
+        r = await self._call(
+            self._stub.ReadEvents,
+            pb.ReadEventsRequest(match_id=match_id, after_version=after_version, limit=limit),
+        )
+        return [
+            StoredEvent(
+                e.version,
+                e.type,
+                e.actor,
+                e.command_id,
+                bytes(e.payload),
+                e.rules_version,
+                e.time_ms,
+                e.prev_hash,
+                e.hash,
+                Receipt.from_pb(e.receipt) if e.HasField("receipt") else None,
+            )
+            for e in r.events
+        ]
+
+    async def events(self, match_id: str, from_version: int = 0) -> list[Event]:
+        """Every event after `from_version` up to now, as this caller may see them."""
+        target = (await self.get_view(match_id)).version
+        collected: list[Event] = []
+        if target <= from_version:
+            return collected
+        async for update in self.watch(match_id, from_version, until_finished=False):
+            collected.extend(update.events)
+            if update.view.version >= target:
+                break
+        return collected
+
+    async def verify_match(self, match_id: str) -> Verification:
+        """Check locally every receipt this caller can see and, once revealed, the seed commitment."""
+        events = await self.events(match_id)
+        keys = await self.public_keys()
+        if any(e.receipt is not None and e.receipt.key_id not in keys for e in events):
+            keys = await self.public_keys(refresh=True)
+        return verify_events(events, keys, match_id=match_id)
+
+
+class Seat:
+    """One seat of one match, acting with its token: view, submit, watch, resign."""
+
+    def __init__(self, client: AsyncClient, match_id: str) -> None:
+        self.client = client
+        self.match_id = match_id
+        self.ticket: Ticket | None = None
+        self.number: int | None = None
+
+    @property
+    def token(self) -> str:
+        return self.client.credential
+
+    async def __aenter__(self) -> Seat:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.client.close()
+
+    async def view(self) -> MatchView:
+        view = await self.client.get_view(self.match_id)
+        self.number = view.seat
+        return view
+
+    async def submit(self, action: Any, **kwargs: Any) -> Accepted:
+        return await self.client.submit(self.match_id, action, **kwargs)
+
+    async def resign(self, **kwargs: Any) -> Accepted:
+        return await self.client.resign(self.match_id, **kwargs)
+
+    def watch(self, from_version: int = 0, **kwargs: Any) -> AsyncIterator[WatchUpdate]:
+        return self.client.watch(self.match_id, from_version, **kwargs)
+
+    async def play(
+        self, choose: Callable[[MatchView], Any], *, on_update: Callable[[WatchUpdate], None] | None = None
+    ) -> MatchView:
+        """Play to the end: whenever this seat may act, submit `choose(view)`; returns the final view.
+
+        `choose` gets the seat's view and returns an action (or an index into
+        view.legal_actions). Another seat acting first is normal: a rejection for not_your_turn
+        or stale_version just means look again."""
+        current = await self.view()
+        if current.finished:
+            return current
+        async for update in self.watch(current.version):
+            if on_update is not None:
+                on_update(update)
+            if update.view.version < current.version:
+                continue  # written before our own last action: already acted on
+            current = update.view
+            while current.my_turn and not current.finished:
+                picked = choose(current)
+                action = current.legal_actions[picked] if isinstance(picked, int) else picked
+                # Another seat moving first is normal: look again.
+                with contextlib.suppress(errors.NotYourTurn, errors.StaleVersion):
+                    await self.submit(action, expected_version=current.version)
+                current = await self.view()
+            if current.finished:
+                return current
+        return await self.view()
+
+
+def _backoff(attempt: int) -> float:
+    """Exponential backoff with full jitter, capped: 50 ms, 100 ms, ... 2 s."""
+    return random.uniform(0, min(2.0, 0.05 * 2 ** (attempt - 1)))

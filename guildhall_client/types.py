@@ -1,0 +1,207 @@
+"""What the client hands back: plain dataclasses with the game JSON already decoded.
+
+Views, actions, events and outcomes are the game's JSON (the schemas each rules service
+publishes, also under schemas/<game>/), decoded into dicts and lists; the raw bytes are kept
+beside them for callers that want to validate or store them as they came.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from guildhall.gateway.v1 import gateway_pb2 as pb
+
+
+def _json(data: bytes) -> Any:
+    return json.loads(data) if data else None
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """The gateway's Ed25519 signature over (tenant, match, version, chain head)."""
+
+    key_id: str
+    version: int
+    head_hash: str
+    signature: bytes
+    tenant: str
+    match_id: str
+
+    @classmethod
+    def from_pb(cls, r: pb.Receipt) -> Receipt | None:
+        if not r.key_id and not r.signature:
+            return None
+        return cls(r.key_id, r.version, r.head_hash, bytes(r.signature), r.tenant, r.match_id)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One event as this caller may see it (redacted for its seat or the public)."""
+
+    version: int
+    type: str
+    actor: int  # the acting seat, -1 for the gateway (match_created, timeouts, match_ended)
+    data: Any
+    time_ms: int
+    receipt: Receipt | None
+    raw: bytes = field(repr=False, default=b"")
+
+    @classmethod
+    def from_pb(cls, e: pb.MatchEvent) -> Event:
+        receipt = Receipt.from_pb(e.receipt) if e.HasField("receipt") else None
+        return cls(e.version, e.type, e.actor, _json(e.json), e.time_ms, receipt, bytes(e.json))
+
+
+@dataclass(frozen=True)
+class MatchView:
+    """A seat's (or the public) view at a version, with the seat's legal actions."""
+
+    match_id: str
+    game: str
+    version: int
+    seat: int | None  # None: the public (spectator) view
+    view: Any
+    legal_actions: list[Any]
+    active_seats: tuple[int, ...]
+    finished: bool
+    outcome: Any  # the game's outcome JSON once finished, else None
+    raw_legal_actions: tuple[bytes, ...] = field(repr=False, default=())
+
+    @classmethod
+    def from_pb(cls, v: pb.MatchView) -> MatchView:
+        raw = tuple(bytes(a) for a in v.legal_actions)
+        return cls(
+            match_id=v.match_id,
+            game=v.game_id,
+            version=v.version,
+            seat=v.seat if v.seat >= 0 else None,
+            view=_json(v.view),
+            legal_actions=[json.loads(a) for a in raw],
+            active_seats=tuple(v.active_seats),
+            finished=v.finished,
+            outcome=_json(v.outcome),
+            raw_legal_actions=raw,
+        )
+
+    @property
+    def my_turn(self) -> bool:
+        return self.seat is not None and self.seat in self.active_seats and bool(self.legal_actions)
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        return tuple(self.outcome.get("winners", ())) if isinstance(self.outcome, dict) else ()
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """An accepted action: the new version, its events (redacted for you) and the receipt."""
+
+    match_id: str
+    version: int
+    events: list[Event]
+    receipt: Receipt | None
+    repeated: bool  # True when this command id had already been applied: its first result
+    command_id: str
+
+
+@dataclass(frozen=True)
+class WatchUpdate:
+    """New events since the previous update, and the watcher's view after them."""
+
+    events: list[Event]
+    view: MatchView
+
+
+@dataclass(frozen=True)
+class Ticket:
+    ticket_id: str
+    state: str  # "queued", "matched", "cancelled", "expired"
+    game: str
+    player_id: str
+    match_id: str = ""
+    seat: int = -1
+    players: tuple[str, ...] = ()
+    seat_token: str = ""
+
+    @classmethod
+    def from_pb(cls, t: pb.Ticket) -> Ticket:
+        state = pb.Ticket.State.Name(t.state).lower().removeprefix("state_")
+        return cls(
+            t.ticket_id, state, t.game_id, t.player_id, t.match_id, t.seat, tuple(t.players), t.seat_token
+        )
+
+
+@dataclass(frozen=True)
+class SeatToken:
+    seat: int
+    player_id: str
+    token: str
+
+
+@dataclass(frozen=True)
+class CreatedMatch:
+    match_id: str
+    game: str
+    version: int
+    seats: list[SeatToken]
+    seed_commitment: str
+    spectator_token: str
+
+
+@dataclass(frozen=True)
+class Table:
+    match_id: str
+    invite_code: str
+    spectator_token: str
+
+
+@dataclass(frozen=True)
+class MatchSummary:
+    match_id: str
+    game: str
+    players: tuple[str, ...]
+    version: int
+    finished: bool
+    created_ms: int
+
+
+@dataclass(frozen=True)
+class MatchPage:
+    matches: list[MatchSummary]
+    next_cursor: str
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    ok: bool
+    checked_versions: int
+    first_bad_version: int  # 0 when ok
+    reason: str
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """An unredacted stream entry (auditor scope)."""
+
+    version: int
+    type: str
+    actor: str
+    command_id: str
+    payload: bytes
+    rules_version: str
+    time_ms: int
+    prev_hash: str
+    hash: str
+    receipt: Receipt | None
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    game: str
+    title: str
+    rules_version: str
+    player_counts: tuple[int, ...]
+    json_schemas: dict[str, str]
+    default_options: bytes
