@@ -1,0 +1,393 @@
+"""Who is calling, and what they may call: tenant API keys, seat and spectator tokens, THE scope table.
+
+Credentials travel as `authorization: Bearer <credential>` call metadata.
+
+- A tenant API key (`ghk_` + 43 url-safe characters) is stored only as its sha256 (TENANTS_FILE),
+  so a leaked tenants file gives nobody a key. Several keys per tenant make rotation possible:
+  add the new one, move clients over, drop the old one.
+- A seat token (`ght1.<payload>.<signature>`) is minted by the gateway and signed with the
+  KeyRing's active Ed25519 key; it names tenant, match, seat (or none: a spectator) and an
+  expiry. It verifies against any published key, so a key rotation does not log players out.
+
+`python -m gateway.auth new-key` prints a fresh API key and the hash to put in TENANTS_FILE.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import secrets
+import sys
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+
+# -- scopes and THE table ---------------------------------------------------------------------
+
+TENANT = "tenant"  # an operator's app: creates tickets, matches and tables; reads its matches
+AUDITOR = "auditor"  # reads raw streams and audits; changes nothing
+SEAT = "seat"  # one player at one match
+SPECTATOR = "spectator"  # the public view of one match
+PUBLIC = "public"  # no credentials needed
+
+# What each scope may call: the one place this is decided (tests call every RPC with every scope).
+SCOPES: Mapping[str, frozenset[str]] = {
+    "ListGames": frozenset({TENANT, AUDITOR, SEAT, SPECTATOR}),
+    "GetPublicKeys": frozenset({PUBLIC}),
+    "CreateTicket": frozenset({TENANT}),
+    "GetTicket": frozenset({TENANT}),
+    "CancelTicket": frozenset({TENANT}),
+    "WatchTicket": frozenset({TENANT}),
+    "CreateMatch": frozenset({TENANT}),
+    "CreateTable": frozenset({TENANT}),
+    "ClaimSeat": frozenset({TENANT}),
+    "IssueToken": frozenset({TENANT}),
+    "ListMatches": frozenset({TENANT, AUDITOR}),
+    "GetView": frozenset({SEAT, SPECTATOR, TENANT}),
+    "SubmitAction": frozenset({SEAT}),
+    "Resign": frozenset({SEAT}),
+    "Watch": frozenset({SEAT, SPECTATOR, TENANT}),
+    "Replay": frozenset({SEAT, SPECTATOR, TENANT, AUDITOR}),
+    "Audit": frozenset({TENANT, AUDITOR}),
+    "ReadEvents": frozenset({AUDITOR}),
+}
+KEY_SCOPES = frozenset({TENANT, AUDITOR})  # the scopes an API key may be given
+
+API_KEY_PREFIX = "ghk_"
+TOKEN_PREFIX = "ght1."
+DEFAULT_TOKEN_TTL_S = 24 * 3600
+# Signed bytes start with a domain tag, so a token signature can never pass as a receipt's.
+_TOKEN_DOMAIN = b"guildhall-token-v1\x1f"
+_MAX_CREDENTIAL_CHARS = 1024
+_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+# Verified tokens are remembered (Ed25519 verification costs ~100 us; a player sends many calls).
+_VERIFIED_CACHE = 50_000
+
+
+class AuthError(Exception):
+    """A call refused for its credentials: UNAUTHENTICATED or PERMISSION_DENIED."""
+
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def unauthenticated(message: str) -> AuthError:
+    return AuthError(grpc.StatusCode.UNAUTHENTICATED, message)
+
+
+def denied(message: str) -> AuthError:
+    return AuthError(grpc.StatusCode.PERMISSION_DENIED, message)
+
+
+# -- tenants ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Quotas:
+    open_tickets: int = 1000
+    active_matches: int = 500
+    actions_per_second: float = 200.0
+
+
+@dataclass(frozen=True)
+class TurnTimerDefault:
+    seconds: int = 0  # 0: no timer
+    policy: str = "random_action"
+
+
+TIMER_POLICIES = ("random_action", "forfeit")
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    tenant: str
+    key_id: str
+    sha256: str
+    scopes: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Tenant:
+    tenant_id: str
+    keys: tuple[ApiKey, ...]
+    quotas: Quotas = field(default_factory=Quotas)
+    turn_timer: TurnTimerDefault = field(default_factory=TurnTimerDefault)
+
+
+class TenantsError(ValueError):
+    """TENANTS_FILE does not follow its schema; the message names the fault."""
+
+
+def parse_tenants(document: object) -> dict[str, Tenant]:
+    """Tenants from the TENANTS_FILE JSON document, validated; TenantsError names the first fault."""
+    if not isinstance(document, dict) or not isinstance(document.get("tenants"), dict):
+        raise TenantsError('the tenants file must be an object {"tenants": {<tenant id>: {...}}}')
+    tenants: dict[str, Tenant] = {}
+    seen_hashes: set[str] = set()
+    for tenant_id, body in document["tenants"].items():
+        where = f"tenant {tenant_id!r}"
+        if not _ID.fullmatch(tenant_id):
+            raise TenantsError(f"{where}: ids are 1-64 of A-Z a-z 0-9 . _ -")
+        if not isinstance(body, dict):
+            raise TenantsError(f"{where}: must be an object")
+        unknown = set(body) - {"keys", "quotas", "turn_timer"}
+        if unknown:
+            raise TenantsError(f"{where}: unknown fields {sorted(unknown)}")
+        keys = []
+        for number, entry in enumerate(body.get("keys", [])):
+            at = f"{where} key {number}"
+            if not isinstance(entry, dict) or set(entry) - {"id", "sha256", "scopes"}:
+                raise TenantsError(f"{at}: must be an object with id, sha256 and scopes")
+            digest = str(entry.get("sha256", "")).lower()
+            if not re.fullmatch(r"[0-9a-f]{64}", digest):
+                raise TenantsError(f"{at}: sha256 must be 64 hex digits (python -m gateway.auth new-key)")
+            if digest in seen_hashes:
+                raise TenantsError(f"{at}: the same key hash is configured twice")
+            seen_hashes.add(digest)
+            scopes = entry.get("scopes", [TENANT])
+            if not isinstance(scopes, list) or not scopes or not set(scopes) <= KEY_SCOPES:
+                raise TenantsError(f"{at}: scopes must be a non-empty list of {sorted(KEY_SCOPES)}")
+            keys.append(ApiKey(tenant_id, str(entry.get("id", number)), digest, frozenset(scopes)))
+        quotas = _parse_quotas(body.get("quotas", {}), where)
+        timer = _parse_timer(body.get("turn_timer", {}), where)
+        tenants[tenant_id] = Tenant(tenant_id, tuple(keys), quotas, timer)
+    return tenants
+
+
+def _parse_quotas(body: object, where: str) -> Quotas:
+    if not isinstance(body, dict) or set(body) - {"open_tickets", "active_matches", "actions_per_second"}:
+        raise TenantsError(f"{where}: quotas take open_tickets, active_matches, actions_per_second")
+    values = {**Quotas().__dict__, **body}
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+            raise TenantsError(f"{where}: quota {name} must be a positive number")
+    return Quotas(
+        int(values["open_tickets"]), int(values["active_matches"]), float(values["actions_per_second"])
+    )
+
+
+def _parse_timer(body: object, where: str) -> TurnTimerDefault:
+    if not isinstance(body, dict) or set(body) - {"seconds", "policy"}:
+        raise TenantsError(f"{where}: turn_timer takes seconds and policy")
+    seconds = body.get("seconds", 0)
+    policy = body.get("policy", "random_action")
+    if isinstance(seconds, bool) or not isinstance(seconds, int) or not 0 <= seconds <= 7 * 24 * 3600:
+        raise TenantsError(f"{where}: turn_timer seconds must be an integer from 0 to 604800")
+    if policy not in TIMER_POLICIES:
+        raise TenantsError(f"{where}: turn_timer policy must be one of {TIMER_POLICIES}")
+    return TurnTimerDefault(seconds, policy)
+
+
+def load_tenants(path: str | Path) -> dict[str, Tenant]:
+    try:
+        document = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise TenantsError(f"cannot read the tenants file {str(path)!r}: {exc}") from None
+    return parse_tenants(document)
+
+
+def hash_key(api_key: str) -> str:
+    return hashlib.sha256(api_key.encode()).hexdigest()
+
+
+def new_api_key() -> str:
+    """A fresh API key: 256 random bits, url-safe."""
+    return API_KEY_PREFIX + secrets.token_urlsafe(32)
+
+
+# -- principals ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Principal:
+    """An authenticated caller. Tokens also bind a match and (for players) a seat."""
+
+    tenant: str
+    scopes: frozenset[str]
+    key_id: str = ""  # the API key's id, for logs
+    match_id: str | None = None  # tokens only
+    seat: int | None = None  # seat tokens only
+    expires_at_ms: int = 0  # tokens only
+
+    @property
+    def is_token(self) -> bool:
+        return self.match_id is not None
+
+
+ANONYMOUS = Principal(tenant="", scopes=frozenset({PUBLIC}))
+
+
+# -- tokens ---------------------------------------------------------------------------------
+
+Sign = Callable[[bytes], tuple[str, bytes]]  # data -> (key id, signature)
+Verify = Callable[[str, bytes, bytes], bool]  # key id, data, signature -> valid
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+class Tokens:
+    """Mints and checks seat and spectator tokens with the gateway's signing keys."""
+
+    def __init__(
+        self,
+        sign: Sign,
+        verify: Verify,
+        *,
+        ttl_s: float = DEFAULT_TOKEN_TTL_S,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._sign = sign
+        self._verify = verify
+        self.ttl_s = ttl_s
+        self._clock = clock
+        self._verified: OrderedDict[str, Principal] = OrderedDict()
+
+    def issue(
+        self, tenant: str, match_id: str, seat: int | None, *, ttl_s: float | None = None
+    ) -> tuple[str, int]:
+        """A token for one seat (or a spectator, seat None) of one match; returns it and its expiry."""
+        expires = int((self._clock() + (self.ttl_s if ttl_s is None else ttl_s)) * 1000)
+        payload = json.dumps(
+            {"t": tenant, "m": match_id, "s": seat, "exp": expires}, separators=(",", ":"), sort_keys=True
+        ).encode()
+        key_id, signature = self._sign(_TOKEN_DOMAIN + payload)
+        header = _b64(key_id.encode())
+        return f"{TOKEN_PREFIX}{header}.{_b64(payload)}.{_b64(signature)}", expires
+
+    def check(self, token: str) -> Principal:
+        """The principal a token stands for; AuthError(UNAUTHENTICATED) if forged, malformed or expired."""
+        principal = self._verified.get(token)
+        if principal is None:
+            principal = self._parse(token)
+            self._verified[token] = principal
+            if len(self._verified) > _VERIFIED_CACHE:
+                self._verified.popitem(last=False)
+        if principal.expires_at_ms <= self._clock() * 1000:
+            raise unauthenticated("the token has expired; ask the tenant for a new one")
+        return principal
+
+    def _parse(self, token: str) -> Principal:
+        parts = token[len(TOKEN_PREFIX) :].split(".")
+        if len(parts) != 3:
+            raise unauthenticated("malformed token")
+        try:
+            key_id = _unb64(parts[0]).decode()
+            payload = _unb64(parts[1])
+            signature = _unb64(parts[2])
+        except (ValueError, UnicodeDecodeError):
+            raise unauthenticated("malformed token") from None
+        if not self._verify(key_id, _TOKEN_DOMAIN + payload, signature):
+            raise unauthenticated("the token's signature does not verify")
+        try:
+            body = json.loads(payload)
+            tenant, match_id, seat, expires = body["t"], body["m"], body["s"], body["exp"]
+        except (ValueError, KeyError, TypeError):
+            raise unauthenticated("malformed token") from None
+        if not (isinstance(tenant, str) and isinstance(match_id, str) and isinstance(expires, int)):
+            raise unauthenticated("malformed token")
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)):
+            raise unauthenticated("malformed token")
+        scopes = frozenset({SEAT} if seat is not None else {SPECTATOR})
+        return Principal(tenant, scopes, key_id=key_id, match_id=match_id, seat=seat, expires_at_ms=expires)
+
+
+# -- the authenticator --------------------------------------------------------------------------
+
+
+class Authenticator:
+    """Turns call metadata into a Principal and applies THE scope table."""
+
+    def __init__(self, tenants: Mapping[str, Tenant], tokens: Tokens) -> None:
+        self.tenants = dict(tenants)
+        self.tokens = tokens
+        self._keys = {key.sha256: key for tenant in tenants.values() for key in tenant.keys}
+
+    def authenticate(self, metadata: Sequence[tuple[str, str | bytes]] | None, rpc: str) -> Principal:
+        """The caller of `rpc`, allowed to call it; AuthError otherwise."""
+        allowed = SCOPES.get(rpc)
+        if allowed is None:  # a new RPC nobody put in the table: refuse, never default open
+            raise denied(f"{rpc} is not in the scope table")
+        if PUBLIC in allowed:
+            return ANONYMOUS
+        credential = _bearer(metadata)
+        if credential.startswith(TOKEN_PREFIX):
+            principal = self.tokens.check(credential)
+            if principal.tenant not in self.tenants:
+                raise unauthenticated("the token's tenant is no longer configured")
+        elif credential.startswith(API_KEY_PREFIX):
+            key = self._keys.get(hash_key(credential))
+            if key is None:
+                raise unauthenticated("unknown API key")
+            principal = Principal(key.tenant, key.scopes, key_id=key.key_id)
+        else:
+            raise unauthenticated("the credential is neither an API key (ghk_...) nor a token (ght1....)")
+        if not principal.scopes & allowed:
+            have = ", ".join(sorted(principal.scopes))
+            raise denied(
+                f"{rpc} needs one of the scopes {', '.join(sorted(allowed))}; this credential has {have}"
+            )
+        return principal
+
+    def tenant(self, tenant_id: str) -> Tenant:
+        return self.tenants[tenant_id]
+
+
+def _bearer(metadata: Sequence[tuple[str, str | bytes]] | None) -> str:
+    values = [value for key, value in (metadata or ()) if key == "authorization"]
+    if not values:
+        raise unauthenticated("no credentials: send metadata 'authorization: Bearer <API key or token>'")
+    if len(values) > 1:
+        raise unauthenticated("more than one authorization header")
+    value = values[0]
+    text = value.decode(errors="replace") if isinstance(value, bytes) else value
+    scheme, _, credential = text.partition(" ")
+    if scheme.lower() != "bearer" or not credential or len(credential) > _MAX_CREDENTIAL_CHARS:
+        raise unauthenticated("the authorization header must be 'Bearer <API key or token>'")
+    return credential.strip()
+
+
+def for_match(principal: Principal, match_id: str) -> None:
+    """A token acts on its own match only: another match of the same tenant is PERMISSION_DENIED."""
+    if principal.match_id is not None and principal.match_id != match_id:
+        raise denied("this token is for another match")
+
+
+# -- the tool -----------------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m gateway.auth new-key [--tenant T] [--id K] [--scopes tenant,auditor]`."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m gateway.auth", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    new = commands.add_parser("new-key", help="print a new API key and the entry for TENANTS_FILE")
+    new.add_argument("--id", default="k1", help="the key's id (logs name it)")
+    new.add_argument("--scopes", default="tenant", help="comma-separated: tenant, auditor")
+    args = parser.parse_args(argv)
+    scopes = [s for s in args.scopes.split(",") if s]
+    if not scopes or not set(scopes) <= KEY_SCOPES:
+        parser.error(f"scopes must be some of {sorted(KEY_SCOPES)}")
+    key = new_api_key()
+    print(f"API key (give it to the tenant; it is not stored anywhere): {key}")
+    print("Entry for the tenant's keys in TENANTS_FILE:")
+    print(json.dumps({"id": args.id, "sha256": hash_key(key), "scopes": scopes}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
