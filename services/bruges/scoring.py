@@ -1,0 +1,67 @@
+"""Final scoring [FS §8, SEED]: the running score plus persons, houses, laurel persons,
+majority markers, canal sections reaching space 3, statues and the reputation step. The most
+points wins; a tie goes to the most guilders; still tied, the win is shared."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from services.bruges.catalog import Person
+from services.bruges.model import (
+    MAJORITY_POINTS,
+    OVER,
+    SPACE_THREE_POINTS,
+    Seat,
+    State,
+)
+from services.kernel import Outcome, PlayerResult
+
+if TYPE_CHECKING:
+    from services.bruges.rules import Rules
+
+
+def laurel_points(rules: Rules, seat: Seat, person: Person) -> int:
+    """What one laurel person scores at the end of the game for its owner."""
+    persons = list(rules.in_play(seat))
+    effect = person.effect
+    if effect == "score_points":
+        return person.amount
+    if effect == "score_per_workers":
+        return person.amount * (sum(seat.workers) // person.threshold)
+    if effect == "score_per_group":
+        return person.amount * sum(1 for p in persons if p.group == person.param_group)
+    if effect == "score_per_distinct_group":
+        return person.amount * len({p.group for p in persons})
+    if effect == "score_per_house":
+        colour = person.param_colour
+        return person.amount * sum(1 for h in seat.houses if not colour or rules.colour[h.card] == colour)
+    return 0
+
+
+def breakdown(rules: Rules, seat: Seat) -> dict[str, int]:
+    """Where a seat's final points come from; the values sum to its total."""
+    persons = list(rules.in_play(seat))
+    return {
+        "running": seat.score,
+        "persons": sum(p.points for p in persons),
+        "houses": len(seat.houses),
+        "laurels": sum(laurel_points(rules, seat, p) for p in persons if p.icon == "laurel"),
+        "majorities": MAJORITY_POINTS * sum(seat.majorities),
+        "canals": SPACE_THREE_POINTS * sum(1 for tokens in seat.canals if tokens >= 3),
+        "statues": sum(seat.statues),
+        "reputation": rules.board.reputation_points[seat.reputation - 1] if seat.reputation else 0,
+    }
+
+
+def outcome(rules: Rules, state: State) -> Outcome | None:
+    if state.phase != OVER:
+        return None
+    results = []
+    for player, seat in enumerate(state.seats):
+        parts = breakdown(rules, seat)
+        results.append(
+            PlayerResult(player, sum(parts.values()), breakdown=parts, facts={"guilders": seat.guilders})
+        )
+    best = max((r.score, r.facts["guilders"]) for r in results)
+    winners = tuple(r.player for r in results if (r.score, r.facts["guilders"]) == best)
+    return Outcome(winners, tuple(results))

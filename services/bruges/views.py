@@ -1,0 +1,189 @@
+"""Hidden information: what each seat may see, events as each seat may see them, and the
+resampling of everything a seat cannot see (conformance proves the views leak nothing).
+
+Hidden: which card each hand holds (from the others; from its owner too for cards drawn in
+phase 1 until the seat has finished drawing), which card each house is (face down: only its
+colour shows), the order of the draw piles and the extra pile. Public: the colour on the back of
+every card in hand (each was drawn with its back in view) and of each pile's top card, every
+person, the discard pile, and every count on the table.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from services.bruges.model import (
+    COLOUR_INDEX,
+    COLOURS,
+    MAJORITIES,
+    REPUTATION,
+    CardDrawn,
+    CardPlayed,
+    Event,
+    HandLooked,
+    HouseView,
+    SeatView,
+    State,
+    View,
+)
+from services.kernel import Rng
+
+if TYPE_CHECKING:
+    from services.bruges.rules import Rules
+
+
+def _seen_hand(state: State, player: int) -> tuple[int, ...]:
+    seat = state.seats[player]
+    return seat.hand[: len(seat.hand) - seat.unseen]
+
+
+def view(rules: Rules, state: State, viewer: int | None, active: tuple[int, ...]) -> View:
+    seats = []
+    for p, seat in enumerate(state.seats):
+        mine = p == viewer
+        seats.append(
+            SeatView(
+                player=p,
+                score=seat.score,
+                guilders=seat.guilders,
+                workers=dict(zip(COLOURS, seat.workers, strict=True)),
+                threats=dict(zip(COLOURS, seat.threats, strict=True)),
+                reputation=seat.reputation,
+                hand_size=len(seat.hand),
+                hand_colours=tuple(
+                    sorted((rules.colour[c] for c in seat.hand), key=COLOUR_INDEX.__getitem__)
+                ),
+                hand=tuple(sorted(_seen_hand(state, p))) if mine else None,
+                houses=tuple(
+                    HouseView(rules.colour[h.card], h.card if mine else None, h.person, h.used)
+                    for h in seat.houses
+                ),
+                canals=seat.canals,
+                statues=seat.statues,
+                majorities=dict(zip(MAJORITIES, seat.majorities, strict=True)),
+                plays_left=seat.plays_left,
+            )
+        )
+    return View(
+        players=state.players,
+        viewer=viewer,
+        round=state.round,
+        phase=state.phase,
+        start=state.start,
+        active=active,
+        current=state.current,
+        played=state.played,
+        allowed=state.allowed,
+        queue=state.queue,
+        dice=dict(zip(COLOURS, state.dice, strict=True)),
+        reputation_cost=state.reputation_cost if state.phase == REPUTATION else 0,
+        pile_sizes=(len(state.piles[0]), len(state.piles[1])),
+        pile_tops=tuple(rules.colour[p[0]] if p else "" for p in state.piles),  # type: ignore[arg-type]
+        extra_size=len(state.extra),
+        extra_in=state.extra_in,
+        last_round=state.last_round,
+        discard=state.discard,
+        statues=state.statues,
+        seats=tuple(seats),
+        tasks=state.tasks,
+    )
+
+
+def redact_event(event: Event, viewer: int | None) -> Event:
+    """Blank the cards a viewer may not see: draws (but the drawer's own looked-at cards), a
+    hand looked at, and the card built face down as a house."""
+    if isinstance(event, CardDrawn) and not (event.seen and viewer == event.player):
+        return msgspec.structs.replace(event, card=-1)
+    if isinstance(event, HandLooked) and viewer != event.player:
+        return msgspec.structs.replace(event, cards=())
+    if isinstance(event, CardPlayed) and event.action == "house" and viewer != event.player:
+        return msgspec.structs.replace(event, card=-1)
+    return event
+
+
+def resample_hidden(rules: Rules, state: State, viewer: int, rng: Rng) -> State:
+    """A state `viewer` cannot tell from this one: every card it cannot identify dealt anew,
+    keeping the colour of each slot whose colour it knows (cards in hand, houses, pile tops)."""
+    cursor = rng.cursor()
+    colour = rules.colour
+    # Slots: ("hand", seat, index), ("house", seat, index), ("pile", pile, index), ("extra", 0, i)
+    known_colour: list[tuple[str, int, int]] = []
+    unknown: list[tuple[str, int, int]] = []
+    hidden: list[int] = []
+    for p, seat in enumerate(state.seats):
+        first_hidden = 0 if p != viewer else len(seat.hand) - seat.unseen
+        for i in range(first_hidden, len(seat.hand)):
+            known_colour.append(("hand", p, i))
+            hidden.append(seat.hand[i])
+        if p != viewer:
+            for i, house in enumerate(seat.houses):
+                known_colour.append(("house", p, i))
+                hidden.append(house.card)
+    for k, pile in enumerate(state.piles):
+        for i, card in enumerate(pile):
+            (known_colour if i == 0 else unknown).append(("pile", k, i))
+            hidden.append(card)
+    for i, card in enumerate(state.extra):
+        unknown.append(("extra", 0, i))
+        hidden.append(card)
+    by_colour: dict[str, list[int]] = {c: [] for c in COLOURS}
+    for card in cursor.shuffle(hidden):
+        by_colour[colour[card]].append(card)
+    placed: dict[tuple[str, int, int], int] = {}
+    for slot in known_colour:
+        placed[slot] = by_colour[colour[_card_at(state, slot)]].pop()
+    rest = list(cursor.shuffle([c for cards in by_colour.values() for c in cards]))
+    for slot in unknown:
+        placed[slot] = rest.pop()
+    seats = []
+    for p, seat in enumerate(state.seats):
+        hand = tuple(placed.get(("hand", p, i), c) for i, c in enumerate(seat.hand))
+        houses = tuple(
+            msgspec.structs.replace(h, card=placed.get(("house", p, i), h.card))
+            for i, h in enumerate(seat.houses)
+        )
+        seats.append(msgspec.structs.replace(seat, hand=hand, houses=houses))
+    piles = tuple(
+        tuple(placed[("pile", k, i)] for i in range(len(pile))) for k, pile in enumerate(state.piles)
+    )
+    extra = tuple(placed[("extra", 0, i)] for i in range(len(state.extra)))
+    return msgspec.structs.replace(state, seats=tuple(seats), piles=(piles[0], piles[1]), extra=extra)
+
+
+def _card_at(state: State, slot: tuple[str, int, int]) -> int:
+    kind, a, i = slot
+    if kind == "hand":
+        return state.seats[a].hand[i]
+    if kind == "house":
+        return state.seats[a].houses[i].card
+    if kind == "pile":
+        return state.piles[a][i]
+    return state.extra[i]
+
+
+def check_state(rules: Rules, state: State) -> None:
+    """Raise ValueError naming the fault when a decoded state does not fit the game."""
+    n = state.players
+    if n not in (2, 3, 4) or len(state.seats) != n:
+        raise ValueError("one seat per player, 2 to 4 players")
+    cards: list[int] = [*state.piles[0], *state.piles[1], *state.extra, *state.discard]
+    for seat in state.seats:
+        if len(seat.workers) != 5 or len(seat.threats) != 5 or min(seat.workers + seat.threats) < 0:
+            raise ValueError("workers and threats are five counts of 0 or more")
+        if not 0 <= seat.reputation <= 12 or seat.guilders < 0 or seat.score < 0:
+            raise ValueError("reputation 0-12, guilders and score 0 or more")
+        if not 0 <= seat.unseen <= len(seat.hand) or any(not 0 <= c <= 5 for c in seat.canals):
+            raise ValueError("unseen cards are in the hand; a canal section holds 0-5 tokens")
+        cards.extend(seat.hand)
+        for house in seat.houses:
+            cards.append(house.card)
+            if house.person >= 0:
+                cards.append(house.person)
+    if sorted(cards) != list(range(len(rules.persons))):
+        raise ValueError("every card is in exactly one place")
+    if any(not 0 <= t.seat < n for t in state.tasks) or not -1 <= state.current < n:
+        raise ValueError("tasks and turns name seats of this match")
+    if len(state.dice) != 5 or any(not 0 <= d <= 6 for d in state.dice):
+        raise ValueError("five dice showing 1-6 (0 before the first roll)")
