@@ -1,0 +1,128 @@
+"""Per-tenant quotas: actions per second (a token bucket in Redis), active matches, open tickets.
+
+The bucket lives in Redis so every replica draws from the same one. Asking Redis for every
+action would add a round trip to the hot path, so a replica leases a small batch of tokens at
+once (a twentieth of a second's worth) and spends it locally; unspent leases lapse after a
+quarter second, so the tenant's rate over all replicas never exceeds the configured one by more
+than one batch per replica. Each key is alone in its own hash tag: Redis Cluster is fine.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+# KEYS[1] bucket hash {tokens, ts_us}; ARGV rate/s, capacity, wanted.
+# Returns {granted, retry_after_ms}. Redis's own clock: replicas' clocks need not agree.
+_BUCKET = """
+local rate = tonumber(ARGV[1])
+local capacity = tonumber(ARGV[2])
+local wanted = tonumber(ARGV[3])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
+local tokens = tonumber(state[1])
+local ts = tonumber(state[2])
+if tokens == nil then tokens = capacity; ts = now end
+tokens = math.min(capacity, tokens + (now - ts) * rate / 1000000)
+local granted = math.min(wanted, math.floor(tokens))
+tokens = tokens - granted
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil(capacity / rate * 1000) + 1000)
+local retry = 0
+if granted == 0 then retry = math.ceil((1 - tokens) * 1000 / rate) end
+return {granted, retry}
+"""
+
+# KEYS[1] set of the tenant's active match ids; ARGV match id, limit. 1 = admitted (or already in).
+_ADMIT = """
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 1 end
+if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('SADD', KEYS[1], ARGV[1])
+return 1
+"""
+
+LEASE_SECONDS = 0.05  # tokens leased per trip to Redis: this many seconds of the tenant's rate
+LEASE_TTL_S = 0.25  # an unspent lease lapses after this long
+
+
+class QuotaExceeded(Exception):
+    """Over a tenant quota: RESOURCE_EXHAUSTED with a retry hint."""
+
+    def __init__(self, quota: str, message: str, retry_after_ms: int) -> None:
+        super().__init__(message)
+        self.quota = quota
+        self.message = message
+        self.retry_after_ms = retry_after_ms
+
+
+def bucket_key(tenant: str) -> str:
+    return f"gh:{{quota:{tenant}}}:actions"
+
+
+def active_key(tenant: str) -> str:
+    return f"gh:{{quota:{tenant}}}:active"
+
+
+@dataclass
+class _Lease:
+    tokens: int
+    expires: float
+
+
+class Quotas:
+    """Quota checks against one Redis (a redis.asyncio client or cluster client)."""
+
+    def __init__(self, redis: Any, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self._redis = redis
+        self._bucket = redis.register_script(_BUCKET)
+        self._admit = redis.register_script(_ADMIT)
+        self._clock = clock
+        self._leases: dict[str, _Lease] = {}
+
+    async def take_action(self, tenant: str, per_second: float) -> None:
+        """One action's token from the tenant's bucket (burst: one second's worth)."""
+        now = self._clock()
+        lease = self._leases.get(tenant)
+        if lease is not None and lease.tokens > 0 and lease.expires > now:
+            lease.tokens -= 1
+            return
+        wanted = max(1, math.ceil(per_second * LEASE_SECONDS))
+        capacity = max(1.0, per_second)
+        granted, retry_ms = await self._bucket(keys=[bucket_key(tenant)], args=[per_second, capacity, wanted])
+        granted = int(granted)
+        if granted <= 0:
+            raise QuotaExceeded(
+                "actions_per_second",
+                f"over the tenant's quota of {per_second:g} actions per second",
+                max(1, int(retry_ms)),
+            )
+        self._leases[tenant] = _Lease(granted - 1, now + LEASE_TTL_S)
+
+    async def admit_match(self, tenant: str, match_id: str, limit: int) -> None:
+        """Count a new match against the tenant's active matches (idempotent per match id)."""
+        if int(await self._admit(keys=[active_key(tenant)], args=[match_id, limit])) != 1:
+            raise QuotaExceeded(
+                "active_matches",
+                f"the tenant already has {limit} active matches; finish or resign some first",
+                5000,
+            )
+
+    async def release_match(self, tenant: str, match_id: str) -> None:
+        """A match ended (or its creation failed): it no longer counts."""
+        await self._redis.srem(active_key(tenant), match_id)
+
+    async def active_matches(self, tenant: str) -> int:
+        return int(await self._redis.scard(active_key(tenant)))
+
+    @staticmethod
+    def check_open_tickets(open_now: int, limit: int) -> None:
+        if open_now >= limit:
+            raise QuotaExceeded(
+                "open_tickets",
+                f"the tenant already has {limit} open tickets; wait for matches or cancel some",
+                1000,
+            )

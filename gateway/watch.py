@@ -1,0 +1,166 @@
+"""Live updates: one Redis subscription per replica, fanned out to the watchers it holds.
+
+Every append publishes `<tenant>\\x1f<match_id>\\x1f<version>` on `gh:notify` in the same Lua
+script (gateway/eventstore), so a notification is never lost for an append that happened
+while we were subscribed. A watcher waits on its match's local signal, then reads what it has
+not seen yet from the stream (a range read), so a late, repeated or reordered notification
+does no harm: the stream, not the message, says what is new. If the subscription drops,
+every watcher is woken on reconnect, and a slow periodic poll wakes them too, so a watcher
+can never sleep through an append.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import structlog
+
+from gateway import metrics
+from gateway.eventstore.base import MatchKey
+
+CHANNEL = "gh:notify"
+SEPARATOR = "\x1f"
+SAFETY_POLL_S = 15.0  # a wake-up for every watcher this often, whatever Redis says
+RECONNECT_S = 0.5
+
+_log = structlog.get_logger("watch")
+
+
+class _Feed:
+    """The local watchers of one match: a broadcast signal replaced at every notification."""
+
+    __slots__ = ("signal", "version", "watchers")
+
+    def __init__(self) -> None:
+        self.signal = asyncio.Event()
+        self.version = 0  # the highest version a notification announced
+        self.watchers = 0
+
+    def wake(self, version: int | None = None) -> None:
+        if version is not None:
+            if version <= self.version:
+                return  # a duplicate or late notification: watchers already know
+            self.version = version
+        self.signal.set()
+        self.signal = asyncio.Event()
+
+
+def parse_notification(data: bytes | str) -> tuple[MatchKey, int] | None:
+    """The match and version of a `gh:notify` message; None if it is not one of ours."""
+    text = data.decode(errors="replace") if isinstance(data, bytes) else data
+    parts = text.split(SEPARATOR)
+    if len(parts) != 3 or not parts[2].isdigit():
+        return None
+    try:
+        return MatchKey(parts[0], parts[1]), int(parts[2])
+    except ValueError:
+        return None
+
+
+class WatchHub:
+    """Fans `gh:notify` out to the watchers of this process. `subscriber` is a redis.asyncio.Redis
+    (for a cluster, a client on any one node: PUBLISH reaches every node of a cluster)."""
+
+    def __init__(self, subscriber: Any, *, safety_poll_s: float = SAFETY_POLL_S) -> None:
+        self._redis = subscriber
+        self._feeds: dict[MatchKey, _Feed] = {}
+        self._poll_s = safety_poll_s
+        self._task: asyncio.Task[None] | None = None
+        self._poller: asyncio.Task[None] | None = None
+        self.subscribed = asyncio.Event()
+        self.notifications = 0
+
+    @property
+    def open_watchers(self) -> int:
+        return sum(feed.watchers for feed in self._feeds.values())
+
+    async def start(self) -> None:
+        """Subscribe (returns once subscribed, so no append after this is missed)."""
+        self._task = asyncio.create_task(self._listen(), name="watch-hub")
+        self._poller = asyncio.create_task(self._poll(), name="watch-hub-poll")
+        subscribed = asyncio.create_task(self.subscribed.wait())
+        done, _ = await asyncio.wait({subscribed, self._task}, return_when=asyncio.FIRST_COMPLETED)
+        if self._task in done:
+            subscribed.cancel()
+            self._task.result()  # raises why the subscription failed
+
+    async def stop(self) -> None:
+        for task in (self._task, self._poller):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        self.wake_all()  # watchers see the stop and end their streams
+
+    def wake_all(self) -> None:
+        for feed in self._feeds.values():
+            feed.wake()
+
+    def notify(self, key: MatchKey, version: int) -> None:
+        """What a notification does; also called directly by this replica after its own appends."""
+        feed = self._feeds.get(key)
+        if feed is not None:
+            feed.wake(version)
+
+    async def _listen(self) -> None:
+        first = True
+        while True:
+            pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(CHANNEL)
+                self.subscribed.set()
+                if not first:
+                    _log.info("notification channel resubscribed; waking every watcher")
+                    self.wake_all()  # appends may have happened while we were away
+                first = False
+                while True:
+                    message = await pubsub.get_message(timeout=None)
+                    if message is None or message.get("type") != "message":
+                        continue
+                    parsed = parse_notification(message["data"])
+                    if parsed is not None:
+                        self.notifications += 1
+                        metrics.NOTIFICATIONS.inc()
+                        self.notify(*parsed)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the connection dropped: resubscribe
+                if first:
+                    raise
+                self.subscribed.clear()
+                _log.warning("notification channel lost; resubscribing", error=str(exc))
+                await asyncio.sleep(RECONNECT_S)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+
+    async def _poll(self) -> None:
+        while True:
+            await asyncio.sleep(self._poll_s)
+            self.wake_all()
+
+    @contextlib.asynccontextmanager
+    async def watching(self, key: MatchKey) -> AsyncIterator[_Feed]:
+        """Register one watcher of `key` for the duration of the block."""
+        feed = self._feeds.get(key)
+        if feed is None:
+            feed = self._feeds[key] = _Feed()
+        feed.watchers += 1
+        try:
+            yield feed
+        finally:
+            feed.watchers -= 1
+            if feed.watchers == 0 and self._feeds.get(key) is feed:
+                del self._feeds[key]
+
+    @staticmethod
+    async def wait(feed: _Feed, known_version: int, timeout_s: float | None = None) -> None:
+        """Until something newer than `known_version` may exist (or a wake-up, or the timeout)."""
+        if feed.version > known_version:
+            return
+        signal = feed.signal
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(signal.wait(), timeout_s)
