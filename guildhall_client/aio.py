@@ -419,14 +419,16 @@ class AsyncClient:
             raise errors.rejection(response.rejection.code, response.rejection.message)
         a = response.accepted
         receipt = Receipt.from_pb(a.receipt) if a.HasField("receipt") else None
-        if self.verify_receipts and receipt is not None and (
-            receipt.match_id != match_id
-            or receipt.version != a.version
-            or not await self.check_receipt(receipt)
-        ):
-            raise errors.ReceiptInvalid(
-                f"the receipt for version {a.version} of {match_id} does not verify"
+        if (
+            self.verify_receipts
+            and receipt is not None
+            and (
+                receipt.match_id != match_id
+                or receipt.version != a.version
+                or not await self.check_receipt(receipt)
             )
+        ):
+            raise errors.ReceiptInvalid(f"the receipt for version {a.version} of {match_id} does not verify")
         return Accepted(
             match_id, a.version, [Event.from_pb(e) for e in a.events], receipt, a.repeated, command_id
         )

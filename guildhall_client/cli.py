@@ -1,0 +1,569 @@
+"""`guildhall`: play, watch, list, replay and audit matches, run bots, manage keys.
+
+Settings (every command): a flag, else the environment variable, else the config file
+(`$GUILDHALL_CONFIG`, default ~/.config/guildhall/config.toml), else the default.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from collections import Counter
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from guildhall_client import errors
+from guildhall_client.aio import AsyncClient, Seat
+from guildhall_client.bots import KINDS, make_bot
+from guildhall_client.bots.runner import BotResult, chooser, fill_seats, queue_and_play
+from guildhall_client.config import ENV, ConfigError, Settings, resolve
+from guildhall_client.render import describe_action, describe_event, render_outcome, render_view
+from guildhall_client.types import MatchView, WatchUpdate
+from guildhall_client.verify import verify_events
+
+T = TypeVar("T")
+
+app = typer.Typer(
+    name="guildhall",
+    help=__doc__,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+keys_app = typer.Typer(
+    help="Tenant API keys (operators) and the gateway's receipt keys.", no_args_is_help=True
+)
+app.add_typer(keys_app, name="keys")
+
+console = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+
+# -- settings ------------------------------------------------------------------------------------
+
+
+@app.callback()
+def main(
+    ctx: typer.Context,
+    target: Annotated[
+        str | None,
+        typer.Option(help=f"Gateway address host:port (env {ENV['target']}; default localhost:50051)"),
+    ] = None,
+    api_key: Annotated[
+        str | None, typer.Option(help=f"Tenant API key, ghk_... (env {ENV['api_key']})")
+    ] = None,
+    token: Annotated[
+        str | None, typer.Option(help=f"Seat or spectator token, ght1.... (env {ENV['token']})")
+    ] = None,
+    tls: Annotated[bool | None, typer.Option("--tls/--no-tls", help=f"Use TLS (env {ENV['tls']})")] = None,
+    player_id: Annotated[
+        str | None, typer.Option(help=f"Your player id for matchmaking (env {ENV['player_id']})")
+    ] = None,
+    timeout: Annotated[
+        float | None, typer.Option(help=f"Per-call timeout, seconds (env {ENV['timeout']})")
+    ] = None,
+    config: Annotated[
+        str | None,
+        typer.Option(
+            help="Config file (TOML) (env GUILDHALL_CONFIG; default ~/.config/guildhall/config.toml)"
+        ),
+    ] = None,
+) -> None:
+    """Guildhall from a terminal. Settings: flag, else environment, else config file, else default."""
+    flags = {
+        "target": target,
+        "api_key": api_key,
+        "token": token,
+        "tls": tls,
+        "player_id": player_id,
+        "timeout": timeout,
+    }
+    try:
+        ctx.obj = resolve(flags, config)
+    except ConfigError as error:
+        err.print(f"[red]config:[/red] {error}")
+        raise typer.Exit(2) from None
+
+
+def _client(settings: Settings, *, token: str | None = None, verify: bool = True) -> AsyncClient:
+    credential = token if token is not None else settings.token
+    return AsyncClient(
+        settings.target,
+        api_key=None if credential else (settings.api_key or None),
+        token=credential or None,
+        secure=settings.tls,
+        timeout_s=settings.timeout,
+        verify_receipts=verify,
+    )
+
+
+def _run(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a command; typed client errors become a one-line message and exit code 1."""
+    try:
+        return asyncio.run(coro)
+    except errors.Rejected as error:
+        err.print(f"[red]rejected[/red] {error.code}: {error.message}")
+    except errors.GatewayError as error:
+        err.print(f"[red]{error.status.name}[/red]: {error.details}")
+    except errors.GuildhallError as error:
+        err.print(f"[red]error[/red]: {error}")
+    except KeyboardInterrupt:
+        err.print("interrupted")
+    raise typer.Exit(1)
+
+
+def _options(text: str | None) -> Any:
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise typer.BadParameter(f"--options must be JSON: {error}") from None
+
+
+def _print_events(update: WatchUpdate) -> None:
+    for event in update.events:
+        console.print(
+            f"  v{event.version:<5} {describe_event(event.type, event.data, event.actor)}", markup=False
+        )
+
+
+# -- play ------------------------------------------------------------------------------------------
+
+
+@app.command()
+def play(
+    ctx: typer.Context,
+    game: Annotated[str, typer.Argument(help="Game id, e.g. rattus_cartus or ys")],
+    seats: Annotated[int, typer.Option(help="Seats at the table (matchmaking)")] = 2,
+    bots: Annotated[int, typer.Option(help="Bots to queue with you (they take the other seats)")] = 0,
+    bot_kind: Annotated[str, typer.Option(help=f"Kind of those bots: {', '.join(KINDS)}")] = "greedy",
+    invite: Annotated[str | None, typer.Option(help="Join a private table with this invite code")] = None,
+    match: Annotated[
+        str | None, typer.Option(help="Play a match you hold a seat token for (--token)")
+    ] = None,
+    options: Annotated[str | None, typer.Option(help="Match options as JSON")] = None,
+    auto: Annotated[str | None, typer.Option(help="Let a bot play your seat: random or greedy")] = None,
+    wait: Annotated[float, typer.Option(help="Seconds to wait for a match before giving up")] = 120.0,
+) -> None:
+    """Queue (or join a table) and play a match: your view, your legal actions numbered, pick one."""
+    settings: Settings = ctx.obj
+    if bot_kind not in KINDS or (auto is not None and auto not in KINDS):
+        raise typer.BadParameter(f"bot kinds are {', '.join(KINDS)}")
+    _run(_play(settings, game, seats, bots, bot_kind, invite, match, _options(options), auto, wait))
+
+
+async def _play(
+    settings: Settings,
+    game: str,
+    seats: int,
+    bots: int,
+    bot_kind: str,
+    invite: str | None,
+    match: str | None,
+    options: Any,
+    auto: str | None,
+    wait: float,
+) -> None:
+    player = settings.player_id or "cli-player"
+    bot_tasks: list[asyncio.Task[BotResult]] = []
+    if match:
+        if not settings.token:
+            raise typer.BadParameter("--match needs a seat token (--token or GUILDHALL_TOKEN)")
+        client = _client(settings)
+        seat = Seat(client, match)
+    else:
+        client = _client(settings, token="")
+        if invite:
+            seat = await client.claim_seat(invite, player)
+            console.print(f"Claimed seat {seat.number} of match {seat.match_id}")
+        else:
+            bot_tasks = await fill_seats(client, game, seats, bots, bot_kind, options=options)
+            console.print(
+                f"Queued for {game} ({seats} seats) as {player}; {bots} {bot_kind} bot(s) queued too"
+            )
+            seat = await client.enqueue_and_wait(
+                game, seats=seats, player_id=player, options=options, timeout_s=wait
+            )
+    try:
+        final = await _play_seat(seat, game, auto)
+        console.print(render_outcome(final.outcome))
+        you = final.seat
+        console.print(
+            f"Match {final.match_id} over at version {final.version}: "
+            + ("you won." if you is not None and you in final.winners else "you did not win.")
+        )
+        for task in bot_tasks:
+            await task
+    finally:
+        for task in bot_tasks:
+            task.cancel()
+        await seat.client.close()
+        await client.close()
+
+
+async def _play_seat(seat: Seat, game: str, auto: str | None) -> MatchView:
+    current = await seat.view()
+    console.print(f"Match {seat.match_id}: you are seat {current.seat}.")
+    if auto:
+        bot = make_bot(auto, game)
+        return await seat.play(chooser(bot), on_update=_print_events)
+    if current.finished:
+        return current
+    async for update in seat.watch(current.version):
+        _print_events(update)
+        if update.view.version < current.version:
+            continue
+        current = update.view
+        while current.my_turn and not current.finished:
+            console.print(render_view(current.game, current.view, current.seat))
+            for i, action in enumerate(current.legal_actions, 1):
+                console.print(f"  {i:>3}. {describe_action(action)}", markup=False)
+            choice = await _ask(len(current.legal_actions))
+            if choice == "resign":
+                await seat.resign()
+            else:
+                try:
+                    accepted = await seat.submit(
+                        current.legal_actions[choice], expected_version=current.version
+                    )
+                    console.print(f"accepted at version {accepted.version}")
+                except errors.Rejected as rejection:
+                    console.print(f"[yellow]rejected[/yellow] {rejection.code}: {rejection.message}")
+            current = await seat.view()
+        if current.finished:
+            return current
+        if current.seat is not None and not current.my_turn:
+            console.print(f"waiting for seat(s) {', '.join(map(str, current.active_seats))} ...")
+    return await seat.view()
+
+
+async def _ask(count: int) -> int | str:
+    """The number of an action (1-based on screen), or 'resign'."""
+    while True:
+        answer = (
+            (await asyncio.to_thread(_read_line, f"Your choice [1-{count}, r = resign]: ")).strip().lower()
+        )
+        if answer in ("r", "resign"):
+            return "resign"
+        if answer.isdigit() and 1 <= int(answer) <= count:
+            return int(answer) - 1
+        console.print(f"Type a number from 1 to {count}.")
+
+
+def _read_line(prompt: str) -> str:
+    console.print(prompt, end="")
+    line = sys.stdin.readline()
+    if not line:
+        raise KeyboardInterrupt  # end of input: stop rather than spin
+    return line
+
+
+# -- watch, matches, replay, audit -------------------------------------------------------------------
+
+
+@app.command()
+def watch(
+    ctx: typer.Context,
+    match: Annotated[str, typer.Argument(help="Match id")],
+    from_version: Annotated[int, typer.Option(help="Start after this version (0: from the start)")] = 0,
+    view: Annotated[bool, typer.Option("--view/--no-view", help="Render the view after each update")] = False,
+    follow: Annotated[
+        bool, typer.Option("--follow/--no-follow", help="Keep watching until the match ends")
+    ] = True,
+) -> None:
+    """Stream a match's events (as your credential may see them) until it ends; resumes after a drop."""
+    _run(_watch(ctx.obj, match, from_version, view, follow))
+
+
+async def _watch(settings: Settings, match: str, from_version: int, show_view: bool, follow: bool) -> None:
+    async with _client(settings) as client:
+        target = None if follow else (await client.get_view(match)).version
+        last: MatchView | None = None
+        async for update in client.watch(match, from_version):
+            _print_events(update)
+            last = update.view
+            if show_view:
+                console.print(render_view(last.game, last.view, last.seat))
+            if target is not None and last.version >= target:
+                break
+        if last is not None:
+            console.print(f"version {last.version}, {'finished' if last.finished else 'in play'}")
+            if last.finished:
+                console.print(render_outcome(last.outcome))
+
+
+@app.command()
+def matches(
+    ctx: typer.Context,
+    game: Annotated[str, typer.Option(help="Only this game")] = "",
+    finished: Annotated[
+        bool | None, typer.Option("--finished/--in-play", help="Only finished / unfinished")
+    ] = None,
+    limit: Annotated[int, typer.Option(help="At most this many")] = 50,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON lines instead of a table")] = False,
+) -> None:
+    """List your tenant's matches, newest first."""
+    _run(_matches(ctx.obj, game, finished, limit, as_json))
+
+
+async def _matches(settings: Settings, game: str, finished: bool | None, limit: int, as_json: bool) -> None:
+    async with _client(settings) as client:
+        page = await client.list_matches(game=game, finished=finished, limit=limit)
+    if as_json:
+        for m in page.matches:
+            typer.echo(json.dumps(m.__dict__ | {"players": list(m.players)}))
+        return
+    table = Table(title=f"{len(page.matches)} match(es)")
+    for col in ("match", "game", "players", "version", "state", "created (UTC)"):
+        table.add_column(col)
+    for m in page.matches:
+        created = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(m.created_ms / 1000))
+        table.add_row(
+            m.match_id,
+            m.game,
+            ", ".join(m.players),
+            str(m.version),
+            "finished" if m.finished else "in play",
+            created,
+        )
+    console.print(table)
+
+
+@app.command()
+def replay(
+    ctx: typer.Context,
+    match: Annotated[str, typer.Argument(help="Match id")],
+    version: Annotated[int | None, typer.Option(help="Show the view at this version and exit")] = None,
+    start: Annotated[int, typer.Option(help="Version to start stepping from")] = 1,
+) -> None:
+    """Step through a stored match (Enter/n next, b back, a number jumps, q quits), or show one version."""
+    _run(_replay(ctx.obj, match, version, start))
+
+
+async def _replay(settings: Settings, match: str, version: int | None, start: int) -> None:
+    async with _client(settings) as client:
+        latest = (await client.get_view(match)).version
+        if version is not None:
+            shown = await client.replay(match, version)
+            console.print(f"{match} at version {shown.version} of {latest}")
+            console.print(render_view(shown.game, shown.view, shown.seat))
+            return
+        v = max(1, min(start, latest))
+        while True:
+            shown = await client.replay(match, v)
+            console.print(f"[bold]{match} at version {v} of {latest}[/bold]")
+            console.print(render_view(shown.game, shown.view, shown.seat))
+            if shown.finished:
+                console.print(render_outcome(shown.outcome))
+            answer = (
+                await asyncio.to_thread(_read_line, "[Enter/n] next, b back, <number> jump, q quit: ")
+            ).strip()
+            if answer in ("q", "quit"):
+                return
+            if answer == "b":
+                v = max(1, v - 1)
+            elif answer.isdigit():
+                v = max(1, min(int(answer), latest))
+            elif v < latest:
+                v += 1
+            else:
+                console.print("that was the last version")
+                return
+
+
+@app.command()
+def audit(
+    ctx: typer.Context,
+    match: Annotated[str, typer.Argument(help="Match id")],
+) -> None:
+    """The gateway's audit (re-execution, chain, receipts, seed, snapshots) plus a local check of
+    every receipt and the seed commitment with the published keys. Exit code 1 if anything fails."""
+    ok = _run(_audit(ctx.obj, match))
+    raise typer.Exit(0 if ok else 1)
+
+
+async def _audit(settings: Settings, match: str) -> bool:
+    async with _client(settings) as client:
+        report = await client.audit(match)
+        events = await client.events(match)
+        keys = await client.public_keys()
+    local = verify_events(events, keys, match_id=match)
+    table = Table(title=f"Audit of {match}")
+    table.add_column("check")
+    table.add_column("result")
+    table.add_row(
+        "gateway audit",
+        "[green]ok[/green]" if report.ok else f"[red]FAILED[/red] at version {report.first_bad_version}",
+    )
+    table.add_row("versions re-executed", str(report.checked_versions))
+    if not report.ok:
+        table.add_row("first bad version", str(report.first_bad_version))
+        table.add_row("reason", report.reason)
+    bad = ", ".join(map(str, local.bad_receipts))
+    table.add_row(
+        "receipts verified here",
+        f"{local.receipts_checked - len(local.bad_receipts)}/{local.receipts_checked}"
+        + (f" [red](bad: {bad})[/red]" if bad else ""),
+    )
+    seed = (
+        "not revealed yet"
+        if local.seed_ok is None
+        else (
+            "[green]matches its commitment[/green]"
+            if local.seed_ok
+            else "[red]does NOT match its commitment[/red]"
+        )
+    )
+    table.add_row("seed", seed)
+    console.print(table)
+    return report.ok and local.ok
+
+
+# -- bots --------------------------------------------------------------------------------------------
+
+
+@app.command(name="bots")
+def run_bots(
+    ctx: typer.Context,
+    game: Annotated[str, typer.Option(help="Game id")],
+    matches_: Annotated[int, typer.Option("--matches", help="Matches to play")] = 10,
+    seats: Annotated[int, typer.Option(help="Seats per match")] = 2,
+    kind: Annotated[str, typer.Option(help="random, greedy, or mixed (half greedy, half random)")] = "mixed",
+    concurrency: Annotated[int, typer.Option(help="Matches in play at once")] = 4,
+    options: Annotated[str | None, typer.Option(help="Match options as JSON")] = None,
+) -> None:
+    """Run bot matches through matchmaking, as load, with a progress bar and a summary."""
+    if kind not in (*KINDS, "mixed"):
+        raise typer.BadParameter("kind is random, greedy or mixed")
+    _run(_bots(ctx.obj, game, matches_, seats, kind, concurrency, _options(options)))
+
+
+async def _bots(
+    settings: Settings, game: str, count: int, seats: int, kind: str, concurrency: int, options: Any
+) -> None:
+    started = time.monotonic()
+    results: list[BotResult] = []
+    done: Counter[str] = Counter()
+    async with _client(settings, token="") as client:
+        gate = asyncio.Semaphore(max(1, concurrency) * seats)
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+        ) as progress:
+            bar = progress.add_task(f"{game}: matches", total=count)
+
+            async def one(i: int) -> None:
+                bot_kind = kind if kind != "mixed" else KINDS[i % 2]
+                async with gate:
+                    result = await queue_and_play(client, game, seats, bot_kind, options=options, seed=i)
+                results.append(result)
+                done[result.match_id] += 1
+                if done[result.match_id] == result.players:
+                    progress.advance(bar)
+
+            await asyncio.gather(*(one(i) for i in range(count * seats)))
+    seconds = time.monotonic() - started
+    by_match: dict[str, list[BotResult]] = {}
+    for r in results:
+        by_match.setdefault(r.match_id, []).append(r)
+    table = Table(title=f"{len(by_match)} {game} match(es) in {seconds:.1f} s")
+    for col in ("match", "version", "winners (seat:kind)"):
+        table.add_column(col)
+    wins: Counter[str] = Counter()
+    seats_of: Counter[str] = Counter()
+    for match_id, rs in sorted(by_match.items()):
+        winners = [f"{r.seat}:{r.kind}" for r in sorted(rs, key=lambda r: r.seat) if r.won]
+        for r in rs:
+            seats_of[r.kind] += 1
+            wins[r.kind] += r.won
+        table.add_row(match_id, str(rs[0].final.version), ", ".join(winners) or "nobody")
+    console.print(table)
+    for k in sorted(seats_of):
+        console.print(f"{k}: won {wins[k]} of {seats_of[k]} seats played")
+    actions = sum(r.final.version for r in by_match.values() for r in r[:1])
+    console.print(f"{actions} versions written, {actions / max(seconds, 1e-9):,.0f} per second")
+
+
+# -- keys --------------------------------------------------------------------------------------------
+
+
+@keys_app.command("new")
+def keys_new(
+    key_id: Annotated[str, typer.Option("--id", help="The key's id (logs name it)")] = "k1",
+    scopes: Annotated[str, typer.Option(help="Comma-separated: tenant, auditor")] = "tenant",
+    tenant: Annotated[str | None, typer.Option(help="Also print a whole TENANTS_FILE tenant entry")] = None,
+) -> None:
+    """Make a new tenant API key: the key (give it to the tenant) and its hash for TENANTS_FILE."""
+    from gateway.auth import hash_key, new_api_key
+
+    wanted = [s.strip() for s in scopes.split(",") if s.strip()]
+    if not wanted or not set(wanted) <= {"tenant", "auditor"}:
+        raise typer.BadParameter("scopes are tenant and/or auditor")
+    key = new_api_key()
+    entry = {"id": key_id, "sha256": hash_key(key), "scopes": wanted}
+    # Plain output, never wrapped: it is copied into a file.
+    typer.echo(f"API key (shown once, stored nowhere): {key}")
+    document: Any = {"tenants": {tenant: {"keys": [entry]}}} if tenant else entry
+    typer.echo(json.dumps(document, indent=2))
+
+
+@keys_app.command("list")
+def keys_list(
+    tenants_file: Annotated[
+        Path, typer.Option(envvar="TENANTS_FILE", help="The gateway's TENANTS_FILE (env TENANTS_FILE)")
+    ],
+) -> None:
+    """The tenants and key ids of a TENANTS_FILE, with scopes and quotas (hashes shortened)."""
+    try:
+        document = json.loads(tenants_file.read_text())
+        tenants = document["tenants"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        err.print(f"[red]cannot read {tenants_file}[/red]: {error}")
+        raise typer.Exit(1) from None
+    table = Table(title=str(tenants_file))
+    for col in ("tenant", "key id", "scopes", "sha256", "quotas"):
+        table.add_column(col)
+    for name, body in sorted(tenants.items()):
+        quotas = ", ".join(f"{k} {v}" for k, v in (body.get("quotas") or {}).items())
+        for key in body.get("keys", []):
+            table.add_row(
+                name,
+                key.get("id", ""),
+                ",".join(key.get("scopes", [])),
+                key.get("sha256", "")[:12] + "...",
+                quotas,
+            )
+    console.print(table)
+
+
+@keys_app.command("public")
+def keys_public(ctx: typer.Context) -> None:
+    """The gateway's published receipt keys (Ed25519), by id: what receipts are verified against."""
+
+    async def fetch() -> dict[str, bytes]:
+        async with _client(ctx.obj) as client:
+            return await client.public_keys()
+
+    keys = _run(fetch())
+    table = Table(title="Receipt keys")
+    table.add_column("key id")
+    table.add_column("Ed25519 public key (hex)")
+    for key_id, raw in sorted(keys.items()):
+        table.add_row(key_id, raw.hex())
+    console.print(table)
+
+
+if __name__ == "__main__":
+    app()
