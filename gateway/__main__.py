@@ -1,0 +1,27 @@
+"""`python -m gateway`: serve guildhall.gateway.v1.GatewayService (flags and env: --help)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+
+from gateway.bootstrap import parse_args, serve
+from services.observability import configure_logging
+from services.server import EXIT_WITH_PARENT_ENV
+
+
+def main(argv: list[str] | None = None) -> int:
+    config = parse_args(argv)
+    try:
+        configure_logging("gateway", config.log_level)
+    except ValueError as exc:
+        print(f"python -m gateway: {exc}", file=sys.stderr)
+        return 2
+    supervisor = os.environ.get(EXIT_WITH_PARENT_ENV)
+    asyncio.run(serve(config, supervisor_pid=int(supervisor) if supervisor else None))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,396 @@
+"""The only place the gateway is wired: configuration, clients, use cases, the server, its loops.
+
+`Config` reads the environment (names in deploy/k8s/base/gateway.yaml) and flags;
+`Gateway` builds everything from it, serves, and drains on stop. Nothing here decides
+anything a use case should.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import grpc
+import structlog
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1.health import aio as health_aio
+from grpc_reflection.v1alpha import reflection
+from guildhall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
+
+from gateway import metrics
+from gateway.auth import Authenticator, Tenant, Tokens, load_tenants
+from gateway.quotas import Quotas
+from gateway.server import MAX_REQUEST_BYTES, GatewayServicer, Ports, games_from_describe
+from gateway.watch import WatchHub
+
+_log = structlog.get_logger("gateway")
+
+RULES_PREFIX = "RULES_"
+GRPC_OPTIONS = [
+    ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
+    ("grpc.max_send_message_length", 64 * 1024 * 1024),
+    ("grpc.so_reuseport", 0),  # a taken port is an error, not a silently shared one
+    # Clients re-resolve when a connection ages out, so replicas added by a scale-out get traffic.
+    ("grpc.max_connection_age_ms", 300_000),
+    ("grpc.max_connection_age_grace_ms", 30_000),
+    # Watch streams idle for long stretches: keep NATs and load balancers from dropping them.
+    ("grpc.keepalive_time_ms", 60_000),
+    ("grpc.http2.max_pings_without_data", 0),
+    ("grpc.max_concurrent_streams", 20_000),
+]
+METRICS_REFRESH_S = 15.0
+
+
+@dataclass
+class Config:
+    host: str = "127.0.0.1"
+    port: int = 50051
+    metrics_port: int = 9090
+    log_level: str = "info"
+    drain_s: float = 0.0
+    grace_s: float = 10.0
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    redis_cluster: bool = False
+    signing_keys_dir: str = ""
+    tenants_file: str = ""
+    rules: dict[str, str] = field(default_factory=dict)  # game id -> gRPC target
+
+    @staticmethod
+    def rules_from_env(env: Mapping[str, str]) -> dict[str, str]:
+        """`RULES_<GAME_ID_UPPER>=<target>` for every game this gateway serves."""
+        return {
+            name[len(RULES_PREFIX) :].lower(): target
+            for name, target in env.items()
+            if name.startswith(RULES_PREFIX) and len(name) > len(RULES_PREFIX) and target
+        }
+
+
+def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None) -> Config:
+    """Flags, each defaulting to its environment variable (named in its help)."""
+    env = os.environ if env is None else env
+
+    def helped(text: str, var: str, default: object) -> str:
+        return f"{text} (env {var}; default {default})"
+
+    parser = argparse.ArgumentParser(
+        prog="python -m gateway",
+        description="Serve guildhall.gateway.v1.GatewayService. Each game served needs "
+        "RULES_<GAME_ID_UPPER>=<grpc target> in the environment (or --rules game=target).",
+    )
+    parser.add_argument(
+        "--host", default=env.get("HOST", "127.0.0.1"), help=helped("bind address", "HOST", "127.0.0.1")
+    )
+    parser.add_argument(
+        "--port", type=int, default=int(env.get("PORT", "50051")), help=helped("gRPC port", "PORT", 50051)
+    )
+    parser.add_argument(
+        "--metrics-port",
+        type=int,
+        default=int(env.get("METRICS_PORT", "9090")),
+        help=helped("Prometheus /metrics port, 0 = off", "METRICS_PORT", 9090),
+    )
+    parser.add_argument(
+        "--log-level", default=env.get("LOG_LEVEL", "info"), help=helped("log level", "LOG_LEVEL", "info")
+    )
+    parser.add_argument(
+        "--drain",
+        type=float,
+        default=float(env.get("DRAIN_SECONDS", "0")),
+        help=helped("seconds serving NOT_SERVING after a stop signal", "DRAIN_SECONDS", 0),
+    )
+    parser.add_argument(
+        "--grace",
+        type=float,
+        default=float(env.get("GRACE_SECONDS", "10")),
+        help=helped("seconds calls in flight get to finish", "GRACE_SECONDS", 10),
+    )
+    parser.add_argument(
+        "--redis-url",
+        default=env.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+        help=helped(
+            "the Redis holding streams, queues, timers and quotas", "REDIS_URL", "redis://127.0.0.1:6379/0"
+        ),
+    )
+    parser.add_argument(
+        "--redis-cluster",
+        action="store_true",
+        default=env.get("REDIS_CLUSTER", "0") == "1",
+        help=helped("REDIS_URL names a Redis Cluster node", "REDIS_CLUSTER", 0),
+    )
+    parser.add_argument(
+        "--signing-keys-dir",
+        default=env.get("SIGNING_KEYS_DIR", ""),
+        help=helped("Ed25519 PEM keys; empty = a throwaway key (development only)", "SIGNING_KEYS_DIR", ""),
+    )
+    parser.add_argument(
+        "--tenants-file",
+        default=env.get("TENANTS_FILE", ""),
+        help=helped("tenants, their hashed API keys, quotas and timers (JSON)", "TENANTS_FILE", ""),
+    )
+    parser.add_argument(
+        "--rules", action="append", default=[], metavar="GAME=TARGET", help="adds to RULES_* variables"
+    )
+    args = parser.parse_args(argv)
+    rules = Config.rules_from_env(env)
+    for item in args.rules:
+        game, sep, target = item.partition("=")
+        if not sep or not game or not target:
+            parser.error(f"--rules takes GAME=TARGET, got {item!r}")
+        rules[game] = target
+    if not rules:
+        parser.error("no games: set RULES_<GAME_ID_UPPER>=<grpc target> for each game to serve")
+    return Config(
+        host=args.host,
+        port=args.port,
+        metrics_port=args.metrics_port,
+        log_level=args.log_level,
+        drain_s=args.drain,
+        grace_s=args.grace,
+        redis_url=args.redis_url,
+        redis_cluster=args.redis_cluster,
+        signing_keys_dir=args.signing_keys_dir,
+        tenants_file=args.tenants_file,
+        rules=rules,
+    )
+
+
+def redis_clients(url: str, cluster: bool) -> tuple[Any, Any]:
+    """The command client and the one for the notification subscription.
+
+    On a cluster the subscription goes to the node named in the URL: PUBLISH reaches every node.
+    """
+    import redis.asyncio as aioredis
+    from redis.asyncio.cluster import RedisCluster
+
+    if cluster:
+        client = RedisCluster.from_url(url)
+        parts = urlsplit(url)
+        subscriber = aioredis.Redis(
+            host=parts.hostname or "127.0.0.1",
+            port=parts.port or 6379,
+            username=parts.username,
+            password=parts.password,
+            ssl=parts.scheme == "rediss",
+        )
+        return client, subscriber
+    client = aioredis.Redis.from_url(url)
+    return client, client  # pubsub takes its own connection from the pool
+
+
+class Gateway:
+    """One gateway replica: build with `await Gateway.create(config)`, then `start`, then `stop`."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.port = 0
+        self.stopping = asyncio.Event()
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._closers: list[Any] = []
+
+    async def start(self) -> int:
+        """Build every part, start serving; returns the bound port."""
+        from gateway.handlers import GameMatches
+        from gateway.matchmaking import Matchmaker
+        from gateway.rules_client import AsyncRulesClient
+        from gateway.signing import KeyRing
+        from gateway.tables import Tables
+        from gateway.timers import TurnTimers
+
+        config = self.config
+        if config.signing_keys_dir:
+            keyring = KeyRing.from_dir(config.signing_keys_dir)
+        else:
+            _log.warning("no SIGNING_KEYS_DIR: receipts and tokens are signed by a throwaway key")
+            keyring = KeyRing.generate()
+        tenants: dict[str, Tenant] = load_tenants(config.tenants_file) if config.tenants_file else {}
+        if not tenants:
+            _log.warning("no tenants configured (TENANTS_FILE): every authenticated call will fail")
+        redis, subscriber = redis_clients(config.redis_url, config.redis_cluster)
+        self.redis = redis
+        self._closers.append(redis)
+        if subscriber is not redis:
+            self._closers.append(subscriber)
+        rules = {game: AsyncRulesClient(game, target) for game, target in config.rules.items()}
+        self._rules = rules
+        describes = await asyncio.gather(*(client.describe() for client in rules.values()))
+        for game, described in zip(rules, describes, strict=True):
+            if described.game_id != game:
+                raise SystemExit(f"RULES_{game.upper()} points at a rules service for {described.game_id!r}")
+        games = games_from_describe(describes)
+
+        timers = TurnTimers(redis)
+        matches = GameMatches(redis, rules, keyring, timers=timers)
+        self.matches = matches
+        tokens = Tokens(keyring.sign, keyring.verify)
+        auth = Authenticator(tenants, tokens)
+        quotas = Quotas(redis)
+        hub = WatchHub(subscriber)
+        await hub.start()
+        self.hub = hub
+        matchmaker = Matchmaker(redis)
+        tables = Tables(redis)
+        self.ports = Ports(
+            matches=matches,
+            auth=auth,
+            tokens=tokens,
+            quotas=quotas,
+            hub=hub,
+            games=games,
+            matchmaker=matchmaker,
+            tables=tables,
+            timer_policy=_timer_policy,
+            stopping=self.stopping,
+        )
+
+        server = grpc.aio.server(options=GRPC_OPTIONS)
+        gateway_pb2_grpc.add_GatewayServiceServicer_to_server(GatewayServicer(self.ports), server)
+        self.health = health_aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
+        service_name = gateway_pb2.DESCRIPTOR.services_by_name["GatewayService"].full_name
+        reflection.enable_server_reflection((service_name, reflection.SERVICE_NAME), server)
+        self.port = server.add_insecure_port(f"{config.host}:{config.port}")
+        if not self.port:
+            raise SystemExit(f"cannot bind {config.host}:{config.port}")
+        self.server = server
+        await server.start()
+        for name in ("", service_name):
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+
+        async def create_from_pairing(pairing: Any) -> None:
+            tenant = auth.tenants.get(pairing.tenant)
+            if tenant is None:
+                raise LookupError(f"tenant {pairing.tenant!r} is no longer configured")
+            await quotas.admit_match(pairing.tenant, pairing.match_id, tenant.quotas.active_matches)
+            default = tenant.turn_timer
+            await matches.create(
+                pairing.tenant,
+                pairing.game,
+                list(pairing.players),
+                pairing.options_json,
+                match_id=pairing.match_id,
+                turn_timer=_timer_policy(default.seconds, default.policy),
+                created_by="matchmaking",
+            )
+
+        async def on_expire(key: Any, version: int, seat: int, policy: str) -> object:
+            outcome = await matches.on_timer(key, version, seat, policy)
+            if (
+                outcome is not None
+                and outcome.accepted
+                and any(e.type == "match_ended" for e in outcome.events)
+            ):
+                await quotas.release_match(key.tenant, key.match_id)
+            return outcome
+
+        self._tasks += [
+            asyncio.create_task(matchmaker.run(create_from_pairing, self.stopping), name="matchmaker"),
+            asyncio.create_task(timers.run(on_expire, self.stopping), name="turn-timers"),
+            asyncio.create_task(self._refresh_gauges(quotas, matchmaker, tenants, games), name="gauges"),
+        ]
+        metrics.serve_metrics(config.metrics_port, config.host)
+        _log.info(
+            "serving",
+            address=f"{config.host}:{self.port}",
+            games=sorted(games),
+            tenants=len(tenants),
+            metrics_port=config.metrics_port,
+            signing_key=keyring.active,
+        )
+        return self.port
+
+    async def _refresh_gauges(
+        self, quotas: Quotas, matchmaker: Any, tenants: Mapping[str, Tenant], games: Any
+    ) -> None:
+        """Gauges that live in Redis, read every so often (not per scrape: scrapes are sync)."""
+        while not self.stopping.is_set():
+            with contextlib.suppress(Exception):
+                active = 0
+                for tenant in tenants:
+                    active += await quotas.active_matches(tenant)
+                metrics.ACTIVE_MATCHES.set(active)
+                queued = getattr(matchmaker, "queued_by_game", None)
+                if queued is not None:
+                    for game, count in (await queued()).items():
+                        metrics.QUEUED_TICKETS.labels(game).set(count)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.stopping.wait(), METRICS_REFRESH_S)
+
+    async def stop(self) -> None:
+        """Drain: NOT_SERVING first (traffic moves away), then end streams, then stop."""
+        if self.stopping.is_set():
+            return
+        _log.info("stopping", drain_s=self.config.drain_s, grace_s=self.config.grace_s)
+        with contextlib.suppress(Exception):
+            await self.health.enter_graceful_shutdown()
+        await asyncio.sleep(max(self.config.drain_s, 0.0))
+        self.stopping.set()
+        self.hub.wake_all()  # parked Watch streams see `stopping` and end; clients resume elsewhere
+        await self.server.stop(self.config.grace_s)
+        for task in self._tasks:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.wait_for(task, 5.0)
+        await self.hub.stop()
+        for client in self._rules.values():
+            with contextlib.suppress(Exception):
+                await client.close()
+        for closer in self._closers:
+            with contextlib.suppress(Exception):
+                await closer.aclose()
+        _log.info("stopped")
+
+
+def _timer_policy(seconds: float, policy: str) -> Any:
+    from gateway.domain.timers import TimerPolicy
+
+    return TimerPolicy(seconds=seconds, policy=policy)
+
+
+async def serve(config: Config, *, supervisor_pid: int | None = None) -> None:
+    """Run until SIGINT/SIGTERM (or the supervising process dies), then drain."""
+    import signal
+
+    gateway = Gateway(config)
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await gateway.start()
+    except BaseException:
+        await _quiet_stop(gateway)
+        raise
+    if supervisor_pid:
+
+        async def orphaned() -> None:
+            while os.getppid() == supervisor_pid and not stop.is_set():
+                await asyncio.sleep(1.0)
+            stop.set()
+
+        watcher = asyncio.create_task(orphaned())
+    await stop.wait()
+    await gateway.stop()
+    if supervisor_pid:
+        watcher.cancel()
+
+
+async def _quiet_stop(gateway: Gateway) -> None:
+    with contextlib.suppress(Exception):
+        if hasattr(gateway, "server"):
+            await gateway.stop()
+
+
+def keys_dir_for(path: Path) -> Path:
+    """A directory with one fresh signing key (the local stack and tests)."""
+    from gateway.signing import KeyRing
+
+    path.mkdir(parents=True, exist_ok=True)
+    if not any(path.glob("*.pem")):
+        KeyRing.write_new_key(path, "local-1")
+    return path

@@ -1,0 +1,775 @@
+"""guildhall.gateway.v1.GatewayService: the thin servicer over the match use cases.
+
+Each RPC authenticates (gateway/auth.py: the scope table), checks the request's shape, calls
+one use case and maps the answer to protobuf. Nothing here knows a game's rules; nothing here
+builds clients (bootstrap.py does). Everything is asyncio: a Watch stream is a coroutine
+parked on its match's signal (gateway/watch.py), never a thread.
+
+Errors: use-case exceptions become status codes in one place (`_fault`); rejections are
+answers. One log line per call with a request id, tenant, match and seat in context.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import grpc
+import structlog
+from guildhall.common.v1 import common_pb2
+from guildhall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
+
+from gateway import metrics
+from gateway.auth import SEAT, Authenticator, AuthError, Principal, Tokens, denied, for_match
+from gateway.eventstore.base import MatchKey
+from gateway.quotas import QuotaExceeded, Quotas
+from gateway.watch import WatchHub
+
+_log = structlog.get_logger("rpc")
+
+MAX_ACTION_BYTES = 64 * 1024
+MAX_OPTIONS_BYTES = 64 * 1024
+MAX_REQUEST_BYTES = 1024 * 1024  # the gateway's transport limit: actions and options are small
+_COMMAND_ID = re.compile(r"[\x21-\x7e]{1,64}")  # printable ASCII, no spaces
+_PLAYER_ID = re.compile(r"[^\x00-\x1f\x7f]{1,128}")
+_TICKET_WAIT_S = 30.0  # a WatchTicket re-reads the status at least this often
+_MATCH_ENDED = "match_ended"
+_TICKET_STATES = {
+    "queued": gateway_pb2.Ticket.QUEUED,
+    "matched": gateway_pb2.Ticket.MATCHED,
+    "cancelled": gateway_pb2.Ticket.CANCELLED,
+    "expired": gateway_pb2.Ticket.EXPIRED,
+}
+
+
+class BadRequest(ValueError):
+    """The request is malformed: INVALID_ARGUMENT, with a message naming the field."""
+
+
+class TooLarge(ValueError):
+    """A field over its size limit: RESOURCE_EXHAUSTED."""
+
+
+@dataclass
+class Ports:
+    """What the servicer needs; bootstrap.py builds it."""
+
+    matches: Any  # gateway.handlers.GameMatches
+    auth: Authenticator
+    tokens: Tokens
+    quotas: Quotas
+    hub: WatchHub
+    games: Mapping[str, gateway_pb2.Game]  # served games, from each rules service's Describe
+    matchmaker: Any = None  # gateway.matchmaking.Matchmaker
+    tables: Any = None  # gateway.tables.Tables
+    timer_policy: Callable[[int, str], Any] | None = None  # (seconds, policy) -> TimerPolicy
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+# -- exception -> status, in one place -----------------------------------------------------------
+
+
+def _fault(exc: BaseException) -> tuple[grpc.StatusCode, str, int] | None:
+    """The status for an exception a use case raised (code, message, retry-after ms), else None."""
+    from gateway import handlers
+
+    name = type(exc).__name__
+    if isinstance(exc, AuthError):
+        return exc.code, exc.message, 0
+    if isinstance(exc, QuotaExceeded):
+        metrics.QUOTA_REFUSALS.labels(exc.quota).inc()
+        return grpc.StatusCode.RESOURCE_EXHAUSTED, exc.message, exc.retry_after_ms
+    if isinstance(exc, BadRequest):
+        return grpc.StatusCode.INVALID_ARGUMENT, str(exc), 0
+    if isinstance(exc, TooLarge):
+        return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc), 0
+    if isinstance(exc, handlers.MatchNotFound) or name in ("TicketNotFound", "TableNotFound"):
+        return grpc.StatusCode.NOT_FOUND, "no such match" if name == "MatchNotFound" else str(exc), 0
+    if isinstance(exc, handlers.UnknownGame):
+        return grpc.StatusCode.INVALID_ARGUMENT, str(exc), 0
+    if isinstance(exc, handlers.ContendedMatch):
+        return grpc.StatusCode.ABORTED, str(exc), 0
+    if name in ("InvalidTicket", "InvalidRequest") or (isinstance(exc, ValueError) and name == "ValueError"):
+        return grpc.StatusCode.INVALID_ARGUMENT, str(exc), 0
+    if isinstance(exc, grpc.aio.AioRpcError):
+        # A rules service said the input is bad (options, player count): the caller's fault.
+        if exc.code() in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.RESOURCE_EXHAUSTED):
+            return exc.code(), exc.details() or "invalid request", 0
+        return grpc.StatusCode.UNAVAILABLE, f"a rules service is unavailable ({exc.code().name}); retry", 0
+    return None
+
+
+def _rejection_of(response: Any) -> str | None:
+    fields = getattr(getattr(response, "DESCRIPTOR", None), "fields_by_name", {})
+    if "rejection" in fields and response.HasField("rejection"):
+        return str(response.rejection.code)
+    return None
+
+
+Req = TypeVar("Req")
+Resp = TypeVar("Resp")
+
+
+def unary(rpc: str) -> Callable[[Any], Any]:
+    """Authenticate, bind log context, map faults to statuses, count and time: for unary RPCs."""
+
+    def wrap(method: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+        async def handler(self: GatewayServicer, request: Any, context: grpc.aio.ServicerContext) -> Any:
+            started = time.perf_counter()
+            request_id = _request_id(context)
+            structlog.contextvars.bind_contextvars(rpc=rpc, request_id=request_id)
+            code = "OK"
+            outcome = "ok"
+            try:
+                principal = self.ports.auth.authenticate(context.invocation_metadata(), rpc)
+                _bind_principal(principal)
+                response = await method(self, request, context, principal)
+                rejected = _rejection_of(response)
+                if rejected:
+                    outcome = f"rejected:{rejected}"
+                    metrics.REJECTIONS.labels(rejected).inc()
+            except Exception as exc:
+                status, message, retry_ms = _answer(exc, rpc)
+                code, outcome = status.name, "fault"
+                # Recorded before the abort: grpc.aio sends the status from inside abort().
+                _record(rpc, code, outcome, started, detail=message)
+                await _abort(context, status, message, retry_ms)
+                raise
+            else:
+                _record(rpc, code, outcome, started)
+                return response
+            finally:
+                structlog.contextvars.clear_contextvars()
+
+        handler.__name__ = method.__name__
+        return handler
+
+    return wrap
+
+
+def streaming(rpc: str) -> Callable[[Any], Any]:
+    """The same for server-streaming RPCs (the log line is written when the stream ends)."""
+
+    def wrap(method: Callable[..., AsyncIterator[Any]]) -> Callable[..., AsyncIterator[Any]]:
+        async def handler(
+            self: GatewayServicer, request: Any, context: grpc.aio.ServicerContext
+        ) -> AsyncIterator[Any]:
+            started = time.perf_counter()
+            structlog.contextvars.bind_contextvars(rpc=rpc, request_id=_request_id(context))
+            code = "OK"
+            outcome = "ok"
+            sent = 0
+            try:
+                principal = self.ports.auth.authenticate(context.invocation_metadata(), rpc)
+                _bind_principal(principal)
+                async for message in method(self, request, context, principal):
+                    if sent == 0:
+                        metrics.LATENCY.labels(rpc).observe(time.perf_counter() - started)
+                    sent += 1
+                    yield message
+            except asyncio.CancelledError:
+                code, outcome = "CANCELLED", "client gone"
+                raise
+            except Exception as exc:
+                status, message, retry_ms = _answer(exc, rpc)
+                code, outcome = status.name, "fault"
+                _record_stream(rpc, code, outcome, started, sent, message)
+                await _abort(context, status, message, retry_ms)
+                raise
+            else:
+                _record_stream(rpc, code, outcome, started, sent)
+            finally:
+                if code == "CANCELLED":
+                    _record_stream(rpc, code, outcome, started, sent)
+                structlog.contextvars.clear_contextvars()
+
+        handler.__name__ = method.__name__
+        return handler
+
+    return wrap
+
+
+def _record(rpc: str, code: str, outcome: str, started: float, detail: str = "") -> None:
+    elapsed = time.perf_counter() - started
+    metrics.REQUESTS.labels(rpc, code).inc()
+    metrics.LATENCY.labels(rpc).observe(elapsed)
+    if detail:
+        _log.info(
+            "rpc", status=code, outcome=outcome, detail=detail[:200], duration_ms=round(elapsed * 1000, 3)
+        )
+    else:
+        _log.info("rpc", status=code, outcome=outcome, duration_ms=round(elapsed * 1000, 3))
+
+
+def _record_stream(rpc: str, code: str, outcome: str, started: float, sent: int, detail: str = "") -> None:
+    metrics.REQUESTS.labels(rpc, code).inc()
+    fields: dict[str, Any] = {"status": code, "outcome": outcome, "messages": sent}
+    if detail:
+        fields["detail"] = detail[:200]
+    _log.info("rpc", duration_ms=round((time.perf_counter() - started) * 1000, 3), **fields)
+
+
+def _answer(exc: Exception, rpc: str) -> tuple[grpc.StatusCode, str, int]:
+    """The status, message and retry hint that answer `exc`; a bug of ours is INTERNAL, logged."""
+    mapped = _fault(exc)
+    if mapped is None:
+        _log.exception("unhandled error")
+        return grpc.StatusCode.INTERNAL, f"internal error in {rpc}; the server log has details", 0
+    return mapped
+
+
+async def _abort(
+    context: grpc.aio.ServicerContext, status: grpc.StatusCode, message: str, retry_ms: int
+) -> None:
+    if retry_ms:
+        context.set_trailing_metadata((("retry-after-ms", str(retry_ms)),))
+    await context.abort(status, message)  # raises
+
+
+def _request_id(context: grpc.aio.ServicerContext) -> str:
+    for key, value in context.invocation_metadata() or ():
+        if key == "x-request-id" and isinstance(value, str) and 0 < len(value) <= 64:
+            return value
+    return uuid.uuid4().hex[:16]
+
+
+def _bind_principal(principal: Principal) -> None:
+    fields: dict[str, Any] = {"tenant": principal.tenant}
+    if principal.match_id is not None:
+        fields["match_id"] = principal.match_id
+        fields["seat"] = principal.seat
+    structlog.contextvars.bind_contextvars(**fields)
+
+
+# -- request checks ------------------------------------------------------------------------------
+
+
+def _key(principal: Principal, match_id: str) -> MatchKey:
+    """The match this call names, within the caller's tenant; a token is held to its own match."""
+    if not match_id:
+        raise BadRequest("match_id is required")
+    try:
+        key = MatchKey(principal.tenant, match_id)
+    except ValueError:
+        raise BadRequest("match_id must be 1-64 of A-Z a-z 0-9 . _ -") from None
+    for_match(principal, match_id)
+    structlog.contextvars.bind_contextvars(match_id=match_id)
+    return key
+
+
+def _command_id(text: str) -> str:
+    if not _COMMAND_ID.fullmatch(text):
+        raise BadRequest("command_id is required: 1-64 printable ASCII characters without spaces")
+    return text
+
+
+def _player_id(text: str, name: str = "player_id") -> str:
+    if not _PLAYER_ID.fullmatch(text):
+        raise BadRequest(f"{name} must be 1-128 characters without control characters")
+    return text
+
+
+def _options(data: bytes) -> bytes:
+    if len(data) > MAX_OPTIONS_BYTES:
+        raise TooLarge(f"options are at most {MAX_OPTIONS_BYTES} bytes")
+    if not data:
+        return b"{}"
+    try:
+        parsed = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        raise BadRequest("options must be a JSON object") from None
+    if not isinstance(parsed, dict):
+        raise BadRequest("options must be a JSON object")
+    return data
+
+
+# -- wire conversion -----------------------------------------------------------------------------
+
+
+def _receipt(receipt: Any, key: MatchKey) -> gateway_pb2.Receipt:
+    return gateway_pb2.Receipt(
+        key_id=receipt.key_id,
+        version=receipt.version,
+        head_hash=receipt.head_hash,
+        signature=receipt.signature,
+        tenant=key.tenant,
+        match_id=key.match_id,
+    )
+
+
+def _event(event: Any, key: MatchKey) -> gateway_pb2.MatchEvent:
+    out = gateway_pb2.MatchEvent(
+        version=event.version,
+        type=event.type,
+        actor=event.actor,
+        json=event.payload_json,
+        time_ms=event.time_ms,
+    )
+    if getattr(event, "receipt", None) is not None:
+        out.receipt.CopyFrom(_receipt(event.receipt, key))
+    return out
+
+
+def _view(view: Any, match_id: str) -> gateway_pb2.MatchView:
+    return gateway_pb2.MatchView(
+        match_id=match_id,
+        game_id=view.game,
+        version=view.version,
+        seat=-1 if view.seat is None else view.seat,
+        view=view.view_json,
+        legal_actions=list(view.legal_actions),
+        active_seats=list(view.active_seats),
+        finished=view.finished,
+        outcome=view.outcome_json,
+    )
+
+
+def _submitted(outcome: Any, key: MatchKey) -> gateway_pb2.SubmitActionResponse:
+    if not outcome.accepted:
+        rejection = outcome.rejection
+        return gateway_pb2.SubmitActionResponse(
+            rejection=common_pb2.Rejection(code=rejection.code, message=rejection.message)
+        )
+    accepted = gateway_pb2.Accepted(
+        version=outcome.version,
+        events=[_event(e, key) for e in outcome.events],
+        repeated=bool(outcome.repeated),
+    )
+    if outcome.receipt is not None:
+        accepted.receipt.CopyFrom(_receipt(outcome.receipt, key))
+    return gateway_pb2.SubmitActionResponse(accepted=accepted)
+
+
+def _ended(outcome: Any) -> bool:
+    return bool(outcome.accepted) and any(e.type == _MATCH_ENDED for e in outcome.events)
+
+
+# -- the servicer --------------------------------------------------------------------------------
+
+
+class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[misc]
+    def __init__(self, ports: Ports) -> None:
+        self.ports = ports
+        self._games = gateway_pb2.ListGamesResponse(games=[ports.games[g] for g in sorted(ports.games)])
+
+    # -- games and keys ------------------------------------------------------------------------
+
+    @unary("ListGames")
+    async def ListGames(self, request: Any, context: Any, principal: Principal) -> Any:
+        return self._games
+
+    @unary("GetPublicKeys")
+    async def GetPublicKeys(self, request: Any, context: Any, principal: Principal) -> Any:
+        keys = self.ports.matches.public_keys()
+        return gateway_pb2.GetPublicKeysResponse(
+            keys=[gateway_pb2.PublicKey(key_id=k.key_id, ed25519=k.public_key) for k in keys]
+        )
+
+    def _game(self, game_id: str) -> gateway_pb2.Game:
+        game = self.ports.games.get(game_id)
+        if game is None:
+            raise BadRequest(
+                f"this gateway serves no game {game_id[:64]!r}; ListGames names the ones it does"
+            )
+        return game
+
+    def _timer(self, principal: Principal, request: Any) -> Any:
+        make = self.ports.timer_policy
+        if make is None:
+            return None
+        if request.HasField("turn_timer"):
+            try:
+                return make(request.turn_timer.seconds, request.turn_timer.policy or "random_action")
+            except ValueError as exc:
+                raise BadRequest(str(exc)) from None
+        default = self.ports.auth.tenant(principal.tenant).turn_timer
+        return make(default.seconds, default.policy)
+
+    # -- matches -------------------------------------------------------------------------------
+
+    async def _admit(self, principal: Principal, match_id: str) -> None:
+        limit = self.ports.auth.tenant(principal.tenant).quotas.active_matches
+        await self.ports.quotas.admit_match(principal.tenant, match_id, limit)
+
+    @unary("CreateMatch")
+    async def CreateMatch(self, request: Any, context: Any, principal: Principal) -> Any:
+        game = self._game(request.game_id)
+        players = [_player_id(p, "players") for p in request.players]
+        if len(players) not in game.player_counts:
+            counts = ", ".join(str(c) for c in game.player_counts)
+            raise BadRequest(f"{game.game_id} is played by {counts} players, not {len(players)}")
+        options = _options(request.options)
+        match_id = request.match_id or uuid.uuid4().hex
+        _key(principal, match_id)  # checks the id's shape
+        timer = self._timer(principal, request)
+        await self._admit(principal, match_id)
+        try:
+            created = await self.ports.matches.create(
+                principal.tenant,
+                game.game_id,
+                players,
+                options,
+                match_id=match_id,
+                turn_timer=timer,
+                created_by=principal.key_id,
+            )
+        except BaseException:
+            await self.ports.quotas.release_match(principal.tenant, match_id)
+            raise
+        seats = []
+        for seat, player in enumerate(players):
+            token, _ = self.ports.tokens.issue(principal.tenant, match_id, seat)
+            seats.append(gateway_pb2.SeatToken(seat=seat, player_id=player, token=token))
+        spectator, _ = self.ports.tokens.issue(principal.tenant, match_id, None)
+        return gateway_pb2.CreateMatchResponse(
+            match_id=match_id,
+            game_id=game.game_id,
+            version=created.version,
+            seats=seats,
+            seed_commitment=created.seed_commitment,
+            spectator_token=spectator,
+        )
+
+    @unary("CreateTable")
+    async def CreateTable(self, request: Any, context: Any, principal: Principal) -> Any:
+        if self.ports.tables is None:
+            raise BadRequest("private tables are not enabled on this gateway")
+        game = self._game(request.game_id)
+        seats = int(request.seats)
+        if seats not in game.player_counts:
+            counts = ", ".join(str(c) for c in game.player_counts)
+            raise BadRequest(f"{game.game_id} is played by {counts} players, not {seats}")
+        options = _options(request.options)
+        timer = self._timer(principal, request)
+        match_id = uuid.uuid4().hex
+        await self._admit(principal, match_id)
+        # Seats are named after the invite's claim order; the match exists from the start so
+        # spectators can watch it fill (its first seat to act waits for its player).
+        players = [f"seat-{n}" for n in range(seats)]
+        try:
+            await self.ports.matches.create(
+                principal.tenant,
+                game.game_id,
+                players,
+                options,
+                match_id=match_id,
+                turn_timer=timer,
+                created_by=principal.key_id,
+            )
+            code = await self.ports.tables.open(principal.tenant, match_id, players)
+        except BaseException:
+            await self.ports.quotas.release_match(principal.tenant, match_id)
+            raise
+        spectator, _ = self.ports.tokens.issue(principal.tenant, match_id, None)
+        return gateway_pb2.CreateTableResponse(match_id=match_id, invite_code=code, spectator_token=spectator)
+
+    @unary("ClaimSeat")
+    async def ClaimSeat(self, request: Any, context: Any, principal: Principal) -> Any:
+        from services.kernel.rejection import BAD_INVITE, SEAT_TAKEN
+
+        if self.ports.tables is None:
+            raise BadRequest("private tables are not enabled on this gateway")
+        player = _player_id(request.player_id)
+        if not request.invite_code or len(request.invite_code) > 128:
+            return gateway_pb2.ClaimSeatResponse(
+                rejection=common_pb2.Rejection(code=BAD_INVITE, message="no table has this invite code")
+            )
+        try:
+            match_id, seat = await self.ports.tables.claim(principal.tenant, request.invite_code, player)
+        except Exception as exc:
+            code = getattr(exc, "code", None)
+            if code in (BAD_INVITE, SEAT_TAKEN):
+                return gateway_pb2.ClaimSeatResponse(
+                    rejection=common_pb2.Rejection(code=code, message=str(exc))
+                )
+            raise
+        token, _ = self.ports.tokens.issue(principal.tenant, match_id, seat)
+        return gateway_pb2.ClaimSeatResponse(
+            seat=gateway_pb2.SeatToken(seat=seat, player_id=player, token=token), match_id=match_id
+        )
+
+    @unary("IssueToken")
+    async def IssueToken(self, request: Any, context: Any, principal: Principal) -> Any:
+        key = _key(principal, request.match_id)
+        view = await self.ports.matches.get_view(key, None)  # NOT_FOUND for another tenant's match
+        seat = request.seat if request.HasField("seat") else None
+        if seat is not None and not 0 <= seat < _seat_count(view):
+            raise BadRequest(f"the match has no seat {seat}")
+        token, expires = self.ports.tokens.issue(principal.tenant, key.match_id, seat)
+        return gateway_pb2.IssueTokenResponse(token=token, expires_at_ms=expires)
+
+    @unary("ListMatches")
+    async def ListMatches(self, request: Any, context: Any, principal: Principal) -> Any:
+        limit = request.limit or 50
+        if limit > 200:
+            raise BadRequest("limit is at most 200")
+        if len(request.cursor) > 256:
+            raise BadRequest("bad cursor")
+        page = await self.ports.matches.list_matches(
+            principal.tenant,
+            game=request.game_id or None,
+            finished=request.finished if request.HasField("finished") else None,
+            created_after_ms=request.created_after_ms or None,
+            created_before_ms=request.created_before_ms or None,
+            limit=limit,
+            cursor=request.cursor,
+        )
+        return gateway_pb2.ListMatchesResponse(
+            matches=[
+                gateway_pb2.MatchSummary(
+                    match_id=m.match_id,
+                    game_id=m.game,
+                    players=list(m.players),
+                    version=m.version,
+                    finished=m.finished,
+                    created_ms=m.created_ms,
+                )
+                for m in page.matches
+            ],
+            next_cursor=page.next_cursor or "",
+        )
+
+    # -- play ----------------------------------------------------------------------------------
+
+    @unary("GetView")
+    async def GetView(self, request: Any, context: Any, principal: Principal) -> Any:
+        key = _key(principal, request.match_id)
+        view = await self.ports.matches.get_view(key, principal.seat)
+        return _view(view, key.match_id)
+
+    @unary("SubmitAction")
+    async def SubmitAction(self, request: Any, context: Any, principal: Principal) -> Any:
+        key = _key(principal, request.match_id)
+        seat = _seat(principal)
+        if len(request.action) > MAX_ACTION_BYTES:
+            raise TooLarge(f"an action is at most {MAX_ACTION_BYTES} bytes")
+        if not request.action:
+            raise BadRequest("action is required (the action's JSON)")
+        command_id = _command_id(request.command_id)
+        quota = self.ports.auth.tenant(principal.tenant).quotas.actions_per_second
+        await self.ports.quotas.take_action(principal.tenant, quota)
+        outcome = await self.ports.matches.submit(
+            key,
+            seat,
+            request.action,
+            command_id=command_id,
+            expected_version=request.expected_version if request.HasField("expected_version") else None,
+        )
+        return await self._after_submit(key, outcome)
+
+    @unary("Resign")
+    async def Resign(self, request: Any, context: Any, principal: Principal) -> Any:
+        key = _key(principal, request.match_id)
+        seat = _seat(principal)
+        command_id = _command_id(request.command_id)
+        outcome = await self.ports.matches.resign(key, seat, command_id=command_id)
+        return await self._after_submit(key, outcome)
+
+    async def _after_submit(self, key: MatchKey, outcome: Any) -> gateway_pb2.SubmitActionResponse:
+        response = _submitted(outcome, key)
+        if outcome.accepted and not outcome.repeated:
+            metrics.ACCEPTED_ACTIONS.labels(getattr(outcome, "game", "") or "").inc()
+        if _ended(outcome):
+            await self.ports.quotas.release_match(key.tenant, key.match_id)
+        return response
+
+    @streaming("Watch")
+    async def Watch(self, request: Any, context: Any, principal: Principal) -> AsyncIterator[Any]:
+        key = _key(principal, request.match_id)
+        seat = principal.seat
+        matches = self.ports.matches
+        hub = self.ports.hub
+        known = int(request.from_version)
+        first = True
+        metrics.WATCH_STREAMS.inc()
+        try:
+            async with hub.watching(key) as feed:
+                while not self.ports.stopping.is_set():
+                    # The view first, then the events up to its version: an update never holds
+                    # events the view does not include, and the next read starts where it ends.
+                    view = await matches.get_view(key, seat)
+                    if first and known > view.version:
+                        raise BadRequest(f"from_version {known} is beyond the match's version {view.version}")
+                    while known < view.version:
+                        events = [
+                            e
+                            for e in await matches.events_since(key, seat, known)
+                            if e.version <= view.version
+                        ]
+                        if not events:
+                            break
+                        known = events[-1].version
+                        update = gateway_pb2.WatchUpdate(events=[_event(e, key) for e in events])
+                        if known >= view.version:
+                            update.view.CopyFrom(_view(view, key.match_id))
+                            first = False
+                        yield update
+                    if first:  # nothing new: the current view, so the client can draw
+                        first = False
+                        known = view.version
+                        yield gateway_pb2.WatchUpdate(view=_view(view, key.match_id))
+                    await hub.wait(feed, known)
+        finally:
+            metrics.WATCH_STREAMS.dec()
+
+    # -- matchmaking ---------------------------------------------------------------------------
+
+    def _ticket(self, principal: Principal, status: Any) -> gateway_pb2.Ticket:
+        ticket = gateway_pb2.Ticket(
+            ticket_id=status.ticket_id,
+            state=_TICKET_STATES.get(status.state, gateway_pb2.Ticket.STATE_UNSPECIFIED),
+            game_id=status.game,
+            options=status.options_json,
+            player_id=status.player_id,
+        )
+        if status.state == "matched" and status.match_id is not None and status.seat is not None:
+            ticket.match_id = status.match_id
+            ticket.seat = status.seat
+            ticket.players.extend(status.players or ())
+            ticket.seat_token, _ = self.ports.tokens.issue(principal.tenant, status.match_id, status.seat)
+        return ticket
+
+    def _matchmaker(self) -> Any:
+        if self.ports.matchmaker is None:
+            raise BadRequest("matchmaking is not enabled on this gateway")
+        return self.ports.matchmaker
+
+    @unary("CreateTicket")
+    async def CreateTicket(self, request: Any, context: Any, principal: Principal) -> Any:
+        from gateway.matchmaking import TicketRequest
+
+        matchmaker = self._matchmaker()
+        game = self._game(request.game_id)
+        player = _player_id(request.player_id)
+        options = _options(request.options)
+        low = int(request.min_seats) or min(game.player_counts)
+        high = int(request.max_seats) or low
+        if not (low <= high and low in game.player_counts and high in game.player_counts):
+            counts = ", ".join(str(c) for c in game.player_counts)
+            raise BadRequest(f"{game.game_id} is played by {counts} players; asked for {low}..{high}")
+        rating = request.rating if request.HasField("rating") else None
+        limit = self.ports.auth.tenant(principal.tenant).quotas.open_tickets
+        Quotas.check_open_tickets(await matchmaker.open_tickets(principal.tenant), limit)
+        status = await matchmaker.enqueue(
+            TicketRequest(
+                tenant=principal.tenant,
+                game=game.game_id,
+                options_json=options,
+                min_seats=low,
+                max_seats=high,
+                rating=rating,
+                player_id=player,
+            )
+        )
+        return self._ticket(principal, status)
+
+    @staticmethod
+    def _ticket_id(text: str) -> str:
+        if not text or len(text) > 64:
+            raise BadRequest("ticket_id is required")
+        return text
+
+    @unary("GetTicket")
+    async def GetTicket(self, request: Any, context: Any, principal: Principal) -> Any:
+        status = await self._matchmaker().status(principal.tenant, self._ticket_id(request.ticket_id))
+        return self._ticket(principal, status)
+
+    @unary("CancelTicket")
+    async def CancelTicket(self, request: Any, context: Any, principal: Principal) -> Any:
+        status = await self._matchmaker().cancel(principal.tenant, self._ticket_id(request.ticket_id))
+        return self._ticket(principal, status)
+
+    @streaming("WatchTicket")
+    async def WatchTicket(self, request: Any, context: Any, principal: Principal) -> AsyncIterator[Any]:
+        matchmaker = self._matchmaker()
+        ticket_id = self._ticket_id(request.ticket_id)
+        status = await matchmaker.status(principal.tenant, ticket_id)
+        metrics.TICKET_STREAMS.inc()
+        try:
+            yield self._ticket(principal, status)
+            while status.state == "queued" and not self.ports.stopping.is_set():
+                latest = await matchmaker.wait(principal.tenant, ticket_id, status.state, _TICKET_WAIT_S)
+                if latest.state != status.state:
+                    yield self._ticket(principal, latest)
+                status = latest
+        finally:
+            metrics.TICKET_STREAMS.dec()
+
+    # -- audit ---------------------------------------------------------------------------------
+
+    @unary("Replay")
+    async def Replay(self, request: Any, context: Any, principal: Principal) -> Any:
+        key = _key(principal, request.match_id)
+        view = await self.ports.matches.replay(key, int(request.version), principal.seat)
+        return _view(view, key.match_id)
+
+    @unary("Audit")
+    async def Audit(self, request: Any, context: Any, principal: Principal) -> Any:
+        key = _key(principal, request.match_id)
+        result = await self.ports.matches.audit(key)
+        return gateway_pb2.AuditResponse(
+            ok=result.ok,
+            checked_versions=result.checked_versions,
+            first_bad_version=result.first_bad_version or 0,
+            reason=result.reason or "",
+        )
+
+    @unary("ReadEvents")
+    async def ReadEvents(self, request: Any, context: Any, principal: Principal) -> Any:
+        key = _key(principal, request.match_id)
+        limit = request.limit or 1000
+        if limit > 1000:
+            raise BadRequest("limit is at most 1000")
+        events = await self.ports.matches.raw_events(key, int(request.after_version), limit)
+        out = []
+        for e in events:
+            stored = gateway_pb2.StoredEvent(
+                version=e.version,
+                type=e.type,
+                actor=e.actor,
+                command_id=e.command_id,
+                payload=e.payload,
+                rules_version=e.rules_version,
+                time_ms=e.time_ms,
+                prev_hash=e.prev_hash,
+                hash=e.hash,
+            )
+            receipt = getattr(e, "receipt", None)
+            if receipt is not None:
+                stored.receipt.CopyFrom(_receipt(receipt, key))
+            out.append(stored)
+        return gateway_pb2.ReadEventsResponse(events=out)
+
+
+def _seat(principal: Principal) -> int:
+    if SEAT not in principal.scopes or principal.seat is None:
+        raise denied("only a seat token may act")
+    return principal.seat
+
+
+def _seat_count(view: Any) -> int:
+    players = getattr(view, "players", None)
+    if players is not None:
+        return len(players)
+    return int(view.seat_count)
+
+
+def games_from_describe(describes: Sequence[Any]) -> dict[str, gateway_pb2.Game]:
+    """The served games as the rules services describe themselves."""
+    return {
+        d.game_id: gateway_pb2.Game(
+            game_id=d.game_id,
+            title=d.title,
+            rules_version=d.rules_version,
+            player_counts=list(d.player_counts),
+            json_schemas=dict(d.json_schemas),
+            default_options=d.default_options,
+        )
+        for d in describes
+    }
