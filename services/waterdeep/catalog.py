@@ -246,9 +246,14 @@ def check_catalog(catalog: Catalog) -> list[str]:
     for lord in catalog.lords:
         if any(t not in QUEST_TYPES for t in lord.quest_types):
             problems.append(f"lord {lord.id}: unknown quest type")
-    for entry in (*catalog.spaces, *catalog.buildings, *catalog.quests, *catalog.intrigues, *catalog.lords):
-        if not entry.source:
-            problems.append(f"{entry.id}: every entry names its source")
+    sourced: list[Space | Tile | Quest | Intrigue | Lord] = [
+        *catalog.spaces,
+        *catalog.buildings,
+        *catalog.quests,
+        *catalog.intrigues,
+        *catalog.lords,
+    ]
+    problems += [f"{entry.id}: every entry names its source" for entry in sourced if not entry.source]
     return problems
 
 

@@ -15,9 +15,6 @@ effects are lists of primitives resolved by `_resolve`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
-
-import msgspec
 
 from services.kernel import GameSpec, Rejection, Rng, SetupError, illegal
 from services.kernel.rng import RngCursor
@@ -267,9 +264,9 @@ class Rules:
             yield Choose(o)
         for card in x.intrigue:
             yield Choose(card)
-        for o in range(state.players):
-            yield Choose(str(o))
-            yield Choose(f"{o}:fighter")
+        for seat in range(state.players):
+            yield Choose(str(seat))
+            yield Choose(f"{seat}:fighter")
 
     # -- options of each decision -----------------------------------------------------------
 
@@ -359,10 +356,7 @@ class Rules:
     def _offer_options(self, state: State, d: Decision) -> tuple[str, ...]:
         e = self._effect(d.source, "offer")
         x = state.seats[d.player]
-        if e.gold:
-            can = x.gold >= e.gold
-        else:
-            can = x.cubes[_CUBE_INDEX[e.types[0]]] > 0
+        can = x.gold >= e.gold if e.gold else x.cubes[_CUBE_INDEX[e.types[0]]] > 0
         return ("yes", "no") if can else ()
 
     def _completable_options(self, state: State, d: Decision) -> tuple[str, ...]:
@@ -417,9 +411,8 @@ class Rules:
         for space in in_play:
             if space in HARBOR and not harbor:
                 continue
-            if self._occupied(state, space):
-                if not (orb and self._has_opponent(state, space, p)):
-                    continue
+            if self._occupied(state, space) and not (orb and self._has_opponent(state, space, p)):
+                continue
             if space in HARBOR:
                 if not self._playable_cards(state, p, harbor=True, pool_delta=0 if ambassador else 1):
                     continue
@@ -524,6 +517,9 @@ class Rules:
                     return False
             elif op == "recall":
                 if not harbor and not self._own_spaces(state, p):
+                    return False
+            elif op == "change_of_plans":
+                if not x.quests:  # discarding a quest is the card's cost
                     return False
             elif op == "sample_wares":
                 if x.pool - pool_delta < 1:
@@ -737,7 +733,7 @@ class Rules:
             k = _CUBE_INDEX[t]
             one = tuple(1 if i == k else 0 for i in range(6))
             log.emit(Gained(int(o), tuple(-v for v in one), d.source))
-            log.emit(Gained(p, one, d.source))
+            self._gain(log, p, one, d.source, d.act, exact=one)  # from a Tavern, not the supply
         elif kind == "offer":
             if answer == "yes":
                 e = self._effect(d.source, "offer")
@@ -887,17 +883,18 @@ class Rules:
 
     def _take_stock(self, log: _Log, p: int, tile: str, act: int, sampled: bool) -> None:
         s = log.state
-        if sampled:  # tiles in the Hall hold nothing but their VP tokens [FACTS 7, Sample Wares]
+        b = next((b for b in s.buildings if b.tile == tile), None)
+        if sampled or b is None:
+            # A tile in the Hall holds nothing but its VP tokens, which only The Waymoot gives
+            # (Sample Wares, or a copy of a sampled tile) [FACTS 7, Sample Wares; FAQ].
             if self._stock[tile][5] and tile in s.hall:
                 vp = s.hall_vp[s.hall.index(tile)]
                 log.emit(StockTaken(tile))
                 if vp:
                     log.emit(Gained(p, bundle(vp=vp), tile))
             return
-        b = next(b for b in s.buildings if b.tile == tile)
-        stock = b.stock
         log.emit(StockTaken(tile))
-        self._gain(log, p, stock, tile, act, exact=stock)
+        self._gain(log, p, b.stock, tile, act, exact=b.stock)
 
     # -- gains, plots, draws ----------------------------------------------------------------
 
@@ -1076,17 +1073,15 @@ class Rules:
             elif op == "opponent_gain":
                 decisions.append(Decision(p, "opponent", source=card))
             elif op == "each_opponent_chooses":
-                decisions.append(Decision(-1, "group"))
                 decisions.extend(Decision(o, "cube", e.types, e.n, card, group=group) for o in opponents)
             elif op == "offer":
-                decisions.append(Decision(-1, "group"))
                 decisions.extend(
                     Decision(o, "offer", (str(p),), source=card, group=group + 500) for o in opponents
                 )
             elif op == "favor":
                 decisions.append(Decision(p, "favor", source=card, act=act))
             elif op == "steal":
-                decisions.append(Decision(p, "steal", source=card))
+                decisions.append(Decision(p, "steal", source=card, act=act))
             elif op == "bribe":
                 self._gain(log, p, bundle(gold=-e.gold), card)
                 decisions.append(Decision(p, "copy", source=card, act=act))
@@ -1102,7 +1097,6 @@ class Rules:
                     decisions.append(Decision(p, "bidding", source=card))
             elif op == "change_of_plans":
                 decisions.append(Decision(p, "discard_own", source=card))
-                decisions.append(Decision(-1, "group"))
                 decisions.extend(
                     Decision(o, "discard_other", source=card, group=group + 700) for o in opponents
                 )
@@ -1118,12 +1112,7 @@ class Rules:
             elif op == "mandatory":
                 decisions.append(Decision(p, "target", (card,), source=card))
         if decisions:
-            self._push_grouped(log, decisions)
-
-    def _push_grouped(self, log: _Log, decisions: list[Decision]) -> None:
-        """Push in answer order; a group (after a `group` marker) is owed by its seats at once."""
-        ordered: list[Decision] = [d for d in decisions if d.kind != "group"]
-        log.emit(DecisionsPushed(tuple(reversed(ordered))))
+            self._push(log, *decisions)
 
 
 VARIANTS: dict[str, Options] = {
