@@ -9,7 +9,7 @@ PROTOS := $(shell find protos -name '*.proto')
 # Parallel test workers; each starts its own Redis.
 WORKERS ?= 2
 
-.PHONY: all venv gen test demo run bench bench-quick lint golden schemas manifests lock clean
+.PHONY: all venv gen test demo run bench bench-quick lint golden schemas manifests lock clean soak
 all: test
 
 venv: $(VENV)/.installed
@@ -43,6 +43,13 @@ bench: gen
 
 bench-quick: gen
 	$(PY) -m benchmarks.run --quick
+
+# Bot matches of every game through two gateway replicas while Redis, replicas and rules services
+# are killed at random; every match audited, lost/duplicated acknowledged events counted (must be 0).
+# SOAK_SECONDS bounds the play; the report goes to var/soak/report.md.
+SOAK_SECONDS ?= 300
+soak: gen
+	$(PY) -m soak --duration $(SOAK_SECONDS)
 
 lint: gen
 	$(PY) -m ruff check .

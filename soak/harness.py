@@ -1,0 +1,451 @@
+"""`make soak`: bot matches of every registered game through two gateway replicas while Redis is
+restarted, replicas are killed and rules services are restarted at random; then every match is
+read back and audited, and each acknowledged event is checked against the stored stream.
+
+Every client call goes through the client library (guildhall_client), as a third-party client's
+would. A call that fails in transit is retried with the same command id on either replica
+(the other one first), which is what makes retries safe; the ledger of acknowledgements is then
+compared with what the store holds:
+
+- lost: an acknowledged event that is not in the stream at its version with its command id;
+- duplicated: a command id whose entries appear more than once (two separate runs of versions).
+
+Both must be 0. Errors are counted by kind (transport statuses, rejections, given-up calls).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import random
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from soak.stack import SoakStack, TenantSpec
+
+# How long one logical call may keep failing over (both replicas, backoff) before it is given up.
+CALL_GIVE_UP_S = 90.0
+# Gateway replicas stay down this long (seconds, uniform) when killed.
+GATEWAY_DOWN_S = (0.5, 3.0)
+
+
+class GaveUp(Exception):
+    """A call kept failing for CALL_GIVE_UP_S; the match is abandoned (and still audited)."""
+
+
+@dataclass
+class MatchLedger:
+    """What the gateway acknowledged for one match: version -> (command id, event type)."""
+
+    match_id: str
+    game: str
+    players: int
+    acked: dict[int, tuple[str, str]] = field(default_factory=dict)
+    commands: dict[str, list[int]] = field(default_factory=dict)  # acknowledged command id -> versions
+    finished: bool = False
+    abandoned: bool = False
+
+
+@dataclass
+class Report:
+    """The soak's figures; `lost_acknowledged` and `duplicated` must be 0 and every audit ok."""
+
+    duration_s: float = 0.0
+    games: list[str] = field(default_factory=list)
+    replicas: int = 2
+    matches_started: int = 0
+    matches_completed: int = 0
+    matches_unfinished_at_end: int = 0
+    matches_abandoned: int = 0
+    actions_accepted: int = 0
+    actions_repeated: int = 0  # first results handed back for a retried command id
+    events_acknowledged: int = 0
+    events_stored: int = 0
+    lost_acknowledged: int = 0
+    duplicated: int = 0
+    audited: int = 0
+    audits_failed: list[str] = field(default_factory=list)
+    mismatches: list[str] = field(default_factory=list)
+    errors: dict[str, int] = field(default_factory=dict)
+    faults: dict[str, int] = field(default_factory=dict)
+    per_game_completed: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return (
+            self.lost_acknowledged == 0
+            and self.duplicated == 0
+            and not self.audits_failed
+            and not self.mismatches
+            and self.audited == self.matches_started
+        )
+
+    def markdown(self) -> str:
+        rows = [
+            ("duration", f"{self.duration_s:.0f} s"),
+            ("games", ", ".join(self.games)),
+            ("gateway replicas", str(self.replicas)),
+            ("matches started / completed", f"{self.matches_started} / {self.matches_completed}"),
+            ("matches unfinished at the end (audited)", str(self.matches_unfinished_at_end)),
+            ("matches abandoned (a call gave up; audited)", str(self.matches_abandoned)),
+            (
+                "actions accepted (of which repeated first results)",
+                f"{self.actions_accepted} ({self.actions_repeated})",
+            ),
+            ("events acknowledged / stored", f"{self.events_acknowledged} / {self.events_stored}"),
+            ("lost acknowledged events", str(self.lost_acknowledged)),
+            ("duplicated events", str(self.duplicated)),
+            ("matches audited / audits failed", f"{self.audited} / {len(self.audits_failed)}"),
+            ("faults injected", ", ".join(f"{k} {v}" for k, v in sorted(self.faults.items())) or "none"),
+            ("errors by kind", ", ".join(f"{k} {v}" for k, v in sorted(self.errors.items())) or "none"),
+            ("completed per game", ", ".join(f"{k} {v}" for k, v in sorted(self.per_game_completed.items()))),
+            ("verdict", "PASS" if self.ok else "FAIL"),
+        ]
+        lines = ["| figure | value |", "|---|---|"] + [f"| {name} | {value} |" for name, value in rows]
+        for problem in (self.audits_failed + self.mismatches)[:20]:
+            lines.append(f"\n- {problem}")
+        return "\n".join(lines)
+
+
+class Soak:
+    """One soak run over a started SoakStack."""
+
+    def __init__(
+        self,
+        stack: SoakStack,
+        *,
+        duration_s: float,
+        concurrency: int,
+        fault_interval_s: float,
+        seed: int,
+        max_matches: int = 0,
+        progress: Callable[[Report, float], None] | None = None,
+    ) -> None:
+        self.stack = stack
+        self.duration_s = duration_s
+        self.concurrency = concurrency
+        self.fault_interval_s = fault_interval_s
+        self.rng = random.Random(seed)
+        self.max_matches = max_matches
+        self.progress = progress
+        self.report = Report(replicas=len(stack.gateways))
+        self.ledgers: list[MatchLedger] = []
+        self.errors: Counter[str] = Counter()
+        self.faults: Counter[str] = Counter()
+        self.run_id = f"{seed:x}-{int(time.time()) % 100000}"
+        self._stop = asyncio.Event()
+        self._clients: list[Any] = []
+
+    # -- calls with fail-over ----------------------------------------------------------------
+
+    async def call(self, clients: Sequence[Any], method: str, *args: Any, **kwargs: Any) -> Any:
+        """`client.<method>(*args, **kwargs)` on one replica, then the other, with backoff, until
+        it answers.
+
+        Transport faults are counted and retried; rejections and other statuses propagate."""
+        from guildhall_client.errors import GatewayError, Rejected
+
+        deadline = time.monotonic() + CALL_GIVE_UP_S
+        order = list(clients)
+        self.rng.shuffle(order)
+        attempt = 0
+        while True:
+            client = order[attempt % len(order)]
+            attempt += 1
+            try:
+                return await getattr(client, method)(*args, **kwargs)
+            except Rejected:
+                raise
+            except GatewayError as error:
+                status = getattr(error, "status", None)
+                name = getattr(status, "name", type(error).__name__)
+                self.errors[f"{method}:{name}"] += 1
+                if name not in ("UNAVAILABLE", "DEADLINE_EXCEEDED", "ABORTED", "INTERNAL", "UNKNOWN"):
+                    raise
+            if time.monotonic() > deadline:
+                self.errors[f"{method}:gave_up"] += 1
+                raise GaveUp(method)
+            await asyncio.sleep(min(0.05 * attempt, 1.0) * (0.5 + self.rng.random()))
+
+    # -- one match -----------------------------------------------------------------------------
+
+    async def play_match(self, number: int, game: str, players: int) -> None:
+        from guildhall_client.bots import make_bot
+        from guildhall_client.errors import Rejected
+
+        match_id = f"soak-{self.run_id}-{number}"
+        ledger = MatchLedger(match_id, game, players)
+        self.ledgers.append(ledger)
+        self.report.matches_started += 1
+        tenants = self._clients
+        try:
+            created = await self.call(
+                tenants, "create_match", game, [f"p{s}" for s in range(players)], match_id=match_id
+            )
+            by_seat = {s.seat: s.token for s in created.seats}
+            seats = [[c.for_token(by_seat[s]) for c in tenants] for s in range(players)]
+            bots = [make_bot("random", game, self.rng.randrange(2**32)) for _ in range(players)]
+            commands = 0
+            while not self._stop.is_set():
+                public = await self.call(seats[0], "get_view", match_id)
+                if public.finished:
+                    ledger.finished = True
+                    break
+                if not public.active_seats:
+                    await asyncio.sleep(0.01)
+                    continue
+                seat = self.rng.choice(list(public.active_seats))
+                view = await self.call(seats[seat], "get_view", match_id)
+                if view.finished or not view.legal_actions:
+                    continue  # the table moved on between the two reads
+                choice = bots[seat].choose(view.view, view.legal_actions, seat)
+                action = (
+                    view.raw_legal_actions[choice] if view.raw_legal_actions else view.legal_actions[choice]
+                )
+                command_id = f"{seat}.{commands}"
+                commands += 1
+                try:
+                    accepted = await self.call(seats[seat], "submit", match_id, action, command_id=command_id)
+                except Rejected as rejection:
+                    # A listed legal action can be refused only if the match moved on meanwhile.
+                    self.errors[f"rejection:{rejection.code}"] += 1
+                    continue
+                self.report.actions_accepted += 1
+                self.report.actions_repeated += int(accepted.repeated)
+                versions = ledger.commands.setdefault(command_id, [])
+                for event in accepted.events:
+                    if event.actor == seat:
+                        ledger.acked[event.version] = (command_id, event.type)
+                        if event.version not in versions:
+                            versions.append(event.version)
+        except GaveUp:
+            ledger.abandoned = True
+        except Exception as error:  # anything else is a finding: count it, keep soaking
+            ledger.abandoned = True
+            self.errors[f"crash:{type(error).__name__}"] += 1
+            self.report.mismatches.append(f"{match_id}: {type(error).__name__}: {error}")
+
+    # -- faults --------------------------------------------------------------------------------
+
+    async def inject_faults(self) -> None:
+        if self.fault_interval_s <= 0:
+            return
+        kinds = ["redis_restart", "gateway_kill", "rules_restart"]
+        while not self._stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), self.fault_interval_s * (0.5 + self.rng.random()))
+            if self._stop.is_set():
+                return
+            kind = self.rng.choice(kinds)
+            if kind == "redis_restart":
+                await asyncio.to_thread(self.stack.redis.restart)
+            elif kind == "gateway_kill":
+                gateway = self.rng.choice(self.stack.gateways)
+                await asyncio.to_thread(gateway.kill)
+                await asyncio.sleep(self.rng.uniform(*GATEWAY_DOWN_S))
+                await asyncio.to_thread(gateway.start)
+            else:
+                rules = self.rng.choice(list(self.stack.rules.values()))
+                await asyncio.to_thread(rules.restart)
+            self.faults[kind] += 1
+
+    # -- the run -------------------------------------------------------------------------------
+
+    async def run(self) -> Report:
+        from guildhall_client import AsyncClient
+
+        key = self.stack.api_keys["acme"]
+        # One retry inside the library: fail-over between replicas is this harness's job.
+        self._clients = [AsyncClient(t, api_key=key, retries=1, timeout_s=10.0) for t in self.stack.targets]
+        started = time.monotonic()
+        try:
+            games = await self.call(self._clients, "list_games")
+            self.report.games = sorted(g.game for g in games)
+            counts = {g.game: list(g.player_counts) for g in games}
+            chaos = asyncio.create_task(self.inject_faults())
+            ticker = asyncio.create_task(self._tick(started))
+            numbers = iter(range(10**9))
+
+            async def worker() -> None:
+                while not self._stop.is_set():
+                    number = next(numbers)
+                    if self.max_matches and number >= self.max_matches:
+                        return
+                    game = self.report.games[number % len(self.report.games)]
+                    await self.play_match(number, game, self.rng.choice(counts[game]))
+
+            workers = [asyncio.create_task(worker()) for _ in range(self.concurrency)]
+            done_all = asyncio.gather(*workers)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(done_all), self.duration_s)
+            self._stop.set()
+            await done_all
+            await chaos
+            ticker.cancel()
+            self.report.duration_s = time.monotonic() - started
+            await self._bring_everything_back()
+            await self.verify()
+        finally:
+            for client in self._clients:
+                await client.close()
+        self.report.errors = dict(self.errors)
+        self.report.faults = dict(self.faults)
+        return self.report
+
+    async def _tick(self, started: float) -> None:
+        while True:
+            if self.progress is not None:
+                self.report.errors = dict(self.errors)
+                self.report.faults = dict(self.faults)
+                self.progress(self.report, time.monotonic() - started)
+            await asyncio.sleep(0.5)
+
+    async def _bring_everything_back(self) -> None:
+        """Verification reads from a whole system: restart whatever a fault left down."""
+        for process in [self.stack.redis, *self.stack.rules.values(), *self.stack.gateways]:
+            if not process.alive:
+                await asyncio.to_thread(process.start)
+
+    async def verify(self) -> None:
+        """Read every match back (auditor scope) and audit it; compare with the ledger."""
+        for ledger in self.ledgers:
+            try:
+                stored = await self._read_all(ledger.match_id)
+                audit = await self.call(self._clients, "audit", ledger.match_id)
+            except Exception as error:
+                self.report.audits_failed.append(f"{ledger.match_id}: not readable: {error}")
+                continue
+            self.report.audited += 1
+            if not audit.ok:
+                self.report.audits_failed.append(
+                    f"{ledger.match_id}: audit failed at version {audit.first_bad_version}: {audit.reason}"
+                )
+            self._compare(ledger, stored)
+            self.report.events_stored += len(stored)
+            self.report.events_acknowledged += len(ledger.acked)
+            if ledger.finished:
+                self.report.matches_completed += 1
+                self.report.per_game_completed[ledger.game] = (
+                    self.report.per_game_completed.get(ledger.game, 0) + 1
+                )
+            elif ledger.abandoned:
+                self.report.matches_abandoned += 1
+            else:
+                self.report.matches_unfinished_at_end += 1
+
+    async def _read_all(self, match_id: str) -> list[Any]:
+        events: list[Any] = []
+        while True:
+            after = len(events)
+            page = await self.call(self._clients, "read_events", match_id, after_version=after)
+            events.extend(page)
+            if len(page) < 1000:
+                return events
+
+    def _compare(self, ledger: MatchLedger, stored: list[Any]) -> None:
+        by_version = {e.version: e for e in stored}
+        if [e.version for e in stored] != list(range(1, len(stored) + 1)):
+            self.report.mismatches.append(f"{ledger.match_id}: stored versions are not 1..{len(stored)}")
+        for version, (command_id, event_type) in ledger.acked.items():
+            event = by_version.get(version)
+            if event is None or not event.command_id.endswith(command_id) or event.type != event_type:
+                self.report.lost_acknowledged += 1
+                self.report.mismatches.append(
+                    f"{ledger.match_id}: acknowledged v{version} ({command_id}, {event_type}) is "
+                    + ("missing" if event is None else f"({event.command_id}, {event.type}) in the store")
+                )
+        # A command's entries form one run of consecutive versions; two runs = applied twice.
+        runs: dict[str, list[int]] = {}
+        for event in stored:
+            if event.command_id:
+                runs.setdefault(event.command_id, []).append(event.version)
+        for command_id, versions in runs.items():
+            if versions != list(range(versions[0], versions[0] + len(versions))):
+                self.report.duplicated += 1
+                self.report.mismatches.append(
+                    f"{ledger.match_id}: command {command_id} at versions {versions}"
+                )
+
+
+def _progress_printer() -> tuple[Callable[[Report, float], None], Callable[[], None], float]:
+    """A rich progress bar on a terminal, plain lines otherwise."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    progress = Progress(
+        TextColumn("soak"),
+        BarColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[line]}"),
+        transient=False,
+    )
+    task = progress.add_task("soak", total=1.0, line="")
+    progress.start()
+
+    def show(report: Report, elapsed: float) -> None:
+        errors = sum(report.errors.values())
+        faults = sum(report.faults.values())
+        line = (
+            f"matches {report.matches_started} · actions {report.actions_accepted} · "
+            f"faults {faults} · transient errors {errors}"
+        )
+        progress.update(task, completed=elapsed, line=line)
+
+    return show, progress.stop, 0.0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m soak", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--duration", type=float, default=300.0, help="seconds of play (default 300)")
+    parser.add_argument("--concurrency", type=int, default=8, help="matches played at once (default 8)")
+    parser.add_argument(
+        "--fault-interval", type=float, default=8.0, help="mean seconds between faults; 0 = none (default 8)"
+    )
+    parser.add_argument(
+        "--max-matches", type=int, default=0, help="stop after this many matches (0 = no limit)"
+    )
+    parser.add_argument(
+        "--games", nargs="*", default=None, help="games to play (default: every registered game)"
+    )
+    parser.add_argument("--replicas", type=int, default=2, help="gateway replicas (default 2)")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the bots and the fault schedule")
+    parser.add_argument("--report-dir", default="var/soak", help="where report.json and report.md go")
+    parser.add_argument("--keep", action="store_true", help="keep the work dir (logs, AOF) afterwards")
+    args = parser.parse_args(argv)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+
+    report_dir = Path(args.report_dir)
+    report_dir.mkdir(parents=True, exist_ok=True)
+    work_dir = report_dir / "work" if args.keep else None
+    print(f"soak: starting the stack (seed {seed})", file=sys.stderr, flush=True)
+    with SoakStack(
+        games=args.games, replicas=args.replicas, tenants=(TenantSpec("acme"),), work_dir=work_dir
+    ) as stack:
+        show, stop_progress, _ = _progress_printer()
+        soak = Soak(
+            stack,
+            duration_s=args.duration,
+            concurrency=args.concurrency,
+            fault_interval_s=args.fault_interval,
+            seed=seed,
+            max_matches=args.max_matches,
+            progress=lambda report, elapsed: show(report, min(elapsed / args.duration, 1.0)),
+        )
+        try:
+            report = asyncio.run(soak.run())
+        finally:
+            stop_progress()
+    markdown = report.markdown()
+    (report_dir / "report.md").write_text(markdown + "\n")
+    (report_dir / "report.json").write_text(
+        json.dumps({**asdict(report), "ok": report.ok, "seed": seed}, indent=2)
+    )
+    print(markdown)
+    print(f"\nreport: {report_dir / 'report.md'}", file=sys.stderr)
+    return 0 if report.ok else 1

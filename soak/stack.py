@@ -1,0 +1,135 @@
+"""The whole system on loopback as killable processes: one Redis (AOF, appendfsync always), one
+rules service per registered game, and gateway replicas sharing the Redis, the signing keys and
+the tenants file. The soak and the reliability tests through the gateway both run on it.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+from soak.processes import GatewayProcess, RedisProcess, RulesProcess
+
+
+@dataclass(frozen=True)
+class TenantSpec:
+    """A tenant the stack configures, with its quotas (TENANTS_FILE's fields)."""
+
+    tenant_id: str
+    open_tickets: int = 100_000
+    active_matches: int = 100_000
+    actions_per_second: float = 100_000.0
+
+
+def new_api_key() -> str:
+    """`ghk_` + 43 url-safe characters, the gateway's API key format."""
+    return "ghk_" + secrets.token_urlsafe(32)
+
+
+def sha256_hex(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def write_signing_key(directory: Path, key_id: str) -> None:
+    """An Ed25519 private key as `<key_id>.pem`, as SIGNING_KEYS_DIR expects."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    directory.mkdir(parents=True, exist_ok=True)
+    pem = Ed25519PrivateKey.generate().private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    path = directory / f"{key_id}.pem"
+    path.write_bytes(pem)
+    path.chmod(0o600)
+
+
+@dataclass
+class SoakStack:
+    """Start with `with SoakStack(...) as stack:`; every process is stopped on exit."""
+
+    games: Sequence[str] | None = None  # None: every game in services.registry
+    replicas: int = 2
+    tenants: Sequence[TenantSpec] = (TenantSpec("acme"), TenantSpec("rival"))
+    work_dir: Path | None = None
+    redis: RedisProcess = field(init=False)
+    rules: dict[str, RulesProcess] = field(init=False, default_factory=dict)
+    gateways: list[GatewayProcess] = field(init=False, default_factory=list)
+    api_keys: dict[str, str] = field(init=False, default_factory=dict)  # tenant -> key
+    _owns_dir: bool = field(init=False, default=False)
+
+    def __enter__(self) -> Self:
+        if self.work_dir is None:
+            self.work_dir = Path(tempfile.mkdtemp(prefix="guildhall-soak-"))
+            self._owns_dir = True
+        self.work_dir.mkdir(parents=True, exist_ok=True)
+        if self.games is None:
+            from services.registry import GAMES
+
+            self.games = list(GAMES)
+        try:
+            self._write_config()
+            self.redis = RedisProcess(self.work_dir / "redis")
+            self.redis.start()
+            for game in self.games:
+                self.rules[game] = RulesProcess(game, self.work_dir / "logs")
+                self.rules[game].start(timeout_s=60)
+            env = {
+                "REDIS_URL": self.redis.url,
+                "SIGNING_KEYS_DIR": str(self.work_dir / "keys"),
+                "TENANTS_FILE": str(self.work_dir / "tenants.json"),
+                **{f"RULES_{game.upper()}": process.target for game, process in self.rules.items()},
+            }
+            for number in range(self.replicas):
+                gateway = GatewayProcess(f"gateway-{number}", self.work_dir / "logs", env)
+                gateway.start(timeout_s=60)
+                self.gateways.append(gateway)
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def _write_config(self) -> None:
+        assert self.work_dir is not None
+        write_signing_key(self.work_dir / "keys", "soak-1")
+        document: dict[str, dict[str, object]] = {"tenants": {}}
+        for spec in self.tenants:
+            key = new_api_key()
+            self.api_keys[spec.tenant_id] = key
+            document["tenants"][spec.tenant_id] = {
+                "keys": [{"id": "k1", "sha256": sha256_hex(key), "scopes": ["tenant", "auditor"]}],
+                "quotas": {
+                    "open_tickets": spec.open_tickets,
+                    "active_matches": spec.active_matches,
+                    "actions_per_second": spec.actions_per_second,
+                },
+            }
+        (self.work_dir / "tenants.json").write_text(json.dumps(document, indent=2))
+
+    @property
+    def targets(self) -> list[str]:
+        return [gateway.target for gateway in self.gateways]
+
+    def close(self) -> None:
+        for gateway in self.gateways:
+            gateway.stop(timeout_s=5)
+        for process in self.rules.values():
+            process.stop(timeout_s=5)
+        if hasattr(self, "redis"):
+            self.redis.stop()
+        if self._owns_dir and self.work_dir is not None:
+            shutil.rmtree(self.work_dir, ignore_errors=True)
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
