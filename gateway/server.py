@@ -93,6 +93,8 @@ def _fault(exc: BaseException) -> tuple[grpc.StatusCode, str, int] | None:
         return grpc.StatusCode.NOT_FOUND, "no such match" if name == "MatchNotFound" else str(exc), 0
     if isinstance(exc, handlers.UnknownGame):
         return grpc.StatusCode.INVALID_ARGUMENT, str(exc), 0
+    if isinstance(exc, handlers.MatchExists):
+        return grpc.StatusCode.ALREADY_EXISTS, str(exc), 0
     if isinstance(exc, handlers.ContendedMatch):
         return grpc.StatusCode.ABORTED, str(exc), 0
     if name in ("InvalidTicket", "InvalidRequest") or (isinstance(exc, ValueError) and name == "ValueError"):

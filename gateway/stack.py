@@ -1,14 +1,16 @@
-"""The whole stack on one machine: a Redis and every rules service, as child processes.
+"""The whole stack on one machine: a Redis, every rules service and gateway replicas, as child processes.
 
-`make run` runs this in the foreground (`python -m gateway.stack`); the demo and
-end-to-end tests use `Stack` as a context manager. Ctrl-C or SIGTERM stops every
-child cleanly: SIGTERM first (the services drain in-flight calls), SIGKILL after.
+`make run` runs this in the foreground (`python -m gateway.stack`): Redis, every rules service
+and one gateway on port 50051, with a local tenant whose API key it prints. The demo and the
+end-to-end tests use `Stack` as a context manager. Ctrl-C or SIGTERM stops every child
+cleanly, gateways first: SIGTERM (they drain in-flight calls), SIGKILL after a grace period.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -68,7 +70,14 @@ class Stack:
         ports: dict[str, int] | None = None,
         log_dir: Path | None = None,
         start_timeout_s: float = 30.0,
+        gateways: int = 0,
+        gateway_port: int = 0,
+        gateway_dir: Path | None = None,
+        gateway_env: dict[str, str] | None = None,
     ) -> None:
+        """`gateways` replicas of `python -m gateway` (the first on `gateway_port` if given) share
+        the Redis and rules services; their signing keys and tenants file live in `gateway_dir`
+        (made up if missing: one local tenant, see `local_tenant`)."""
         self.games = list(games)
         self._ports = ports or {}
         self._log_dir = log_dir
@@ -77,6 +86,12 @@ class Stack:
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
         self.targets: dict[str, str] = {}
         self.redis_url = ""
+        self._gateways = gateways
+        self._gateway_port = gateway_port
+        self._gateway_dir = gateway_dir
+        self._gateway_env = gateway_env or {}
+        self.gateway_targets: list[str] = []
+        self.api_key = ""
 
     def __enter__(self) -> Stack:
         try:
@@ -85,10 +100,50 @@ class Stack:
                 self._start_service(game)
             for game in self.games:
                 wait_serving(self.targets[game], self._timeout, self.processes[game])
+            if self._gateways:
+                self._start_gateways()
         except BaseException:
             self.close()
             raise
         return self
+
+    def _start_gateways(self) -> None:
+        import tempfile
+
+        directory = self._gateway_dir
+        if directory is None:
+            directory = Path(self._exit.enter_context(tempfile.TemporaryDirectory(prefix="guildhall-gw-")))
+        self.api_key = local_tenant(directory)
+        env = {
+            **os.environ,
+            **{f"RULES_{game.upper()}": target for game, target in self.targets.items()},
+            "REDIS_URL": self.redis_url,
+            "SIGNING_KEYS_DIR": str(directory / "signing"),
+            "TENANTS_FILE": str(directory / "tenants.json"),
+            "METRICS_PORT": "0",
+            "HOST": "127.0.0.1",
+            EXIT_WITH_PARENT_ENV: str(os.getpid()),
+            **self._gateway_env,
+        }
+        names = []
+        for replica in range(self._gateways):
+            port = self._gateway_port if replica == 0 and self._gateway_port else free_port()
+            name = f"gateway-{replica}"
+            self.processes[name] = self._spawn(
+                name, [sys.executable, "-m", "gateway"], {**env, "PORT": str(port)}
+            )
+            self.gateway_targets.append(f"127.0.0.1:{port}")
+            names.append(name)
+        for name, target in zip(names, self.gateway_targets, strict=True):
+            wait_serving(target, self._timeout, self.processes[name])
+            _log.info("gateway serving", name=name, address=target)
+
+    def _spawn(self, name: str, command: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+        out: int | IO[bytes] | None = None  # inherit: logs go to our terminal
+        if self._log_dir is not None:
+            self._log_dir.mkdir(parents=True, exist_ok=True)
+            out = self._exit.enter_context(open(self._log_dir / f"{name}.log", "wb"))  # noqa: SIM115
+        return subprocess.Popen(command, stdout=out, stderr=out, env=env)
 
     def _start_service(self, game: str) -> None:
         port = self._ports.get(game) or free_port()
@@ -104,9 +159,15 @@ class Stack:
         _log.info("rules service starting", game=game, address=self.targets[game])
 
     def close(self) -> None:
-        for process in self.processes.values():
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
+        # Gateways first: they stop taking calls before the rules services they call go away.
+        gateways = {k: p for k, p in self.processes.items() if k.startswith("gateway-")}
+        for group in (gateways, self.processes):
+            for process in group.values():
+                if process.poll() is None:
+                    process.send_signal(signal.SIGTERM)
+            for process in group.values():
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    process.wait(STOP_GRACE_S)
         for game, process in self.processes.items():
             try:
                 process.wait(STOP_GRACE_S)
@@ -121,6 +182,38 @@ class Stack:
         self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+
+LOCAL_TENANT = "local"
+
+
+def local_tenant(directory: Path) -> str:
+    """Signing keys and a tenants file for a local gateway in `directory`; returns the API key.
+
+    The key is kept in `<directory>/api-key` (mode 0600) and reused, so `make run` keeps working
+    with a configured client across restarts. Local use only: deployments bring their own
+    keys and tenants (docs/deploy.md).
+    """
+    from gateway.auth import hash_key, new_api_key
+    from gateway.bootstrap import keys_dir_for
+
+    directory.mkdir(parents=True, exist_ok=True)
+    keys_dir_for(directory / "signing")
+    key_file = directory / "api-key"
+    if not key_file.is_file():
+        key_file.write_text(new_api_key() + "\n")
+        key_file.chmod(0o600)
+    api_key = key_file.read_text().strip()
+    document = {
+        "tenants": {
+            LOCAL_TENANT: {
+                "keys": [{"id": "local-1", "sha256": hash_key(api_key), "scopes": ["tenant", "auditor"]}],
+                "quotas": {"open_tickets": 10_000, "active_matches": 10_000, "actions_per_second": 100_000},
+            }
+        }
+    }
+    (directory / "tenants.json").write_text(json.dumps(document, indent=2) + "\n")
+    return api_key
 
 
 @contextlib.contextmanager
@@ -141,16 +234,25 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m gateway.stack", description=main.__doc__)
     parser.add_argument("--games", nargs="*", default=list(GAMES), choices=list(GAMES))
     parser.add_argument("--any-ports", action="store_true", help="free ports instead of the default ones")
+    parser.add_argument("--gateway-port", type=int, default=50051, help="the gateway's port (default 50051)")
+    parser.add_argument("--dir", type=Path, default=Path("var/stack"), help="local keys and tenants file")
     args = parser.parse_args(argv)
     configure_logging("stack")
     ports = {} if args.any_ports else {game: default_port(game) for game in args.games}
-    with _stop_on_signals() as stop, Stack(args.games, ports=ports) as stack:
-        _log.info("stack up", redis=stack.redis_url, **stack.targets)
+    gateway_port = 0 if args.any_ports else args.gateway_port
+    stack = Stack(args.games, ports=ports, gateways=1, gateway_port=gateway_port, gateway_dir=args.dir)
+    with _stop_on_signals() as stop, stack:
+        _log.info("stack up", redis=stack.redis_url, gateway=stack.gateway_targets[0], **stack.targets)
+        print(
+            f"Gateway at {stack.gateway_targets[0]}; tenant {LOCAL_TENANT!r}, API key {stack.api_key}\n"
+            f"  e.g. GUILDHALL_TARGET={stack.gateway_targets[0]} GUILDHALL_API_KEY=<that key> guildhall ...",
+            file=sys.stderr,
+        )
         print("Stack running; press Ctrl-C to stop.", file=sys.stderr, flush=True)
         while not stop.wait(0.5):
-            for game, process in stack.processes.items():
+            for name, process in stack.processes.items():
                 if process.poll() is not None:
-                    _log.error("rules service died; stopping the stack", game=game, code=process.returncode)
+                    _log.error("a child process died; stopping the stack", name=name, code=process.returncode)
                     stop.set()
         _log.info("stopping the stack")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import structlog
@@ -64,8 +64,17 @@ class WatchHub:
     """Fans `gh:notify` out to the watchers of this process. `subscriber` is a redis.asyncio.Redis
     (for a cluster, a client on any one node: PUBLISH reaches every node of a cluster)."""
 
-    def __init__(self, subscriber: Any, *, safety_poll_s: float = SAFETY_POLL_S) -> None:
+    def __init__(
+        self,
+        subscriber: Any,
+        *,
+        safety_poll_s: float = SAFETY_POLL_S,
+        on_notify: Callable[[MatchKey, int], None] | None = None,
+    ) -> None:
         self._redis = subscriber
+        # Told of every append (watched or not) before watchers wake: the use cases drop a
+        # cached state another replica has moved past, so a woken watcher reads the new one.
+        self._on_notify = on_notify
         self._feeds: dict[MatchKey, _Feed] = {}
         self._poll_s = safety_poll_s
         self._task: asyncio.Task[None] | None = None
@@ -124,6 +133,8 @@ class WatchHub:
                     if parsed is not None:
                         self.notifications += 1
                         metrics.NOTIFICATIONS.inc()
+                        if self._on_notify is not None:
+                            self._on_notify(*parsed)
                         self.notify(*parsed)
             except asyncio.CancelledError:
                 raise
