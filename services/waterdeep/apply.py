@@ -178,7 +178,8 @@ def make_applier(
         return _replace(s, fired_act=e.act, fired=(*fired, f"{e.player}:{e.plot}"))
 
     def stock_taken(s: State, e: StockTaken) -> State:
-        if e.tile in s.hall:  # sampled while in Builder's Hall: its VP tokens (The Waymoot)
+        if e.tile in s.hall and all(b.tile != e.tile for b in s.buildings):
+            # sampled while in Builder's Hall: its VP tokens (The Waymoot)
             k = s.hall.index(e.tile)
             return _replace(s, hall_vp=tuple(0 if i == k else v for i, v in enumerate(s.hall_vp)))
         buildings = tuple(_replace(b, stock=(0,) * 6) if b.tile == e.tile else b for b in s.buildings)
