@@ -119,6 +119,7 @@ class Seat(msgspec.Struct, frozen=True):
     reputation: int = 0  # 0 = the town hall
     hand: tuple[int, ...] = ()  # in the order drawn
     unseen: int = 0  # the last `unseen` cards of the hand were drawn and not looked at yet
+    known: tuple[int, ...] = ()  # cards in hand the whole table knows (persons sent back by Fire)
     houses: tuple[House, ...] = ()
     canals: tuple[int, int] = (0, 0)  # tokens per section
     statue_sections: tuple[bool, bool] = (False, False)  # a section that already earned a statue
@@ -484,6 +485,7 @@ class SeatView(msgspec.Struct, frozen=True):
     hand_size: int
     hand_colours: tuple[str, ...]  # sorted: every card's back colour was seen when drawn
     hand: tuple[int, ...] | None  # the cards the owner has looked at (owner only)
+    known_hand: tuple[int, ...]  # cards in this hand everyone knows (persons sent back by Fire)
     houses: tuple[HouseView, ...]
     canals: tuple[int, int]
     statues: tuple[int, ...]

@@ -905,6 +905,8 @@ def _apply_card_played(state: State, e: CardPlayed) -> State:
     hand = list(seat.hand)
     hand.remove(e.card)
     changes: dict[str, Any] = {"hand": tuple(hand), "guilders": seat.guilders - e.cost}
+    if e.card in seat.known:
+        changes["known"] = tuple(c for c in seat.known if c != e.card)
     if not e.extra:
         changes["plays_left"] = seat.plays_left - 1
     discard = state.discard
@@ -1027,7 +1029,8 @@ def _apply_house_lost(state: State, e: HouseLost) -> State:
     houses = list(seat.houses)
     del houses[e.house]
     hand = (*seat.hand, e.person) if e.person >= 0 else seat.hand
-    seat = msgspec.structs.replace(seat, houses=tuple(houses), hand=hand)
+    known = (*seat.known, e.person) if e.person >= 0 else seat.known
+    seat = msgspec.structs.replace(seat, houses=tuple(houses), hand=hand, known=known)
     state = _set_seat(_replace(state, discard=(*state.discard, e.card)), e.player, seat)
     return _consume(state, e.player, e.task)
 

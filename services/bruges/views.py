@@ -56,6 +56,7 @@ def view(rules: Rules, state: State, viewer: int | None, active: tuple[int, ...]
                     sorted((rules.colour[c] for c in seat.hand), key=COLOUR_INDEX.__getitem__)
                 ),
                 hand=tuple(sorted(_seen_hand(state, p))) if mine else None,
+                known_hand=tuple(sorted(seat.known)),
                 houses=tuple(
                     HouseView(rules.colour[h.card], h.card if mine else None, h.person, h.used)
                     for h in seat.houses
@@ -115,6 +116,8 @@ def resample_hidden(rules: Rules, state: State, viewer: int, rng: Rng) -> State:
     for p, seat in enumerate(state.seats):
         first_hidden = 0 if p != viewer else len(seat.hand) - seat.unseen
         for i in range(first_hidden, len(seat.hand)):
+            if seat.hand[i] in seat.known:
+                continue  # the table saw this person go back to the hand
             known_colour.append(("hand", p, i))
             hidden.append(seat.hand[i])
         if p != viewer:
@@ -176,6 +179,8 @@ def check_state(rules: Rules, state: State) -> None:
             raise ValueError("reputation 0-12, guilders and score 0 or more")
         if not 0 <= seat.unseen <= len(seat.hand) or any(not 0 <= c <= 5 for c in seat.canals):
             raise ValueError("unseen cards are in the hand; a canal section holds 0-5 tokens")
+        if not set(seat.known) <= set(seat.hand):
+            raise ValueError("cards known to be in a hand are in that hand")
         cards.extend(seat.hand)
         for house in seat.houses:
             cards.append(house.card)
