@@ -10,6 +10,9 @@ Credentials: a tenant API key (`ghk_...`) or a seat/spectator token (`ght1....`)
 `authorization: Bearer <credential>`. `client.for_token(token)` shares the channel under another
 credential (a seat's token after matchmaking), so one connection serves a tenant and its seats.
 
+Streams (Watch, WatchTicket) reconnect after a drop or a draining replica closing them, up to
+`reconnects` times in a row, resuming from the last version delivered.
+
 Retries: a call that failed in transit (UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED) is sent again
 with backoff. For SubmitAction and Resign that is safe because every submission carries a
 command id (generated when the caller gives none) and the gateway answers a repeated id from the
@@ -83,6 +86,7 @@ class AsyncClient:
         root_certificates: bytes | None = None,
         timeout_s: float = 15.0,
         retries: int = 6,
+        reconnects: int = 30,
         interceptors: Sequence[grpc.aio.ClientInterceptor] | None = None,
         verify_receipts: bool = True,
     ) -> None:
@@ -92,6 +96,7 @@ class AsyncClient:
         self.credential = api_key or token or ""
         self.timeout_s = timeout_s
         self.retries = retries
+        self.reconnects = reconnects
         self.verify_receipts = verify_receipts
         self._owns_channel = channel is None
         if channel is None:
@@ -125,6 +130,7 @@ class AsyncClient:
             channel=self.channel,
             timeout_s=self.timeout_s,
             retries=self.retries,
+            reconnects=self.reconnects,
             verify_receipts=self.verify_receipts,
         )
         other._keys = self._keys  # one cache of the published keys per connection
@@ -233,14 +239,16 @@ class AsyncClient:
                     yield ticket
                     if ticket.state != "queued":
                         return
-                return
+                attempt += 1  # ended while still queued (a draining replica): watch again
+                if attempt > self.reconnects:
+                    raise errors.Unavailable(grpc.StatusCode.UNAVAILABLE, "the ticket stream kept ending")
             except grpc.aio.AioRpcError as error:
                 attempt += 1
-                if error.code() not in errors.TRANSIENT or attempt > self.retries:
+                if error.code() not in errors.TRANSIENT or attempt > self.reconnects:
                     raise errors.from_rpc_error(error) from None
-                await asyncio.sleep(_backoff(attempt))
             finally:
                 call.cancel()
+            await asyncio.sleep(_backoff(attempt))
 
     async def enqueue_and_wait(
         self,
@@ -455,14 +463,20 @@ class AsyncClient:
                     yield WatchUpdate(events, view)
                     if until_finished and view.finished:
                         return
-                return
+                # The stream ended without the match ending: a draining replica closes its
+                # streams so clients move to another one. Resume from where we are.
+                if not reconnect:
+                    return
+                attempt += 1
+                if attempt > self.reconnects:
+                    raise errors.Unavailable(grpc.StatusCode.UNAVAILABLE, "the watch stream kept ending")
             except grpc.aio.AioRpcError as error:
                 attempt += 1
-                if not reconnect or error.code() not in errors.TRANSIENT or attempt > self.retries:
+                if not reconnect or error.code() not in errors.TRANSIENT or attempt > self.reconnects:
                     raise errors.from_rpc_error(error) from None
-                await asyncio.sleep(_backoff(attempt))
             finally:
                 call.cancel()
+            await asyncio.sleep(_backoff(attempt))
 
     # -- audit ---------------------------------------------------------------------------------
 
