@@ -1,0 +1,112 @@
+"""Personality goals (checked at the start of their owner's turn) and the points count at the
+end of a game decided by points [SEED Fin del juego, FS 3]."""
+
+from __future__ import annotations
+
+from services.ankh_morpork.engine import AREAS, Tables, buildings_of, controller, trouble_count
+from services.kernel import Outcome, PlayerResult
+
+from services.ankh_morpork.model import State
+
+MINION_POINTS = 5  # [FS 3.3]
+LOAN_REPAY = 12  # [FS 3.3]
+LOAN_PENALTY = 15  # [FS 3.3]
+
+
+def threshold(t: Tables, personality: str, players: int) -> int:
+    return t.personalities[personality].thresholds[min(players, 4) - 2]
+
+
+def counted(state: State, area: int) -> bool:
+    """Pieces in an area with a demon score nothing (option `demons_void_scoring`, HRF)."""
+    return not (state.options.demons_void_scoring and state.demons[area - 1])
+
+
+def wealth(t: Tables, state: State, seat: int) -> int:
+    """Chrysoprase: cash + printed cost of your buildings - $12 per loan [FS 3.1]."""
+    built = sum(t.cost[a - 1] for a in buildings_of(state, seat) if counted(state, a))
+    return state.money[seat] + built - LOAN_REPAY * len(state.loans[seat])
+
+
+def goal_progress(t: Tables, state: State, seat: int) -> int:
+    """How far a seat is along its own personality's goal (the figure its threshold applies to)."""
+    goal = t.personalities[state.personalities[seat]].goal
+    if goal == "spread":  # minions in different areas without demons
+        return sum(1 for a in range(AREAS) if state.minions[a][seat] and not state.demons[a])
+    if goal == "control":
+        return sum(1 for a in range(1, AREAS + 1) if controller(state, a) == seat)
+    if goal == "trouble":
+        return trouble_count(state)
+    if goal == "wealth":
+        return wealth(t, state, seat)
+    return 0
+
+
+def meets_goal(t: Tables, state: State, seat: int) -> bool:
+    """Every personality but Commander Vimes wins at the start of its owner's turn."""
+    person = state.personalities[seat]
+    if t.personalities[person].goal == "deck_out":
+        return False
+    return goal_progress(t, state, seat) >= threshold(t, person, state.players)
+
+
+def vimes_seat(t: Tables, state: State) -> int:
+    for seat, person in enumerate(state.personalities):
+        if t.personalities[person].goal == "deck_out":
+            return seat
+    return -1
+
+
+def breakdown(t: Tables, state: State, seat: int) -> dict[str, int]:
+    """Points: 5 a minion on the board, each building its area cost, $1 a point, each loan
+    repaid with $12 or -15 points when you cannot [FS 3.3]."""
+    minions = sum(state.minions[a - 1][seat] for a in range(1, AREAS + 1) if counted(state, a))
+    built = sum(t.cost[a - 1] for a in buildings_of(state, seat) if counted(state, a))
+    cash = state.money[seat]
+    loans = 0
+    for _ in state.loans[seat]:
+        if cash >= LOAN_REPAY:
+            cash -= LOAN_REPAY
+            loans -= LOAN_REPAY
+        else:
+            loans -= LOAN_PENALTY
+    return {
+        "minions": MINION_POINTS * minions,
+        "buildings": built,
+        "money": state.money[seat],
+        "loans": loans,
+    }
+
+
+def best_card(t: Tables, state: State, seat: int) -> int:
+    """Tie-break: the most valuable City Area card a seat holds [FS 3.3]."""
+    held = [t.cost[a - 1] for a in buildings_of(state, seat) if not state.lost_cards[a - 1]]
+    return max(held, default=0)
+
+
+def points_winners(t: Tables, state: State) -> tuple[int, ...]:
+    """Most points; among tied seats the most valuable City Area card; still tied: shared."""
+    keys = [(sum(breakdown(t, state, s).values()), best_card(t, state, s)) for s in range(state.players)]
+    best = max(keys)
+    return tuple(s for s in range(state.players) if keys[s] == best)
+
+
+def outcome(t: Tables, state: State) -> Outcome | None:
+    if not state.over:
+        return None
+    results = []
+    for seat in range(state.players):
+        parts = breakdown(t, state, seat)
+        results.append(
+            PlayerResult(
+                player=seat,
+                score=sum(parts.values()),
+                breakdown=parts,
+                note=state.personalities[seat],
+                facts={
+                    "best_city_card": best_card(t, state, seat),
+                    "goal_progress": goal_progress(t, state, seat),
+                },
+            )
+        )
+    return Outcome(winners=state.winners, results=tuple(results))
