@@ -18,18 +18,20 @@ from services.registry import GAMES
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_demo_plays_replays_and_audits_every_game(
+def test_the_demo_plays_watches_and_audits_every_game_through_the_gateway(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("REDIS_URL", redis_url)
-    code = demo.main(["--seed", "2024", "--log-dir", str(tmp_path)])
+    code = demo.main(["--seed", "2024", "--log-dir", str(tmp_path), "--players", "2"])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "All replay checks passed." in out
+    assert "All matches played, watched and audited." in out
     for game in GAMES:
-        assert f"{game}: {max(GAMES[game].player_counts)} players, seed 2024" in out
-    assert out.count("replay check: OK") == len(GAMES)
-    assert out.count("audit (hash chain): OK") == len(GAMES)
+        assert f"{game}: 2 players, match " in out
+    assert out.count("spectator: saw every event") == len(GAMES)
+    assert out.count("snapshots): OK") == len(GAMES)
+    assert out.count("seed revealed matches its commitment: OK") == len(GAMES)
+    assert out.count("receipts verify with the published keys: OK") == len(GAMES)
 
 
 def test_the_stack_stops_every_child_process(
@@ -43,10 +45,10 @@ def test_the_stack_stops_every_child_process(
     assert "serving" in (tmp_path / f"rules-{next(iter(GAMES))}.log").read_text()
 
 
-def test_make_run_stops_cleanly_on_ctrl_c(redis_url: str) -> None:
+def test_make_run_stops_cleanly_on_ctrl_c(redis_url: str, tmp_path: Path) -> None:
     env = {**os.environ, "REDIS_URL": redis_url}
     run = subprocess.Popen(
-        [sys.executable, "-m", "gateway.stack", "--any-ports"],
+        [sys.executable, "-m", "gateway.stack", "--any-ports", "--dir", str(tmp_path)],
         cwd=ROOT,
         env=env,
         stderr=subprocess.PIPE,
@@ -60,6 +62,7 @@ def test_make_run_stops_cleanly_on_ctrl_c(redis_url: str) -> None:
             if "Stack running" in line or run.poll() is not None:
                 break
         assert any("Stack running" in line for line in lines), "".join(lines)
+        assert any("Gateway at 127.0.0.1:" in line for line in lines), "".join(lines)
         run.send_signal(signal.SIGINT)
         _, rest = run.communicate(timeout=30)
         assert run.returncode == 0, rest
