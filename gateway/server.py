@@ -75,6 +75,21 @@ class Ports:
 # -- exception -> status, in one place -----------------------------------------------------------
 
 
+def _store_fault(exc: BaseException) -> tuple[grpc.StatusCode, str, int] | None:
+    """Redis down or full (issue 15): UNAVAILABLE (retry; an in-doubt submit is safe to repeat
+    with its command id) or RESOURCE_EXHAUSTED (maxmemory reached, nothing written), not INTERNAL."""
+    import redis.exceptions
+
+    from gateway.eventstore.base import EventStoreUnavailable
+
+    unavailable = (EventStoreUnavailable, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+    if isinstance(exc, unavailable):  # BusyLoadingError (AOF loading after a restart) included
+        return grpc.StatusCode.UNAVAILABLE, "the event store is unavailable; retry (same command id)", 0
+    if isinstance(exc, redis.exceptions.ResponseError) and "OOM" in str(exc):
+        return grpc.StatusCode.RESOURCE_EXHAUSTED, "the event store is full; nothing was written", 0
+    return None
+
+
 def _fault(exc: BaseException) -> tuple[grpc.StatusCode, str, int] | None:
     """The status for an exception a use case raised (code, message, retry-after ms), else None."""
     from gateway import handlers
@@ -82,6 +97,9 @@ def _fault(exc: BaseException) -> tuple[grpc.StatusCode, str, int] | None:
     name = type(exc).__name__
     if isinstance(exc, AuthError):
         return exc.code, exc.message, 0
+    store_fault = _store_fault(exc)
+    if store_fault is not None:
+        return store_fault
     if isinstance(exc, QuotaExceeded):
         metrics.QUOTA_REFUSALS.labels(exc.quota).inc()
         return grpc.StatusCode.RESOURCE_EXHAUSTED, exc.message, exc.retry_after_ms
