@@ -56,6 +56,11 @@ class StoredEvent(msgspec.Struct, frozen=True):
     time_ms: int
     prev_hash: str
     hash: str
+    # Beside the chain, not inside it (a signature cannot cover its own entry's hash, and an
+    # action is checked by re-executing it): the action JSON on the first entry of a seat's
+    # append, and the gateway's signed receipt on the last entry of every gateway append.
+    action: bytes = b""
+    receipt: bytes = b""
 
 
 class Snapshot(msgspec.Struct, frozen=True):
@@ -114,6 +119,16 @@ class VersionConflict(Exception):
         super().__init__(f"expected version {expected}, but the match is at version {actual}")
         self.expected = expected
         self.actual = actual
+
+
+class CommandIdInUse(Exception):
+    """The command id was already used on this match by another actor (command ids are
+    scoped to match and seat): nothing was written, and the first result is not theirs."""
+
+    def __init__(self, command_id: str, actor: str) -> None:
+        super().__init__(f"command id {command_id!r} was already used on this match by another actor")
+        self.command_id = command_id
+        self.actor = actor
 
 
 class EventStoreUnavailable(Exception):
@@ -253,9 +268,10 @@ class EventStore(Protocol):
 
         The version is the number of events in the stream (0 = no stream yet). A different
         version raises VersionConflict and writes nothing. A command id already used on this
-        match returns its first result with duplicate=True and writes nothing, even if
-        `expected_version` is stale by now. `snapshot` is stored as the state at the new
-        version; `meta` fields are merged into the match's meta. No events is a ValueError.
+        match by the same actor returns its first result with duplicate=True and writes nothing,
+        even if `expected_version` is stale by now; by another actor it raises CommandIdInUse.
+        `snapshot` is stored as the state at the new version; `meta` fields are merged into
+        the match's meta. No events is a ValueError.
         """
         ...
 

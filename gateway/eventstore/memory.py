@@ -13,6 +13,7 @@ from gateway.eventstore.base import (
     GENESIS,
     AppendResult,
     AuditReport,
+    CommandIdInUse,
     Latest,
     MatchKey,
     NewEvent,
@@ -31,7 +32,7 @@ class _Match:
     events: list[StoredEvent] = field(default_factory=list)
     meta: dict[str, str] = field(default_factory=dict)
     snapshot: Snapshot | None = None
-    results_by_command: dict[str, AppendResult] = field(default_factory=dict)
+    results_by_command: dict[str, tuple[str, AppendResult]] = field(default_factory=dict)
 
     @property
     def head_hash(self) -> str:
@@ -64,9 +65,11 @@ class InMemoryEventStore:
             match = self._matches.get(key) or _Match()
             # The command id is checked before the version: a retry of an applied command must
             # get its first answer back, even though its expected version is stale by now.
-            first_result = match.results_by_command.get(command_id)
-            if first_result is not None:
-                return msgspec.structs.replace(first_result, duplicate=True)
+            first = match.results_by_command.get(command_id)
+            if first is not None:
+                if first[0] != actor:
+                    raise CommandIdInUse(command_id, first[0])
+                return msgspec.structs.replace(first[1], duplicate=True)
             if len(match.events) != expected_version:
                 raise VersionConflict(expected_version, len(match.events))
 
@@ -92,7 +95,7 @@ class InMemoryEventStore:
                 head = entry_hash
 
             result = AppendResult(first_version=expected_version + 1, last_version=len(match.events))
-            match.results_by_command[command_id] = result
+            match.results_by_command[command_id] = (actor, result)
             if meta:
                 match.meta.update(meta)
             if snapshot is not None:
@@ -114,7 +117,7 @@ class InMemoryEventStore:
             newer = self._read_locked(key, snapshot.version if snapshot else 0, None)
             first = match.results_by_command.get(command_id) if command_id else None
             meta = {**match.meta, "version": str(len(match.events)), "head_hash": match.head_hash}
-        command = None if first is None else msgspec.structs.replace(first, duplicate=True)
+        command = None if first is None else msgspec.structs.replace(first[1], duplicate=True)
         return Latest(meta, snapshot, newer, command)
 
     def version(self, key: MatchKey) -> int:

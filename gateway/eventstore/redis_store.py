@@ -4,11 +4,14 @@ Keys of a match (one hash tag, so the script also runs on Redis Cluster):
 
     gh:{<tenant>:<match>}:events     stream; entry id `<version>-0`; fields below
     gh:{<tenant>:<match>}:meta       hash: version, head_hash, plus caller fields (game, players, ...)
-    gh:{<tenant>:<match>}:snapshot   hash: version, rules_version, state
-    gh:{<tenant>:<match>}:commands   hash: command_id -> "<first_version>:<last_version>"
+    gh:{<tenant>:<match>}:snapshot   hash: version, rules_version, state (the gateway adds
+                                     head_hash, key_id, mac: see gateway.eventstore.async_redis)
+    gh:{<tenant>:<match>}:commands   hash: command_id -> "<first_version>:<last_version>:<actor>"
 
 Stream entries hold plain fields (version, type, actor, command_id, payload, rules_version,
-time_ms, prev_hash, hash) so an auditor can read a match with nothing but redis-cli.
+time_ms, prev_hash, hash) so an auditor can read a match with nothing but redis-cli; the
+gateway adds `action` (first entry of a seat's append) and `receipt` (last entry of an append)
+beside the chain. Every append publishes "<tenant>\x1f<match>\x1f<version>" on `gh:notify`.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from gateway.eventstore.base import (
     GENESIS,
     AppendResult,
     AuditReport,
+    CommandIdInUse,
     EventStoreUnavailable,
     Latest,
     MatchKey,
@@ -60,30 +64,41 @@ _AUDIT_PAGE = 1000
 # Python computes the hashes (Redis Lua has no SHA-256) from the head it knows (cached, or read
 # from meta); the script re-checks that head under its atomicity, so a chain can only grow from
 # the true head. All checks run before the first write, and XADDs with increasing ids cannot fail one by one,
-# so an append is all-or-nothing.
-_APPEND_SCRIPT = """
+# so an append is all-or-nothing. One script serves the blocking and the asyncio store.
+APPEND_SCRIPT = """
 -- KEYS: events, meta, snapshot, commands
--- ARGV: expected_version, expected_head, new_head, command_id, rules_version,
---       has_snapshot, snapshot_state, meta_pair_count, event_count,
---       then meta field/value pairs, then event_count * #ENTRY_FIELDS field/value pairs
+-- ARGV: expected_version, expected_head, new_head, command_id, actor, notify,
+--       snapshot_pair_count, meta_pair_count, event_count,
+--       then snapshot field/value pairs, then meta field/value pairs,
+--       then per event: its field count, then its field/value pairs (ENTRY_FIELDS, maybe more)
 local expected_version = tonumber(ARGV[1])
 local expected_head = ARGV[2]
 local new_head = ARGV[3]
 local command_id = ARGV[4]
-local rules_version = ARGV[5]
-local has_snapshot = ARGV[6] == '1'
-local snapshot_state = ARGV[7]
+local actor = ARGV[5]
+local notify = ARGV[6]
+local snapshot_pair_count = tonumber(ARGV[7])
 local meta_pair_count = tonumber(ARGV[8])
 local event_count = tonumber(ARGV[9])
-local meta_start = 10
+local snapshot_start = 10
+local meta_start = snapshot_start + 2 * snapshot_pair_count
 local events_start = meta_start + 2 * meta_pair_count
-local values_per_event = (#ARGV - events_start + 1) / event_count
 
--- A command id seen before answers with its first result, whatever the version is now.
+-- A command id seen before answers with its first result, whatever the version is now, but
+-- only to the actor that used it: command ids are scoped to match and actor.
 local seen = redis.call('HGET', KEYS[4], command_id)
 if seen then
-  local sep = string.find(seen, ':', 1, true)
-  return {'duplicate', tonumber(string.sub(seen, 1, sep - 1)), tonumber(string.sub(seen, sep + 1))}
+  local a = string.find(seen, ':', 1, true)
+  local b = string.find(seen, ':', a + 1, true)
+  local first = tonumber(string.sub(seen, 1, a - 1))
+  if b == nil then  -- written before commands were scoped: "first:last"
+    return {'duplicate', first, tonumber(string.sub(seen, a + 1))}
+  end
+  local last = tonumber(string.sub(seen, a + 1, b - 1))
+  if string.sub(seen, b + 1) ~= actor then
+    return {'taken', first, last}
+  end
+  return {'duplicate', first, last}
 end
 
 local stored = redis.call('HMGET', KEYS[2], 'version', 'head_hash')
@@ -95,9 +110,10 @@ end
 
 local arg = events_start
 for i = 1, event_count do
+  local field_count = tonumber(ARGV[arg])
   redis.call('XADD', KEYS[1], (expected_version + i) .. '-0',
-             unpack(ARGV, arg, arg + values_per_event - 1))
-  arg = arg + values_per_event
+             unpack(ARGV, arg + 1, arg + 2 * field_count))
+  arg = arg + 1 + 2 * field_count
 end
 
 local first_version = expected_version + 1
@@ -106,13 +122,23 @@ if meta_pair_count > 0 then
   redis.call('HSET', KEYS[2], unpack(ARGV, meta_start, events_start - 1))
 end
 redis.call('HSET', KEYS[2], 'version', last_version, 'head_hash', new_head)
-redis.call('HSET', KEYS[4], command_id, first_version .. ':' .. last_version)
-if has_snapshot then
-  redis.call('HSET', KEYS[3], 'version', last_version, 'rules_version', rules_version,
-             'state', snapshot_state)
+redis.call('HSET', KEYS[4], command_id, first_version .. ':' .. last_version .. ':' .. actor)
+if snapshot_pair_count > 0 then
+  redis.call('HSET', KEYS[3], 'version', last_version, unpack(ARGV, snapshot_start, meta_start - 1))
+end
+if notify ~= '' then
+  -- Watchers on every replica learn of the append from one channel, atomically with it.
+  redis.call('PUBLISH', 'gh:notify', notify .. string.char(31) .. last_version)
 end
 return {'ok', first_version, last_version}
 """
+
+# The channel every append publishes to: "<tenant>\x1f<match_id>\x1f<version>".
+NOTIFY_CHANNEL = "gh:notify"
+
+
+def notify_prefix(key: MatchKey) -> str:
+    return f"{key.tenant}\x1f{key.match_id}"
 
 
 class MatchKeys(NamedTuple):
@@ -181,7 +207,7 @@ class RedisEventStore:
             raise ValueError("RedisEventStore needs a client with decode_responses=False")
         self._client = client
         self._clock = clock
-        self._append_script = client.register_script(_APPEND_SCRIPT)
+        self._append_script = client.register_script(APPEND_SCRIPT)
         self._heads = _HeadCache()
 
     def append(
@@ -201,7 +227,8 @@ class RedisEventStore:
         time_ms = self._clock()
 
         def run_script(chain_from: str) -> tuple[bytes, int, int, str]:
-            args, new_head = _append_args(
+            args, new_head = append_args(
+                key,
                 expected_version,
                 chain_from,
                 events,
@@ -209,12 +236,12 @@ class RedisEventStore:
                 command_id,
                 rules_version,
                 time_ms,
-                snapshot,
+                {"rules_version": rules_version, "state": snapshot} if snapshot is not None else None,
                 meta,
             )
             with _unavailable_on_connection_errors():
                 status, first, last = self._append_script(keys=list(keys), args=args)
-            return status, int(first), int(last), new_head
+            return status, int(first), int(last), new_head[-1]
 
         # The head to chain from, without a round trip when we already know it: every stream
         # starts at GENESIS, and the head cache knows the matches this process just touched.
@@ -230,6 +257,8 @@ class RedisEventStore:
             raise VersionConflict(expected_version, first)
         if status == b"duplicate":
             return AppendResult(first_version=first, last_version=last, duplicate=True)
+        if status == b"taken":
+            raise CommandIdInUse(command_id, "")
         self._heads.remember(key, last, new_head)
         return AppendResult(first_version=first, last_version=last)
 
@@ -240,7 +269,7 @@ class RedisEventStore:
             entries = self._client.xrange(
                 match_keys(key).events, min=f"{max(after_version, 0) + 1}-0", max="+", count=limit
             )
-        return self._remember_head(key, [_decode_entry(fields) for _, fields in cast(Entries, entries)])
+        return self._remember_head(key, [decode_entry(fields) for _, fields in cast(Entries, entries)])
 
     def latest(self, key: MatchKey, command_id: str | None = None) -> Latest:
         keys = match_keys(key)
@@ -256,8 +285,8 @@ class RedisEventStore:
         meta = {name.decode(): value.decode() for name, value in replies[0].items()}
         if not meta:
             return Latest({}, None, [])
-        snapshot = _decode_snapshot(replies[1])
-        seen = _decode_command(replies[2]) if command_id else None
+        snapshot = decode_snapshot(replies[1])
+        seen = decode_command(replies[2]) if command_id else None
         version = int(meta["version"])
         self._heads.remember(key, version, meta["head_hash"])
         after = snapshot.version if snapshot else 0
@@ -272,7 +301,7 @@ class RedisEventStore:
     def load_snapshot(self, key: MatchKey) -> Snapshot | None:
         with _unavailable_on_connection_errors():
             fields = self._client.hgetall(match_keys(key).snapshot)
-        return _decode_snapshot(fields)
+        return decode_snapshot(fields)
 
     def meta(self, key: MatchKey) -> dict[str, str]:
         with _unavailable_on_connection_errors():
@@ -296,7 +325,7 @@ class RedisEventStore:
             [[entries]] = reply.values()
         else:
             [[_, entries]] = reply
-        return self._remember_head(key, [_decode_entry(fields) for _, fields in entries])
+        return self._remember_head(key, [decode_entry(fields) for _, fields in entries])
 
     def audit(self, key: MatchKey) -> AuditReport:
         keys = match_keys(key)
@@ -306,7 +335,7 @@ class RedisEventStore:
                 try:
                     if entry_id != f"{position}-0".encode():
                         raise MalformedEntry(f"entry id {entry_id.decode()} where {position}-0 was expected")
-                    events.append(_decode_entry(fields))
+                    events.append(decode_entry(fields))
                 except MalformedEntry as error:
                     return AuditReport(
                         ok=False,
@@ -349,7 +378,8 @@ class RedisEventStore:
             start = "(" + page[-1][0].decode()  # exclusive: continue after the last entry seen
 
 
-def _append_args(
+def append_args(
+    key: MatchKey,
     expected_version: int,
     chain_from: str,
     events: Sequence[NewEvent],
@@ -357,13 +387,20 @@ def _append_args(
     command_id: str,
     rules_version: str,
     time_ms: int,
-    snapshot: bytes | None,
+    snapshot: Mapping[str, str | bytes] | None,
     meta: Mapping[str, str] | None,
-) -> tuple[list[str | bytes | int], str]:
-    """ARGV of the append script (layout documented in it), and the head hash after the events."""
+    *,
+    extra: Sequence[Mapping[str, bytes]] = (),
+) -> tuple[list[str | bytes | int], list[str]]:
+    """ARGV of the append script (layout documented in it), and each new entry's hash.
+
+    `snapshot` holds the snapshot hash's fields besides `version` (the script sets that);
+    `extra[i]` holds fields stored beside the chain on entry i (action, receipt).
+    """
     entry_args: list[str | bytes | int] = []
+    hashes: list[str] = []
     head = chain_from
-    for version, event in enumerate(events, start=expected_version + 1):
+    for index, (version, event) in enumerate(enumerate(events, start=expected_version + 1)):
         entry_hash = chain_hash(
             head, version, event.type, actor, command_id, rules_version, time_ms, event.payload
         )
@@ -378,10 +415,18 @@ def _append_args(
             head,
             entry_hash,
         )
+        more = extra[index] if index < len(extra) else {}
+        entry_args.append(len(ENTRY_FIELDS) + len(more))
         for name, value in zip(ENTRY_FIELDS, values, strict=True):
             entry_args += (name, value)
+        for name, blob in more.items():
+            entry_args += (name, blob)
+        hashes.append(entry_hash)
         head = entry_hash
 
+    snapshot_args: list[str | bytes] = []
+    for name, field in (snapshot or {}).items():
+        snapshot_args += (name, field)
     meta_args: list[str] = []
     for name, value in (meta or {}).items():
         meta_args += (name, value)
@@ -391,18 +436,19 @@ def _append_args(
         chain_from,
         head,
         command_id,
-        rules_version,
-        1 if snapshot is not None else 0,
-        snapshot if snapshot is not None else b"",
+        actor,
+        notify_prefix(key),
+        len(snapshot_args) // 2,
         len(meta_args) // 2,
         len(events),
+        *snapshot_args,
         *meta_args,
         *entry_args,
     ]
-    return args, head
+    return args, hashes
 
 
-def _decode_snapshot(fields: Any) -> Snapshot | None:
+def decode_snapshot(fields: Any) -> Snapshot | None:
     """A snapshot hash as HGETALL returns it (empty: no snapshot)."""
     if not fields:
         return None
@@ -413,15 +459,15 @@ def _decode_snapshot(fields: Any) -> Snapshot | None:
     )
 
 
-def _decode_command(seen: Any) -> AppendResult | None:
-    """A command table value `first:last`, as the first result of a repeated command."""
+def decode_command(seen: Any) -> AppendResult | None:
+    """A command table value `first:last:actor`, as the first result of a repeated command."""
     if seen is None:
         return None
-    first, last = cast(bytes, seen).split(b":")
+    first, last = cast(bytes, seen).split(b":", 2)[:2]
     return AppendResult(first_version=int(first), last_version=int(last), duplicate=True)
 
 
-def _decode_entry(fields: Mapping[bytes, bytes]) -> StoredEvent:
+def decode_entry(fields: Mapping[bytes, bytes]) -> StoredEvent:
     try:
         return StoredEvent(
             version=int(fields[b"version"]),
@@ -433,6 +479,8 @@ def _decode_entry(fields: Mapping[bytes, bytes]) -> StoredEvent:
             time_ms=int(fields[b"time_ms"]),
             prev_hash=fields[b"prev_hash"].decode(),
             hash=fields[b"hash"].decode(),
+            action=fields.get(b"action", b""),
+            receipt=fields.get(b"receipt", b""),
         )
     except KeyError as missing:
         raise MalformedEntry(f"entry lacks the field {missing.args[0]!r}") from None

@@ -14,6 +14,7 @@ import redis
 from gateway.eventstore.base import (
     GENESIS,
     AppendResult,
+    CommandIdInUse,
     EventStore,
     MatchKey,
     NewEvent,
@@ -229,6 +230,15 @@ def test_a_repeated_command_id_is_recognised_even_at_a_stale_version(store: Even
     assert append(store, 1, event(2), command_id="c2") == AppendResult(2, 3, duplicate=True)
     assert append(store, 0, event(1), command_id="c1") == AppendResult(1, 1, duplicate=True)
     assert store.version(MATCH) == 3
+
+
+def test_a_command_id_used_by_another_actor_is_refused_and_writes_nothing(store: EventStore) -> None:
+    append(store, 0, event(1), command_id="c1")  # by alice
+
+    with pytest.raises(CommandIdInUse):
+        store.append(MATCH, 1, [event(2)], actor="bob", command_id="c1", rules_version="rc-1.0")
+    assert store.version(MATCH) == 1
+    assert append(store, 1, event(2), command_id="c1") == AppendResult(1, 1, duplicate=True)
 
 
 # The one read before a decision

@@ -46,7 +46,7 @@ def test_entries_are_plain_fields_readable_with_xrange(redis_client: redis.Redis
     fields = entries[1][1]
     assert [name.decode() for name in fields] == list(ENTRY_FIELDS)
     assert (fields[b"version"], fields[b"payload"], fields[b"command_id"]) == (b"2", b'{"card":1}', b"c2")
-    assert redis_client.hget("gh:{acme:match-1}:commands", "c2") == b"2:2"
+    assert redis_client.hget("gh:{acme:match-1}:commands", "c2") == b"2:2:alice"  # scoped to its actor
     assert redis_client.hget("gh:{acme:match-1}:snapshot", "version") == b"2"
 
 

@@ -1,194 +1,493 @@
-"""The gateway's match use cases over a real rules server (port 0) and both event stores."""
+"""The match use cases (GameMatches) over real Redis and a real rules service on loopback."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-import threading
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import grpc
-import msgspec
 import pytest
+import redis
+import redis.asyncio.cluster
 
-from gateway.eventstore import InMemoryEventStore, MatchKey, Snapshot
-from gateway.eventstore.base import EventStore
-from gateway.eventstore.redis_store import RedisEventStore
-from gateway.handlers import Matches, MatchExists, MatchNotFound, Submitted
-from gateway.rules_client import RulesClient
-from services.kernel import Rejection
+from gateway.domain.receipts import receipt_message, seed_commitment
+from gateway.domain.timers import TimerPolicy
+from gateway.eventstore.base import MatchKey
+from gateway.eventstore.local_cluster import LocalCluster
+from gateway.eventstore.redis_store import match_keys
+from gateway.handlers import (
+    GameMatches,
+    InvalidRequest,
+    MatchExists,
+    MatchNotFound,
+    UnknownGame,
+)
+from gateway.rules_client import AsyncRulesClient
+from gateway.signing import KeyRing
+from services.kernel import GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, UNKNOWN_PLAYER
+from services.kernel.rejection import COMMAND_ID_IN_USE
+from tests.gateway.gwcore_support import entries_of, gateway, play_first_legal
 from tests.kernel.toy_game import GAME
 from tests.rules_service import serving
 
+NIM = GAME.game_id
+TAKE_ONE = b'{"type": "take", "count": 1}'
+SEED = bytes(range(32))
+
 
 @pytest.fixture(scope="module")
-def rules() -> Iterator[RulesClient]:
+def targets() -> Iterator[dict[str, str]]:
     with serving(GAME) as client:
-        yield client
+        yield {NIM: client.target}
 
 
-@pytest.fixture(params=["memory", "redis"])
-def store(request: pytest.FixtureRequest) -> EventStore:
-    if request.param == "memory":
-        return InMemoryEventStore()
-    return RedisEventStore(request.getfixturevalue("redis_client"))
+@pytest.fixture
+def url(redis_url: str, redis_client: redis.Redis) -> str:
+    return redis_url  # redis_client flushed the database
 
 
-@pytest.fixture()
-def matches(store: EventStore, rules: RulesClient) -> Matches:
-    return Matches(store, {GAME.game_id: rules})
+def _key(match_id: str = "m1") -> MatchKey:
+    return MatchKey("acme", match_id)
 
 
-def _key() -> MatchKey:
-    return MatchKey("tenant-a", uuid.uuid4().hex[:12])
+async def _create(matches: GameMatches, players: int = 2, **options: Any) -> MatchKey:
+    names = [f"p{n}" for n in range(players)]
+    created = await matches.create("acme", NIM, names, b"", match_id="m1", seed=SEED, **options)
+    return created.key
 
 
-def _cmd() -> str:
-    return uuid.uuid4().hex
+def _play_card_of(view_json: bytes) -> bytes:
+    hand = json.loads(view_json)["hand"]
+    return json.dumps({"type": "play_card", "value": min(hand)}).encode()
 
 
-TAKE_ONE = b'{"type": "take", "count": 1}'
+# -- creation ----------------------------------------------------------------------------------------
 
 
-def test_a_new_match_opens_its_stream_with_match_created(matches: Matches, store: EventStore) -> None:
-    key = _key()
-    created = matches.create(key, GAME.game_id, 3, 99, command_id=_cmd())
-    assert created.version == 1 and created.status.active_players == (0,)
-    (first,) = store.read(key)
-    assert first.type == "match_created" and first.actor == "system"
-    assert json.loads(first.payload)["seed"] == 99
-    assert matches.load(key).state.state == created.state.state
-
-
-def test_a_taken_match_id_is_refused_and_a_retried_create_is_idempotent(
-    matches: Matches, store: EventStore
+def test_a_match_opens_with_a_public_match_created_that_commits_to_the_seed_without_revealing_it(
+    url: str, targets: dict[str, str], redis_client: redis.Redis
 ) -> None:
-    key, command = _key(), _cmd()
-    first = matches.create(key, GAME.game_id, 2, 5, command_id=command)
-    assert matches.create(key, GAME.game_id, 2, 5, command_id=command).state.state == first.state.state
-    with pytest.raises(MatchExists, match="already exists"):
-        matches.create(key, GAME.game_id, 3, 6, command_id=_cmd())
-    assert store.version(key) == 1
+    async def scenario() -> None:
+        async with gateway(url, targets) as matches:
+            created = await matches.create(
+                "acme", NIM, ["ann", "bob"], b'{"pile": 9}', match_id="m1", seed=SEED
+            )
+            assert created.created and created.version == 1
+            assert created.seed_commitment == seed_commitment(SEED)
+            (first,) = await matches.events_since(created.key, 0, 0)
+            body = json.loads(first.payload_json)
+            assert first.type == "match_created" and first.actor == -1
+            assert body["seed_commitment"] == seed_commitment(SEED) and body["options"] == {"pile": 9}
+            assert (
+                SEED.hex() not in first.payload_json.decode() and 'seed"' not in first.payload_json.decode()
+            )
+            view = await matches.get_view(created.key, None)
+            assert json.loads(view.view_json)["pile"] == 9 and view.players == ("ann", "bob")
+
+    asyncio.run(scenario())
+    assert redis_client.hget(match_keys(_key()).meta, "seed") == SEED.hex().encode()  # server side only
 
 
-def test_bad_options_create_nothing(matches: Matches, store: EventStore) -> None:
-    key = _key()
-    with pytest.raises(grpc.RpcError) as error:
-        matches.create(key, GAME.game_id, 9, 5, command_id=_cmd())
-    assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    assert store.version(key) == 0
+def test_a_drawn_seed_is_256_random_bits_and_differs_per_match(url: str, targets: dict[str, str]) -> None:
+    async def scenario() -> None:
+        async with gateway(url, targets) as matches:
+            a = await matches.create("acme", NIM, ["x", "y"], match_id="a")
+            b = await matches.create("acme", NIM, ["x", "y"], match_id="b")
+            assert a.seed_commitment != b.seed_commitment
+
+    asyncio.run(scenario())
 
 
-def test_an_accepted_action_appends_its_events_and_the_next_snapshot(
-    matches: Matches, store: EventStore
+def test_creating_the_same_match_again_returns_it_and_other_settings_are_refused(
+    url: str, targets: dict[str, str], redis_client: redis.Redis
 ) -> None:
-    key = _key()
-    matches.create(key, GAME.game_id, 2, 5, command_id=_cmd())
-    result = matches.submit(key, 0, TAKE_ONE, command_id=_cmd())
-    assert isinstance(result, Submitted)
-    assert result.match.version == 2 and [e.type for e in result.events] == ["counters_taken"]
-    stored = store.read(key, after_version=1)
-    assert [(e.type, e.actor) for e in stored] == [("counters_taken", "seat:0")]
-    assert matches.load(key).state.state == result.match.state.state
+    async def scenario() -> None:
+        async with gateway(url, targets) as replica_a, gateway(url, targets) as replica_b:
+            first = await replica_a.create("acme", NIM, ["x", "y"], match_id="m1")
+            again = await replica_b.create("acme", NIM, ["x", "y"], match_id="m1")  # a retried pairing
+            assert not again.created and again.seed_commitment == first.seed_commitment
+            with pytest.raises(MatchExists):
+                await replica_b.create("acme", NIM, ["x", "y", "z"], match_id="m1")
+
+    asyncio.run(scenario())
+    assert redis_client.xlen(match_keys(_key()).events) == 1
 
 
-def test_a_rejected_action_changes_nothing(matches: Matches, store: EventStore) -> None:
-    key = _key()
-    matches.create(key, GAME.game_id, 2, 5, command_id=_cmd())
-    assert isinstance(matches.submit(key, 1, TAKE_ONE, command_id=_cmd()), Rejection)
-    too_many = matches.submit(key, 0, b'{"type": "take", "count": 4}', command_id=_cmd())
-    assert isinstance(too_many, Rejection) and too_many.code == "illegal_action"
-    assert store.version(key) == 1
-
-
-def test_a_stale_expected_version_is_rejected_and_appends_nothing(
-    matches: Matches, store: EventStore
+def test_unknown_games_bad_options_and_bad_seat_counts_write_nothing(
+    url: str, targets: dict[str, str], redis_client: redis.Redis
 ) -> None:
-    key = _key()
-    matches.create(key, GAME.game_id, 2, 5, command_id=_cmd())
-    matches.submit(key, 0, TAKE_ONE, command_id=_cmd(), expected_version=1)
-    stale = matches.submit(key, 1, TAKE_ONE, command_id=_cmd(), expected_version=1)
-    assert isinstance(stale, Rejection) and stale.code == "stale_version" and "version 2" in stale.message
-    assert store.version(key) == 2
+    async def scenario() -> None:
+        async with gateway(url, targets) as matches:
+            with pytest.raises(UnknownGame):
+                await matches.create("acme", "chess", ["x", "y"], match_id="m1")
+            for players, options in ((["x"] * 9, b""), (["x", "y"], b'{"pile": "many"}')):
+                with pytest.raises(grpc.aio.AioRpcError) as error:
+                    await matches.create("acme", NIM, players, options, match_id="m1")
+                assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            with pytest.raises(ValueError):
+                await matches.create("acme", NIM, ["x", "y"], match_id="bad:id")
+
+    asyncio.run(scenario())
+    assert redis_client.keys("gh:*") == []
 
 
-def test_unknown_matches_and_wrong_games_are_rejected(matches: Matches) -> None:
-    missing = matches.submit(_key(), 0, TAKE_ONE, command_id=_cmd())
-    assert isinstance(missing, Rejection) and missing.code == "unknown_match"
-    key = _key()
-    matches.create(key, GAME.game_id, 2, 5, command_id=_cmd())
-    wrong = matches.submit(key, 0, TAKE_ONE, command_id=_cmd(), game_id="ys")
-    assert isinstance(wrong, Rejection) and wrong.code == "wrong_game"
-    with pytest.raises(MatchNotFound):
-        matches.load(_key())
+# -- play --------------------------------------------------------------------------------------------
 
 
-def test_the_same_match_id_under_another_tenant_is_another_match(matches: Matches) -> None:
-    key = _key()
-    matches.create(key, GAME.game_id, 2, 5, command_id=_cmd())
-    other_tenant = MatchKey("tenant-b", key.match_id)
-    result = matches.submit(other_tenant, 0, TAKE_ONE, command_id=_cmd())
-    assert isinstance(result, Rejection) and result.code == "unknown_match"
+def test_an_accepted_action_returns_its_events_for_the_actor_and_a_receipt_that_verifies(
+    url: str, targets: dict[str, str]
+) -> None:
+    async def scenario() -> None:
+        keyring = KeyRing.generate("k7")
+        async with gateway(url, targets, keyring) as matches:
+            key = await _create(matches)
+            view = await matches.get_view(key, 0)
+            outcome = await matches.submit(key, 0, _play_card_of(view.view_json), command_id="c1")
+            assert outcome.accepted and outcome.version == 3 and not outcome.repeated
+            taken, dealt = outcome.events
+            assert (taken.type, dealt.type) == ("counters_taken", "card_dealt")
+            assert json.loads(dealt.payload_json)["value"] is not None  # the actor sees its own draw
+            receipt = outcome.receipt
+            assert receipt is not None and receipt.version == 3 and dealt.receipt == receipt
+            message = receipt_message("acme", "m1", 3, receipt.head_hash)
+            (public,) = matches.public_keys()
+            assert public.key_id == receipt.key_id == "k7"
+            assert keyring.verify(receipt.key_id, message, receipt.signature)
+            # Others see the draw hidden.
+            other = await matches.events_since(key, 1, 1)
+            assert json.loads(other[1].payload_json)["value"] is None
+            spectator = await matches.events_since(key, None, 1)
+            assert json.loads(spectator[1].payload_json)["value"] is None
+
+    asyncio.run(scenario())
 
 
-def test_a_repeated_command_id_returns_the_first_result(matches: Matches, store: EventStore) -> None:
-    key = _key()
-    matches.create(key, GAME.game_id, 2, 5, command_id=_cmd())
-    command = _cmd()
-    first = matches.submit(key, 0, TAKE_ONE, command_id=command)
-    again = matches.submit(key, 0, TAKE_ONE, command_id=command)
-    assert isinstance(first, Submitted) and isinstance(again, Submitted)
-    assert again.append.duplicate and again.events == first.events
-    assert store.version(key) == 2
+def test_submit_with_another_seats_command_id_is_refused_and_hands_back_nothing(
+    url: str, targets: dict[str, str], redis_client: redis.Redis
+) -> None:
+    """Regression: this used to hand back that seat's drawn cards."""
+
+    async def scenario() -> None:
+        async with gateway(url, targets) as matches:
+            key = await _create(matches)
+            view = await matches.get_view(key, 0)
+            drew = await matches.submit(key, 0, _play_card_of(view.view_json), command_id="c1")
+            assert drew.accepted
+            stolen = await matches.submit(key, 1, TAKE_ONE, command_id="c1")
+            assert not stolen.accepted and stolen.events == []
+            assert stolen.rejection is not None and stolen.rejection.code == COMMAND_ID_IN_USE
+
+    asyncio.run(scenario())
+    assert redis_client.xlen(match_keys(_key()).events) == 3
 
 
-def test_a_full_match_replays_from_its_stream_to_the_live_state(matches: Matches, rules: RulesClient) -> None:
-    key = _key()
-    match = matches.create(key, GAME.game_id, 4, 77, command_id=_cmd())
-    while not match.status.finished:
-        seat = match.status.active_players[0]
-        result = matches.submit(key, seat, rules.legal_actions(match.state, seat)[-1], command_id=_cmd())
-        assert isinstance(result, Submitted)
-        match = result.match
-    replayed = matches.replay(key)
-    assert replayed.state.state == match.state.state and replayed.version == match.version
-    assert replayed.status.finished and json.loads(replayed.status.outcome)["winners"]
-    audit = matches.audit(key)
-    assert audit.ok and audit.events == match.version
+def test_the_creates_command_id_hands_back_nothing_to_a_seat(
+    url: str, targets: dict[str, str], redis_client: redis.Redis
+) -> None:
+    """Regression: a seat submitting with the create's id used to get match_created with the seed."""
+
+    async def scenario() -> None:
+        async with gateway(url, targets) as matches:
+            await matches.create("acme", NIM, ["x", "y"], match_id="m1", seed=SEED, command_id="mk-1")
+            outcome = await matches.submit(_key(), 0, TAKE_ONE, command_id="mk-1")
+            assert not outcome.accepted and outcome.events == []
+            assert outcome.rejection is not None and outcome.rejection.code == COMMAND_ID_IN_USE
+            default = await matches.create("acme", NIM, ["x", "y"], match_id="m2", seed=SEED)
+            assert default.created
+            for events in [await matches.events_since(MatchKey("acme", "m2"), 0, 0)]:
+                assert SEED.hex() not in events[0].payload_json.decode()
+
+    asyncio.run(scenario())
+    assert redis_client.xlen(match_keys(_key()).events) == 1
 
 
-def test_two_replicas_racing_on_one_turn_accept_exactly_one(matches: Matches, store: EventStore) -> None:
-    key = _key()
-    matches.create(key, GAME.game_id, 2, 5, command_id=_cmd())
-    results: list[Submitted | Rejection] = []
-    barrier = threading.Barrier(4)
+def test_a_repeated_command_returns_its_first_result_redacted_for_its_seat_even_later(
+    url: str, targets: dict[str, str]
+) -> None:
+    async def scenario() -> None:
+        async with gateway(url, targets) as matches, gateway(url, targets) as cold_replica:
+            key = await _create(matches)
+            view = await matches.get_view(key, 0)
+            first = await matches.submit(key, 0, _play_card_of(view.view_json), command_id="c1")
+            await matches.submit(key, 1, TAKE_ONE, command_id="c2")  # the match moves on
+            for replica in (matches, cold_replica):
+                again = await replica.submit(key, 0, _play_card_of(view.view_json), command_id="c1")
+                assert again.accepted and again.repeated and again.version == first.version
+                assert [e.payload_json for e in again.events] == [e.payload_json for e in first.events]
+                assert again.receipt == first.receipt
+            assert (await matches.get_view(key, None)).version == 4
 
-    def replica() -> None:
-        barrier.wait()
-        results.append(matches.submit(key, 0, TAKE_ONE, command_id=_cmd()))
-
-    threads = [threading.Thread(target=replica) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    accepted = [r for r in results if isinstance(r, Submitted)]
-    assert len(accepted) == 1
-    assert all(isinstance(r, Rejection) and r.code == "not_your_turn" for r in results if r not in accepted)
-    assert store.version(key) == 2 and store.audit(key).ok
+    asyncio.run(scenario())
 
 
-class _UpgradedStore(InMemoryEventStore):
-    """A store whose snapshots were written by an older rules version."""
+def test_refusals_are_precise_and_write_nothing(
+    url: str, targets: dict[str, str], redis_client: redis.Redis
+) -> None:
+    async def scenario() -> None:
+        async with gateway(url, targets) as matches:
+            key = await _create(matches)
+            cases = [
+                (1, TAKE_ONE, None, NOT_YOUR_TURN),
+                (5, TAKE_ONE, None, UNKNOWN_PLAYER),
+                (0, TAKE_ONE, 7, STALE_VERSION),
+                (0, b'{"type": "take", "count": 9}', None, "illegal_action"),
+                (0, b'{"type": "fly"}', None, "unknown_action"),
+            ]
+            for number, (seat, action, expected, code) in enumerate(cases):
+                outcome = await matches.submit(
+                    key, seat, action, command_id=f"x{number}", expected_version=expected
+                )
+                assert not outcome.accepted and outcome.rejection is not None
+                assert outcome.rejection.code == code, outcome.rejection
+            with pytest.raises(grpc.aio.AioRpcError) as error:
+                await matches.submit(key, 0, b"{not json", command_id="x9")
+            assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            with pytest.raises(MatchNotFound):
+                await matches.submit(MatchKey("acme", "nope"), 0, TAKE_ONE, command_id="x10")
+            with pytest.raises(MatchNotFound):  # another tenant's match is simply not there
+                await matches.get_view(MatchKey("other", "m1"), None)
+            accepted = await matches.submit(key, 0, TAKE_ONE, command_id="ok", expected_version=1)
+            assert accepted.accepted and accepted.version == 2
 
-    def load_snapshot(self, key: MatchKey) -> Snapshot | None:
-        snapshot = super().load_snapshot(key)
-        return None if snapshot is None else msgspec.structs.replace(snapshot, rules_version="0-old")
+    asyncio.run(scenario())
+    assert redis_client.xlen(match_keys(_key()).events) == 2
 
 
-def test_a_snapshot_from_older_rules_is_rebuilt_from_the_events(rules: RulesClient) -> None:
-    matches = Matches(_UpgradedStore(), {GAME.game_id: rules})
-    key = _key()
-    matches.create(key, GAME.game_id, 2, 5, command_id=_cmd())
-    result = matches.submit(key, 0, TAKE_ONE, command_id=_cmd())
-    assert isinstance(result, Submitted) and result.match.version == 2
+def test_two_replicas_serve_one_match_and_a_stale_cache_never_decides(
+    url: str, targets: dict[str, str]
+) -> None:
+    async def scenario() -> None:
+        async with gateway(url, targets) as a, gateway(url, targets) as b:
+            key = await _create(a)
+            for turn in range(6):
+                replica = (a, b)[turn % 2]
+                seat = turn % 2
+                outcome = await replica.submit(key, seat, TAKE_ONE, command_id=f"t{turn}")
+                assert outcome.accepted, outcome.rejection
+                assert outcome.version == turn + 2
+            # Replica a's cache is at version 6 (its last append); b appended 7. A stale cache must
+            # not say "not your turn" to seat 0, whose turn it is now.
+            outcome = await a.submit(key, 0, TAKE_ONE, command_id="t6")
+            assert outcome.accepted and outcome.version == 8
+            view_b = await b.get_view(key, 1)
+            assert view_b.version == 8 and view_b.legal_actions
+            assert (await a.audit(key)).ok
+
+    asyncio.run(scenario())
+
+
+def test_concurrent_submits_of_one_seat_append_once_each(url: str, targets: dict[str, str]) -> None:
+    async def scenario() -> None:
+        async with gateway(url, targets) as a, gateway(url, targets) as b:
+            key = await _create(a)
+            results = await asyncio.gather(
+                a.submit(key, 0, TAKE_ONE, command_id="same"), b.submit(key, 0, TAKE_ONE, command_id="same")
+            )
+            assert all(r.accepted for r in results) and sorted(r.repeated for r in results) == [False, True]
+            assert (await a.get_view(key, None)).version == 2
+
+    asyncio.run(scenario())
+
+
+def test_a_finished_match_ends_in_the_same_append_revealing_the_seed(
+    url: str, targets: dict[str, str], redis_client: redis.Redis
+) -> None:
+    async def scenario() -> None:
+        async with gateway(url, targets) as matches:
+            key = await _create(matches)
+            final = await play_first_legal(matches, key)
+            assert final.finished and json.loads(final.outcome_json)["winners"]
+            ended = (await matches.events_since(key, None, final.version - 1))[-1]
+            body = json.loads(ended.payload_json)
+            assert ended.type == "match_ended" and body["reason"] == "finished"
+            assert (
+                bytes.fromhex(body["seed"]) == SEED
+                and seed_commitment(SEED)
+                == (
+                    json.loads((await matches.events_since(key, None, 0, 1))[0].payload_json)[
+                        "seed_commitment"
+                    ]
+                )
+            )
+            over = await matches.submit(
+                key, final.active_seats[0] if final.active_seats else 0, TAKE_ONE, command_id="late"
+            )
+            assert over.rejection is not None and over.rejection.code == GAME_OVER
+            assert (await matches.get_view(key, 0)).legal_actions == []
+            assert await matches.active_matches("acme") == 0
+            assert (await matches.audit(key)).ok
+
+    asyncio.run(scenario())
+    last = entries_of(redis_client, _key())[-1]
+    assert last[b"type"] == b"match_ended" and b"receipt" in last
+
+
+# -- resignation and timers --------------------------------------------------------------------------
+
+
+def test_in_a_two_seat_match_a_resignation_ends_it_and_the_other_seat_wins(
+    url: str, targets: dict[str, str]
+) -> None:
+    async def scenario() -> None:
+        async with gateway(url, targets) as matches:
+            key = await _create(matches)
+            outcome = await matches.resign(key, 1, command_id="bye")
+            assert outcome.accepted and [e.type for e in outcome.events] == ["seat_resigned", "match_ended"]
+            ended = json.loads(outcome.events[-1].payload_json)
+            assert ended["reason"] == "resigned" and ended["outcome"]["winners"] == [0]
+            assert bytes.fromhex(ended["seed"]) == SEED
+            view = await matches.get_view(key, 0)
+            assert view.finished and json.loads(view.outcome_json)["winners"] == [0]
+            assert (await matches.resign(key, 1, command_id="bye")).repeated
+            assert (await matches.audit(key)).ok
+
+    asyncio.run(scenario())
+
+
+def test_a_resigned_seat_is_played_by_the_gateway_while_the_others_play_on(
+    url: str, targets: dict[str, str]
+) -> None:
+    async def scenario() -> None:
+        async with gateway(url, targets) as matches:
+            key = await _create(matches, players=3)
+            assert (await matches.resign(key, 1, command_id="bye")).accepted
+            after = await matches.submit(key, 0, TAKE_ONE, command_id="t0")  # seat 1 is next: auto-played
+            assert after.accepted
+            view = await matches.get_view(key, None)
+            assert view.active_seats == [2] and view.resigned == (1,)
+            auto = (await matches.events_since(key, None, after.version))[0]
+            assert auto.type == "counters_taken" and auto.actor == -1
+            refused = await matches.submit(key, 1, TAKE_ONE, command_id="ghost")
+            assert refused.rejection is not None and refused.rejection.code == NOT_YOUR_TURN
+            final = await play_first_legal(matches, key)
+            assert final.finished and (await matches.audit(key)).ok
+
+    asyncio.run(scenario())
+
+
+class _Timers:
+    def __init__(self) -> None:
+        self.armed: list[tuple[str, int, int, str]] = []
+        self.disarmed: list[str] = []
+
+    async def arm(self, key: MatchKey, version: int, seat: int, deadline_ms: int, policy: str) -> None:
+        self.armed.append((key.match_id, version, seat, policy))
+
+    async def disarm(self, key: MatchKey) -> None:
+        self.disarmed.append(key.match_id)
+
+
+def test_turn_timers_are_armed_for_each_decision_and_a_timeout_plays_once(
+    url: str, targets: dict[str, str]
+) -> None:
+    async def scenario() -> None:
+        timers = _Timers()
+        async with gateway(url, targets, timers=timers) as a, gateway(url, targets, timers=timers) as b:
+            key = await _create(a, turn_timer=TimerPolicy(30, "random_action"))
+            assert timers.armed == [("m1", 1, 0, "random_action")]
+            fired = await asyncio.gather(
+                a.on_timer(key, 1, 0, "random_action"), b.on_timer(key, 1, 0, "random_action")
+            )
+            done = [f for f in fired if f is not None]
+            assert len(done) == 1 and done[0].events[0].type == "turn_timed_out"
+            assert await a.on_timer(key, 1, 0, "random_action") is None  # stale: the match moved on
+            assert timers.armed[-1] == ("m1", done[0].version, 1, "random_action")
+            forfeit = await b.on_timer(key, done[0].version, 1, "forfeit")
+            assert forfeit is not None and [e.type for e in forfeit.events] == [
+                "turn_timed_out", "seat_resigned", "match_ended",
+            ]  # fmt: skip
+            assert timers.disarmed == ["m1"]
+            assert (await a.audit(key)).ok
+
+    asyncio.run(scenario())
+
+
+# -- reading -----------------------------------------------------------------------------------------
+
+
+def test_views_show_each_seat_its_own_hand_and_legal_actions_only_when_it_must_act(
+    url: str, targets: dict[str, str]
+) -> None:
+    async def scenario() -> None:
+        async with gateway(url, targets) as matches:
+            key = await _create(matches)
+            mine, theirs, spectator = (
+                await matches.get_view(key, 0),
+                await matches.get_view(key, 1),
+                await matches.get_view(key, None),
+            )
+            assert json.loads(mine.view_json)["hand"] and mine.legal_actions
+            assert json.loads(theirs.view_json)["hand"] and theirs.legal_actions == []
+            assert json.loads(spectator.view_json)["hand"] is None and spectator.seat is None
+            with pytest.raises(InvalidRequest):
+                await matches.get_view(key, 2)
+
+    asyncio.run(scenario())
+
+
+def test_replay_shows_any_past_version_as_it_was(url: str, targets: dict[str, str]) -> None:
+    async def scenario() -> None:
+        async with gateway(url, targets) as matches:
+            key = await _create(matches)
+            for turn in range(3):
+                await matches.submit(key, turn % 2, TAKE_ONE, command_id=f"t{turn}")
+            past = await matches.replay(key, 2, 1)
+            assert past.version == 2 and json.loads(past.view_json)["pile"] == 14
+            assert past.legal_actions == []
+            with pytest.raises(InvalidRequest):
+                await matches.replay(key, 9, None)
+
+    asyncio.run(scenario())
+
+
+def test_listing_filters_by_game_finished_and_time_and_pages_newest_first(
+    url: str, targets: dict[str, str]
+) -> None:
+    async def scenario() -> None:
+        now = [1_000]
+
+        def clock() -> int:
+            now[0] += 1000
+            return now[0]
+
+        async with gateway(url, targets, clock=clock) as matches:
+            for number in range(5):
+                await matches.create("acme", NIM, ["x", "y"], match_id=f"m{number}")
+            await matches.create("other", NIM, ["x", "y"], match_id="theirs")
+            await matches.resign(MatchKey("acme", "m1"), 0, command_id="r")
+            page = await matches.list_matches("acme", limit=2)
+            assert [m.match_id for m in page.matches] == ["m4", "m3"] and page.next_cursor
+            rest = await matches.list_matches("acme", limit=10, cursor=page.next_cursor)
+            assert [m.match_id for m in rest.matches] == ["m2", "m1", "m0"] and rest.next_cursor == ""
+            finished = await matches.list_matches("acme", finished=True)
+            assert [m.match_id for m in finished.matches] == ["m1"]
+            created = {m.match_id: m.created_ms for m in page.matches + rest.matches}
+            low, high = created["m1"], created["m2"]
+            window = await matches.list_matches("acme", created_after_ms=low, created_before_ms=high)
+            assert [m.match_id for m in window.matches] == ["m2", "m1"]
+            assert (await matches.list_matches("acme", game="chess")).matches == []
+            assert await matches.active_matches("acme") == 4
+
+    asyncio.run(scenario())
+
+
+def test_the_use_cases_run_on_redis_cluster(local_cluster: LocalCluster, targets: dict[str, str]) -> None:
+    async def scenario() -> None:
+        client = redis.asyncio.cluster.RedisCluster.from_url(local_cluster.url)
+        rules = {NIM: AsyncRulesClient(NIM, targets[NIM])}
+        try:
+            matches = GameMatches(client, rules, KeyRing.generate())
+            key = MatchKey("acme", uuid.uuid4().hex)
+            await matches.create("acme", NIM, ["x", "y"], match_id=key.match_id)
+            final = await play_first_legal(matches, key)
+            assert final.finished
+            assert (await matches.audit(key)).ok
+            assert [m.match_id for m in (await matches.list_matches("acme")).matches].count(key.match_id) == 1
+        finally:
+            await rules[NIM].close()
+            await client.aclose()
+
+    asyncio.run(scenario())
