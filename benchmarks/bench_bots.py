@@ -13,6 +13,7 @@ seat would get in the same matches: 1/n of the decided ones, roughly.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import random
 import sys
@@ -22,7 +23,7 @@ from typing import Any
 
 import msgspec
 
-from guildhall_client.bots import Bot, has_greedy, make_bot
+from guildhall_client.bots import GREEDY, Bot, has_greedy, make_bot
 from services.kernel import GameSpec, SetupConfig
 from services.registry import GAMES
 
@@ -41,6 +42,13 @@ class Figures:
     @property
     def greedy_rate(self) -> float:
         return self.greedy_wins / self.matches if self.matches else 0.0
+
+
+def spec_for(game: str) -> GameSpec[Any]:
+    """A registered game, or one whose rules package has landed but is not registered yet."""
+    if game in GAMES:
+        return GAMES[game]
+    return importlib.import_module(f"services.{game}").GAME  # type: ignore[no-any-return]
 
 
 def play(spec: GameSpec[Any], players: int, seed: int, bots: list[Bot], order_seed: int) -> tuple[Any, int]:
@@ -64,7 +72,7 @@ def play(spec: GameSpec[Any], players: int, seed: int, bots: list[Bot], order_se
 
 
 def measure(game: str, players: int, matches: int, base_seed: int = 1) -> Figures:
-    spec = GAMES[game]
+    spec = spec_for(game)
     wins = no_winner = actions = 0
     random_wins = 0.0
     started = time.perf_counter()
@@ -84,7 +92,9 @@ def measure(game: str, players: int, matches: int, base_seed: int = 1) -> Figure
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", nargs="*", default=sorted(GAMES), help="games (default: all registered)")
+    parser.add_argument(
+        "--games", nargs="*", default=sorted(set(GAMES) | set(GREEDY)), help="games (default: all with a bot)"
+    )
     parser.add_argument("--matches", type=int, default=100, help="matches per game and player count")
     parser.add_argument("--players", nargs="*", type=int, default=None, help="player counts (default: all)")
     parser.add_argument("--seed", type=int, default=1)
@@ -92,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rows = []
     for game in args.games:
-        spec = GAMES[game]
+        spec = spec_for(game)
         if not has_greedy(game):
             print(f"{game}: no greedy bot yet (random fallback); skipped", file=sys.stderr)
             continue

@@ -7,13 +7,14 @@ is playable by bots the day its rules land.
 
 from __future__ import annotations
 
-from guildhall_client.bots import rattus_cartus, ys
+from guildhall_client.bots import rattus_cartus, waterdeep, ys
 from guildhall_client.bots.base import Bot, Evaluator, GreedyBot, RandomBot
 
 # One evaluator per game: add a module here when a game's rules land.
 GREEDY: dict[str, Evaluator] = {
     "rattus_cartus": rattus_cartus.evaluate,
     "ys": ys.evaluate,
+    "waterdeep": waterdeep.evaluate,
 }
 KINDS = ("random", "greedy")
 

@@ -6,7 +6,7 @@ import msgspec
 import pytest
 from rich.console import Console
 
-from benchmarks.bench_bots import measure, play
+from benchmarks.bench_bots import measure, play, spec_for
 from guildhall_client.bots import GREEDY, RandomBot, has_greedy, make_bot
 from guildhall_client.bots.base import GreedyBot
 from guildhall_client.render import RENDERERS, describe_action, render_view
@@ -42,7 +42,7 @@ def test_greedy_and_random_bots_play_whole_matches_with_legal_actions_only(game)
 
 @pytest.mark.parametrize("game", sorted(GREEDY))
 def test_greedy_wins_most_two_player_matches_against_random(game):
-    spec = GAMES[game]
+    spec = spec_for(game)
     players = 2 if 2 in spec.player_counts else spec.player_counts[0]
     figures = measure(game, players, matches=12, base_seed=5)
     # Seeded: the same 12 matches every run. A random bot wins about half of the decided ones.

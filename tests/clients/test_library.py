@@ -216,3 +216,23 @@ def test_a_watcher_resumes_after_the_gateway_restarts_with_no_gap_and_no_duplica
     assert final > 20
     assert seen == list(range(1, final + 1))  # every version exactly once, in order
     assert seen == [e.version for e in complete]
+
+
+def test_the_30_line_example_runs_against_a_real_gateway(stack):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    example = root / "examples" / "client_in_30_lines.py"
+    assert len(example.read_text().splitlines()) <= 40  # 30 lines of code plus its docstring
+    result = subprocess.run(
+        [sys.executable, str(example), stack.target],
+        cwd=root,
+        env=stack.cli_env(GUILDHALL_API_KEY=stack.api_key),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "seed matches commitment: True" in result.stdout and "ok=True" in result.stdout

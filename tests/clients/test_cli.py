@@ -1,0 +1,166 @@
+"""The `guildhall` command line driven as a person would, through a pseudo-terminal (pexpect),
+against a real gateway: play a whole Rattus Cartus match against a bot, then watch, replay and
+audit it; list matches, run bots, show keys."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+
+GAME = "rattus_cartus"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def command() -> list[str]:
+    """The installed console script when there is one, else the same app through `-m`."""
+    script = Path(sys.executable).with_name("guildhall")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("guildhall")
+    return [found] if found else [sys.executable, "-m", "guildhall_client.cli"]
+
+
+def spawn(stack, *args: str, timeout: float = 60) -> pexpect.spawn:
+    cmd = command()
+    return pexpect.spawn(
+        cmd[0],
+        [*cmd[1:], *args],
+        cwd=str(ROOT),
+        env=stack.cli_env(),
+        encoding="utf-8",
+        timeout=timeout,
+        dimensions=(50, 160),
+    )
+
+
+def run_cli(stack, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*command(), *args], cwd=ROOT, env=stack.cli_env(), capture_output=True, text=True, timeout=timeout
+    )
+
+
+@pytest.fixture(scope="module")
+def played(stack):
+    """A whole match played at the terminal: seat typed by 'a person' (always the last listed
+    action, or the first on every third turn), the other seat a greedy bot."""
+    child = spawn(stack, "--player-id", "tester", "play", GAME, "--seats", "2", "--bots", "1", timeout=90)
+    child.expect(r"Match (\S+): you are seat (\d)")
+    match_id = child.match.group(1)
+    turns = 0
+    while True:
+        index = child.expect([r"Your choice \[1-(\d+), r = resign\]: ", r"over at version (\d+)"])
+        if index == 1:
+            version = int(child.match.group(1))
+            break
+        count = int(child.match.group(1))
+        turns += 1
+        child.sendline(str(1 if turns % 3 == 0 else count))
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    return match_id, version, turns
+
+
+def test_play_a_whole_match_against_a_bot_at_the_terminal(played):
+    match_id, version, turns = played
+    assert turns > 10 and version > turns
+
+
+def test_a_wrong_choice_is_asked_again_not_sent(stack):
+    child = spawn(stack, "--player-id", "typo", "play", GAME, "--seats", "2", "--bots", "1")
+    child.expect(r"Your choice \[1-(\d+)")
+    count = int(child.match.group(1))
+    child.sendline(str(count + 5))
+    child.expect(f"Type a number from 1 to {count}")
+    child.sendline("r")  # resign: the match ends for this seat
+    child.expect(pexpect.EOF)
+    child.close()
+
+
+def test_watch_replays_the_finished_match_to_its_end(stack, played):
+    match_id, version, _ = played
+    result = run_cli(stack, "watch", match_id)
+    assert result.returncode == 0, result.stderr
+    assert "match created" in result.stdout and f"version {version}, finished" in result.stdout
+    lines = [int(m) for m in re.findall(r"^\s+v(\d+)\s", result.stdout, re.M)]
+    assert lines == list(range(1, version + 1))
+
+
+def test_replay_shows_one_version_and_steps_through_others(stack, played):
+    match_id, version, _ = played
+    shown = run_cli(stack, "replay", match_id, "--version", "3")
+    assert shown.returncode == 0, shown.stderr
+    assert f"at version 3 of {version}" in shown.stdout and "Round 1/10" in shown.stdout
+    child = spawn(stack, "replay", match_id, "--start", "2")
+    child.expect(f"at version 2 of {version}")
+    child.expect("q quit: ")
+    child.sendline("")
+    child.expect(f"at version 3 of {version}")
+    child.expect("q quit: ")
+    child.sendline("b")
+    child.expect(f"at version 2 of {version}")
+    child.expect("q quit: ")
+    child.sendline(str(version))
+    child.expect(r"Winner\(s\)")
+    child.expect("q quit: ")
+    child.sendline("q")
+    child.expect(pexpect.EOF)
+
+
+def test_audit_passes_with_every_receipt_and_the_seed_checked_locally(stack, played):
+    match_id, version, _ = played
+    result = run_cli(stack, "audit", match_id)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "gateway audit" in result.stdout and "ok" in result.stdout
+    assert "matches its commitment" in result.stdout
+    assert re.search(r"receipts verified here\s*│?\s*(\d+)/\1", result.stdout)
+
+
+def test_matches_lists_the_played_match(stack, played):
+    match_id, version, _ = played
+    result = run_cli(stack, "matches", "--finished", "--json")
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    mine = [r for r in rows if r["match_id"] == match_id]
+    assert mine and mine[0]["finished"] and mine[0]["version"] == version
+
+
+def test_bots_run_matches_with_a_summary(stack):
+    result = run_cli(stack, "bots", "--game", GAME, "--matches", "2", "--seats", "2", "--kind", "mixed")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 rattus_cartus match(es)" in result.stdout
+    assert "greedy: won" in result.stdout and "random: won" in result.stdout
+
+
+def test_keys_public_and_new(stack):
+    public = run_cli(stack, "keys", "public")
+    assert public.returncode == 0, public.stderr
+    assert re.search(r"[0-9a-f]{64}", public.stdout)
+    new = run_cli(stack, "keys", "new", "--id", "k9", "--scopes", "tenant")
+    assert new.returncode == 0
+    key = re.search(r"(ghk_\S+)", new.stdout).group(1)
+    entry = json.loads(new.stdout[new.stdout.index("{") :])
+    import hashlib
+
+    assert entry["id"] == "k9" and entry["sha256"] == hashlib.sha256(key.encode()).hexdigest()
+
+
+def test_bad_credentials_are_one_line_and_exit_code_1(stack, played):
+    match_id, _, _ = played
+    result = run_cli(stack, "--api-key", "ghk_" + "y" * 43, "audit", match_id)
+    assert result.returncode == 1 and "UNAUTHENTICATED" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_help_names_every_setting_and_its_environment_variable(stack):
+    result = run_cli(stack, "--help")
+    for name in ("GUILDHALL_TARGET", "GUILDHALL_API_KEY", "GUILDHALL_TOKEN", "GUILDHALL_CONFIG"):
+        assert name in result.stdout
+    for cmd in ("play", "watch", "matches", "replay", "audit", "bots", "keys"):
+        assert cmd in result.stdout
