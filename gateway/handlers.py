@@ -1108,10 +1108,12 @@ class _Auditor:
         self.key = key
         self.meta = meta
         self.snap = snap
-        self.bad: list[tuple[int, str]] = []
+        self.bad: list[tuple[int, str, int]] = []
 
-    def fail(self, version: int, reason: str) -> None:
-        self.bad.append((version, reason))
+    def fail(self, version: int, reason: str = "", *, through: int | None = None) -> None:
+        """Record a failure at `version`; `through` when it can only be pinned to a range (a
+        receipt vouches for a whole append): another check naming a version inside wins."""
+        self.bad.append((version, reason, through if through is not None else version))
 
     async def run(self) -> AuditResult:
         events = await self._chain()
@@ -1130,7 +1132,13 @@ class _Auditor:
             self.fail(1, "the match has no events")
         if not self.bad:
             return AuditResult(True, checked)
-        version, reason = min(self.bad, key=lambda bad: bad[0])
+        precise = [
+            bad
+            for bad in self.bad
+            if bad[0] == bad[2]
+            or not any(other[0] == other[2] and bad[0] <= other[0] <= bad[2] for other in self.bad)
+        ]
+        version, reason, _ = min(precise, key=lambda bad: bad[0])
         return AuditResult(False, max(version - 1, 0), version, reason)
 
     async def _chain(self) -> list[StoredEvent]:
@@ -1183,33 +1191,36 @@ class _Auditor:
         return events
 
     def _receipts(self, events: Sequence[StoredEvent]) -> None:
-        """The last entry of every append (a run of one command id) carries a valid receipt."""
+        """Every receipt in the stream verifies, and the last entry of every append (a run of one
+        command id) has one. A valid receipt at v vouches for every entry up to v, so a failure
+        is pinned to the first entry after the last valid receipt."""
         keyring = self.matches.keyring
-        start = 0
+        covered = 0
         for index, event in enumerate(events):
             last_of_append = index + 1 == len(events) or events[index + 1].command_id != event.command_id
-            if not last_of_append:
+            if not event.receipt and not last_of_append:
                 continue
-            first_version = events[start].version
-            start = index + 1
+            first_bad = covered + 1
             receipt = _receipt_of(event)
+            problem = ""
             if receipt is None:
-                self.fail(
-                    first_version, f"the append of versions {first_version}-{event.version} has no receipt"
+                problem = (
+                    f"the append ending at version {event.version} has no receipt (or an unreadable one)"
                 )
-                return
-            if receipt.version != event.version or receipt.head_hash != event.hash:
-                self.fail(
-                    first_version, f"the receipt at version {event.version} is for another version or head"
+            elif receipt.version != event.version or receipt.head_hash != event.hash:
+                problem = f"the receipt at version {event.version} is for another version or head"
+            else:
+                message = receipt_message(
+                    self.key.tenant, self.key.match_id, receipt.version, receipt.head_hash
                 )
+                if not keyring.verify(receipt.key_id, message, receipt.signature):
+                    problem = (
+                        f"the receipt at version {event.version} does not verify (key {receipt.key_id!r})"
+                    )
+            if problem:
+                self.fail(first_bad, problem, through=event.version)
                 return
-            message = receipt_message(self.key.tenant, self.key.match_id, receipt.version, receipt.head_hash)
-            if not keyring.verify(receipt.key_id, message, receipt.signature):
-                self.fail(
-                    first_version,
-                    f"the receipt at version {event.version} does not verify with key {receipt.key_id!r}",
-                )
-                return
+            covered = event.version
 
     _executing = 1
 
@@ -1252,15 +1263,27 @@ class _Auditor:
             if game_events or action:
                 seat = actor_seat(run[0].actor)
                 if not action or seat < 0:
-                    self.fail(start, "game events without the action that caused them")
+                    self.fail(
+                        start,
+                        through=run[-1].version,
+                        reason="game events without the action that caused them",
+                    )
                     return
                 decision = await client.validate(state, seat, action, return_redacted=False)
                 if isinstance(decision, Rejection):
-                    self.fail(start, f"re-executing seat {seat}'s action is refused: {decision.code}")
+                    self.fail(
+                        start,
+                        through=run[-1].version,
+                        reason=f"re-executing seat {seat}'s action is refused: {decision.code}",
+                    )
                     return
                 recorded = [(e.type, e.payload) for e in game_events]
                 if [(e.type, e.json) for e in decision.events] != recorded:
-                    self.fail(start, "re-executing the action does not give the recorded events")
+                    self.fail(
+                        start,
+                        through=run[-1].version,
+                        reason="re-executing the action does not give the recorded events",
+                    )
                     return
                 assert decision.state is not None and decision.status is not None
                 state, status = decision.state, decision.status
@@ -1274,7 +1297,11 @@ class _Auditor:
                         ended = True
                         final = bytes(msgspec.json.decode(event.payload, type=MatchEnded).outcome)
             if status.finished and not ended:
-                self.fail(start, "the game is over but the append does not end the match")
+                self.fail(
+                    start,
+                    through=run[-1].version,
+                    reason="the game is over but the append does not end the match",
+                )
                 return
             self._check_snapshot(run[-1].version, snapshot_version, state, status, resigned, final, run[-1])
 
