@@ -342,6 +342,33 @@ def _pool_of(ticket_id: str) -> str:
     return game
 
 
+class _ColdClusterGuard:
+    """Initializes a cold `redis.asyncio` cluster client once before first use: concurrent first
+    commands that fall back from EVALSHA to loading the script fail on a cluster client that has
+    not learnt its slots yet (seen with redis-py 8.1). A plain client needs nothing."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self.ready = not callable(getattr(client, "initialize", None))
+
+    async def __call__(self) -> None:
+        if not self.ready:
+            await self._client.initialize()  # redis-py serialises concurrent callers
+            self.ready = True
+
+
+def _guarded_script(client: Any, guard: _ColdClusterGuard, lua: str) -> Callable[..., Awaitable[Any]]:
+    """A registered script that makes sure the client is initialized before its first call."""
+    script = client.register_script(lua)
+
+    async def call(*, keys: list[Any], args: list[Any]) -> Any:
+        if not guard.ready:
+            await guard()
+        return await script(keys=keys, args=args)
+
+    return call
+
+
 class Matchmaker:
     """Ticket queues and pairing on a `redis.asyncio` client (plain or cluster).
 
@@ -378,13 +405,14 @@ class Matchmaker:
         self._max_attempts = max_attempts
         self._safety_poll_s = safety_poll_s
         self._concurrency = concurrency
-        self._enqueue = redis.register_script(_ENQUEUE)
-        self._cancel = redis.register_script(_CANCEL)
-        self._read = redis.register_script(_READ)
-        self._commit = redis.register_script(_COMMIT)
-        self._complete = redis.register_script(_COMPLETE)
-        self._reclaim = redis.register_script(_RECLAIM)
-        self._abandon = redis.register_script(_ABANDON)
+        guard = _ColdClusterGuard(redis)
+        self._enqueue = _guarded_script(redis, guard, _ENQUEUE)
+        self._cancel = _guarded_script(redis, guard, _CANCEL)
+        self._read = _guarded_script(redis, guard, _READ)
+        self._commit = _guarded_script(redis, guard, _COMMIT)
+        self._complete = _guarded_script(redis, guard, _COMPLETE)
+        self._reclaim = _guarded_script(redis, guard, _RECLAIM)
+        self._abandon = _guarded_script(redis, guard, _ABANDON)
         self._known_pools: set[str] = set()  # pools this replica already added to POOLS_KEY
         self._woken: set[str] = set()  # pools an enqueue announced since the last pass
         self._wake = asyncio.Event()

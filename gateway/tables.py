@@ -1,0 +1,253 @@
+"""Private tables: a match whose seats are claimed with an invite code instead of the queue.
+
+Keys (each table under its own hash tag, so tables spread over a Redis Cluster):
+
+    gh:tbl:{<tenant>:<code>}         hash: match, seats, created_ms, then
+                                     seat:<n> -> player id and player:<id> -> n per claimed seat
+    gh:tbl:{<tenant>:<match>}:code   string: the match's invite code (opening again returns it)
+
+Both expire with the table (`ttl_s`, a week by default): an unclaimed seat is not held forever.
+The code is 100 bits from the CSPRNG, written in Crockford's base32 (no I, L, O, U; read
+case-insensitively, with I/L as 1 and O as 0, dashes and spaces ignored) as four groups of five,
+e.g. `7K2QD-M4X9F-0VBNC-3RTZE`: unguessable, and safe to read aloud or type from a screen.
+Claims are one atomic script: a seat goes to one player only, and a player holds at most one
+seat (claiming again returns it, so a client that lost the reply can simply retry).
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from gateway.domain.pairing import MAX_SEATS
+from services.kernel.rejection import BAD_INVITE, SEAT_TAKEN
+
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+_CODE_LENGTH = 20  # 20 symbols x 5 bits = 100 bits
+_CODE = re.compile(f"[{_CROCKFORD}]{{{_CODE_LENGTH}}}")
+_READ_AS = str.maketrans({"I": "1", "L": "1", "O": "0", "-": None, " ": None})
+_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+MAX_PLAYER_ID = 128
+
+# KEYS: code index.  ARGV: new code, ttl ms.  Returns the match's code (the existing one if any).
+_RESERVE = """
+local existing = redis.call('GET', KEYS[1])
+if existing then return existing end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return ARGV[1]
+"""
+
+# KEYS: table.  ARGV: match id, seats, created ms, ttl ms.  Creates the table if missing.
+_CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('HSET', KEYS[1], 'match', ARGV[1], 'seats', ARGV[2], 'created_ms', ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], ARGV[4])
+end
+return redis.call('HGET', KEYS[1], 'match')
+"""
+
+# KEYS: table.  ARGV: player id, wanted seat ('' = any)
+_CLAIM = """
+local info = redis.call('HMGET', KEYS[1], 'match', 'seats')
+if not info[1] then return {'bad_invite'} end
+local held = redis.call('HGET', KEYS[1], 'player:' .. ARGV[1])
+if held then return {'ok', info[1], tonumber(held)} end
+local seats = tonumber(info[2])
+local seat = nil
+if ARGV[2] ~= '' then
+  seat = tonumber(ARGV[2])
+  if seat < 0 or seat >= seats then return {'no_such_seat', info[1], seats} end
+  if redis.call('HEXISTS', KEYS[1], 'seat:' .. seat) == 1 then return {'seat_taken', info[1], seat} end
+else
+  for n = 0, seats - 1 do
+    if redis.call('HEXISTS', KEYS[1], 'seat:' .. n) == 0 then
+      seat = n
+      break
+    end
+  end
+  if not seat then return {'seat_taken', info[1], -1} end
+end
+redis.call('HSET', KEYS[1], 'seat:' .. seat, ARGV[1], 'player:' .. ARGV[1], seat)
+return {'ok', info[1], seat}
+"""
+
+
+class TableError(Exception):
+    """A claim refused; `code` is the rejection code (services/kernel/rejection.py)."""
+
+    code = ""
+
+
+class BadInvite(TableError, LookupError):
+    """No open table has this invite code for this tenant (unknown, expired, revoked, malformed)."""
+
+    code = BAD_INVITE
+
+
+class SeatTaken(TableError):
+    """The seat asked for is someone else's, or every seat is claimed."""
+
+    code = SEAT_TAKEN
+
+    def __init__(self, message: str, match_id: str) -> None:
+        super().__init__(message)
+        self.match_id = match_id
+
+
+def new_invite_code() -> str:
+    """A fresh code: 100 random bits as four groups of five Crockford base32 symbols."""
+    symbols = "".join(secrets.choice(_CROCKFORD) for _ in range(_CODE_LENGTH))
+    return "-".join(symbols[i : i + 5] for i in range(0, _CODE_LENGTH, 5))
+
+
+def normalize_code(code: str) -> str | None:
+    """The code as stored (20 symbols, no dashes), or None if it cannot be one."""
+    if not isinstance(code, str) or len(code) > 64:
+        return None
+    plain = code.strip().upper().translate(_READ_AS)
+    return plain if _CODE.fullmatch(plain) else None
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _check_id(name: str, value: str) -> None:
+    if not isinstance(value, str) or not _ID.fullmatch(value):
+        raise ValueError(f"{name} must match [A-Za-z0-9._-]{{1,64}}")
+
+
+class _ColdClusterGuard:
+    """Initializes a cold `redis.asyncio` cluster client once before first use: concurrent first
+    commands that fall back from EVALSHA to loading the script fail on a cluster client that has
+    not learnt its slots yet (seen with redis-py 8.1). A plain client needs nothing."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self.ready = not callable(getattr(client, "initialize", None))
+
+    async def __call__(self) -> None:
+        if not self.ready:
+            await self._client.initialize()  # redis-py serialises concurrent callers
+            self.ready = True
+
+
+def _guarded_script(client: Any, guard: _ColdClusterGuard, lua: str) -> Callable[..., Awaitable[Any]]:
+    """A registered script that makes sure the client is initialized before its first call."""
+    script = client.register_script(lua)
+
+    async def call(*, keys: list[Any], args: list[Any]) -> Any:
+        if not guard.ready:
+            await guard()
+        return await script(keys=keys, args=args)
+
+    return call
+
+
+class Tables:
+    """Private tables on a `redis.asyncio` client (plain or cluster)."""
+
+    def __init__(
+        self, redis: Any, *, ttl_s: float = 7 * 24 * 3600, clock: Callable[[], float] = time.time
+    ) -> None:
+        self._redis = redis
+        self._ttl_ms = int(ttl_s * 1000)
+        self._clock = clock
+        guard = _ColdClusterGuard(redis)
+        self._reserve = _guarded_script(redis, guard, _RESERVE)
+        self._create = _guarded_script(redis, guard, _CREATE)
+        self._claim = _guarded_script(redis, guard, _CLAIM)
+
+    @staticmethod
+    def _table_key(tenant: str, plain_code: str) -> str:
+        return f"gh:tbl:{{{tenant}:{plain_code}}}"
+
+    @staticmethod
+    def _index_key(tenant: str, match_id: str) -> str:
+        return f"gh:tbl:{{{tenant}:{match_id}}}:code"
+
+    async def open(self, tenant: str, match_id: str, players: int) -> str:
+        """The invite code of the match's table with `players` seats (the same code if reopened)."""
+        _check_id("tenant", tenant)
+        _check_id("match_id", match_id)
+        if isinstance(players, bool) or not isinstance(players, int) or not 1 <= players <= MAX_SEATS:
+            raise ValueError(f"a table has 1-{MAX_SEATS} seats")
+        plain = normalize_code(new_invite_code())
+        assert plain is not None
+        code = _text(
+            await self._reserve(keys=[self._index_key(tenant, match_id)], args=[plain, self._ttl_ms])
+        )
+        # Idempotent: a retry after a lost reply (or a crash between the two steps) completes it.
+        owner = await self._create(
+            keys=[self._table_key(tenant, code)],
+            args=[match_id, players, int(self._clock() * 1000), self._ttl_ms],
+        )
+        if _text(owner) != match_id:  # 100 random bits: never in practice, but never silently
+            raise RuntimeError("invite code collision")
+        return "-".join(code[i : i + 5] for i in range(0, _CODE_LENGTH, 5))
+
+    async def claim(
+        self, tenant: str, code: str, player_id: str, *, seat: int | None = None
+    ) -> tuple[str, int]:
+        """Seat `player_id` at the table (the lowest free seat, or `seat`): (match id, seat)."""
+        plain = normalize_code(code)
+        if plain is None or not isinstance(tenant, str) or not _ID.fullmatch(tenant):
+            raise BadInvite("no table has this invite code")
+        if (
+            not isinstance(player_id, str)
+            or not 1 <= len(player_id) <= MAX_PLAYER_ID
+            or not player_id.isprintable()
+        ):
+            raise ValueError(f"player_id must be 1-{MAX_PLAYER_ID} printable characters")
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)):
+            raise ValueError("seat must be an integer")
+        reply = await self._claim(
+            keys=[self._table_key(tenant, plain)], args=[player_id, "" if seat is None else seat]
+        )
+        outcome = _text(reply[0])
+        if outcome == "bad_invite":
+            raise BadInvite("no table has this invite code")
+        match_id = _text(reply[1])
+        if outcome == "no_such_seat":
+            raise ValueError(f"the table has seats 0-{int(reply[2]) - 1}")
+        if outcome == "seat_taken":
+            which = int(reply[2])
+            raise SeatTaken("every seat is taken" if which < 0 else f"seat {which} is taken", match_id)
+        return match_id, int(reply[2])
+
+    async def seats(self, tenant: str, code: str) -> tuple[str, int, dict[int, str]]:
+        """The table's match id, seat count and claimed seats (seat -> player id)."""
+        plain = normalize_code(code)
+        if plain is None or not isinstance(tenant, str) or not _ID.fullmatch(tenant):
+            raise BadInvite("no table has this invite code")
+        fields = await self._redis.hgetall(self._table_key(tenant, plain))
+        if not fields:
+            raise BadInvite("no table has this invite code")
+        values = {_text(k): _text(v) for k, v in fields.items()}
+        claimed = {int(k[5:]): v for k, v in values.items() if k.startswith("seat:")}
+        return values["match"], int(values["seats"]), dict(sorted(claimed.items()))
+
+    async def code_for(self, tenant: str, match_id: str) -> str | None:
+        """The match's invite code while its table is open, else None."""
+        _check_id("tenant", tenant)
+        _check_id("match_id", match_id)
+        code = await self._redis.get(self._index_key(tenant, match_id))
+        if code is None:
+            return None
+        plain = _text(code)
+        return "-".join(plain[i : i + 5] for i in range(0, _CODE_LENGTH, 5))
+
+    async def revoke(self, tenant: str, match_id: str) -> bool:
+        """Close the match's table (its code stops working); claimed seats keep their tokens."""
+        _check_id("tenant", tenant)
+        _check_id("match_id", match_id)
+        index = self._index_key(tenant, match_id)
+        code = await self._redis.get(index)
+        if code is None:
+            return False
+        await self._redis.delete(self._table_key(tenant, _text(code)))
+        await self._redis.delete(index)
+        return True
