@@ -12,9 +12,8 @@ from guildhall_client import AsyncClient
 
 
 async def play(seat):  # one seat: whenever it may act, pick any legal action
-    view = await seat.view()
-    async for update in seat.watch(view.version):
-        view = update.view
+    async for _update in seat.watch():  # wakes us at every change of the match
+        view = await seat.view()  # the newest view: updates that queued while we acted are old
         while view.my_turn:
             await seat.submit(random.choice(view.legal_actions))  # command id + retries built in
             view = await seat.view()
