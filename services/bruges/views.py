@@ -15,10 +15,16 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from services.bruges.model import (
+    CALAMITY,
     COLOUR_INDEX,
     COLOURS,
+    DRAW,
     MAJORITIES,
+    OVER,
+    PLAY,
     REPUTATION,
+    T_GIVE,
+    TASK_KINDS,
     CardDrawn,
     CardPlayed,
     Event,
@@ -188,7 +194,17 @@ def check_state(rules: Rules, state: State) -> None:
                 cards.append(house.person)
     if sorted(cards) != list(range(len(rules.persons))):
         raise ValueError("every card is in exactly one place")
-    if any(not 0 <= t.seat < n for t in state.tasks) or not -1 <= state.current < n:
-        raise ValueError("tasks and turns name seats of this match")
+    if any(not 0 <= t.seat < n or t.kind not in TASK_KINDS or t.count < 1 for t in state.tasks):
+        raise ValueError("tasks name a seat of this match, a known kind and a count of 1 or more")
+    if any(t.kind == T_GIVE and not 0 <= t.other < n for t in state.tasks):
+        raise ValueError("a worker is given to a seat of this match")
+    if not -1 <= state.current < n or not 0 <= state.start < n or any(not 0 <= q < n for q in state.queue):
+        raise ValueError("turns and queues name seats of this match")
+    if state.phase not in (DRAW, CALAMITY, REPUTATION, PLAY, OVER) or state.round < 1:
+        raise ValueError("a known phase of round 1 or later")
+    if state.phase == PLAY and state.in_turn and state.current < 0:
+        raise ValueError("a turn in progress names its seat")
+    if not 0 <= state.played <= state.allowed or state.reputation_cost < 0:
+        raise ValueError("cards played this turn within those allowed; a price of 0 or more")
     if len(state.dice) != 5 or any(not 0 <= d <= 6 for d in state.dice):
         raise ValueError("five dice showing 1-6 (0 before the first roll)")
