@@ -224,6 +224,10 @@ class Gateway:
                 raise SystemExit(f"RULES_{game.upper()} points at a rules service for {described.game_id!r}")
         games = games_from_describe(describes)
 
+        async def check_options(game: str, seats: int, options: bytes) -> None:
+            # A throwaway setup with a fixed seed: the rules service checks options and count.
+            await rules[game].setup(seats, bytes(32), options)
+
         timers = TurnTimers(redis)
         matches = GameMatches(redis, rules, keyring, timers=timers)
         self.matches = matches
@@ -246,6 +250,7 @@ class Gateway:
             matchmaker=matchmaker,
             tables=tables,
             timer_policy=_timer_policy,
+            check_options=check_options,
             stopping=self.stopping,
         )
 

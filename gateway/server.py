@@ -69,6 +69,9 @@ class Ports:
     matchmaker: Any = None  # gateway.matchmaking.Matchmaker
     tables: Any = None  # gateway.tables.Tables
     timer_policy: Callable[[int, str], Any] | None = None  # (seconds, policy) -> TimerPolicy
+    # (game, seats, options): raises if the game refuses the options (a ticket is checked when
+    # queued, not when its pairing fails to start a match minutes later).
+    check_options: Callable[[str, int, bytes], Awaitable[None]] | None = None
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -676,6 +679,8 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         rating = request.rating if request.HasField("rating") else None
         limit = self.ports.auth.tenant(principal.tenant).quotas.open_tickets
         Quotas.check_open_tickets(await matchmaker.open_tickets(principal.tenant), limit)
+        if self.ports.check_options is not None:
+            await self.ports.check_options(game.game_id, low, options)
         status = await matchmaker.enqueue(
             TicketRequest(
                 tenant=principal.tenant,

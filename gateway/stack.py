@@ -74,10 +74,12 @@ class Stack:
         gateway_port: int = 0,
         gateway_dir: Path | None = None,
         gateway_env: dict[str, str] | None = None,
+        tenants: dict[str, object] | None = None,
     ) -> None:
         """`gateways` replicas of `python -m gateway` (the first on `gateway_port` if given) share
         the Redis and rules services; their signing keys and tenants file live in `gateway_dir`
-        (made up if missing: one local tenant, see `local_tenant`)."""
+        (made up if missing: one local tenant, see `local_tenant`; `tenants` replaces that
+        tenants file with the given document)."""
         self.games = list(games)
         self._ports = ports or {}
         self._log_dir = log_dir
@@ -90,6 +92,7 @@ class Stack:
         self._gateway_port = gateway_port
         self._gateway_dir = gateway_dir
         self._gateway_env = gateway_env or {}
+        self._tenants = tenants
         self.gateway_targets: list[str] = []
         self.api_key = ""
 
@@ -114,6 +117,9 @@ class Stack:
         if directory is None:
             directory = Path(self._exit.enter_context(tempfile.TemporaryDirectory(prefix="guildhall-gw-")))
         self.api_key = local_tenant(directory)
+        self.gateway_dir = directory
+        if self._tenants is not None:
+            (directory / "tenants.json").write_text(json.dumps(self._tenants))
         env = {
             **os.environ,
             **{f"RULES_{game.upper()}": target for game, target in self.targets.items()},
