@@ -494,6 +494,18 @@ class Matchmaker:
         )
         return int(sum(counts))
 
+    async def queued_by_game(self) -> dict[str, int]:
+        """Queued tickets per game over every tenant (the metrics gauge)."""
+        pools = await self._pools()
+        alive_after = self._now_ms() - self._ttl_ms
+        counts = await asyncio.gather(
+            *(self._redis.zcount(p.key("queue"), f"({alive_after}", "+inf") for p in pools)
+        )
+        by_game: dict[str, int] = {}
+        for pool, count in zip(pools, counts, strict=True):
+            by_game[pool.game] = by_game.get(pool.game, 0) + int(count)
+        return by_game
+
     def _pool_for(self, tenant: str, ticket_id: str) -> _Pool:
         if not isinstance(tenant, str) or not _ID.fullmatch(tenant):
             raise TicketNotFound(ticket_id)

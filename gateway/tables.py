@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from gateway.domain.pairing import MAX_SEATS
@@ -169,10 +169,13 @@ class Tables:
     def _index_key(tenant: str, match_id: str) -> str:
         return f"gh:tbl:{{{tenant}:{match_id}}}:code"
 
-    async def open(self, tenant: str, match_id: str, players: int) -> str:
-        """The invite code of the match's table with `players` seats (the same code if reopened)."""
+    async def open(self, tenant: str, match_id: str, players: int | Sequence[str]) -> str:
+        """The invite code of the match's table with `players` seats (a count, or the match's
+        placeholder player list); opening the same match again returns the same code."""
         _check_id("tenant", tenant)
         _check_id("match_id", match_id)
+        if not isinstance(players, int | str) and isinstance(players, Sequence):
+            players = len(players)
         if isinstance(players, bool) or not isinstance(players, int) or not 1 <= players <= MAX_SEATS:
             raise ValueError(f"a table has 1-{MAX_SEATS} seats")
         plain = normalize_code(new_invite_code())

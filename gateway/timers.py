@@ -26,7 +26,7 @@ import asyncio
 import contextlib
 import time
 import zlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, NamedTuple
 
 import structlog
@@ -38,35 +38,41 @@ _log = structlog.get_logger("timers")
 
 DEFAULT_SHARDS = 16
 
-# KEYS: due, info, seats.  ARGV: match ("tenant:match"), seat, version, deadline_ms, policy
+# KEYS: due, info, seats.  ARGV: match ("tenant:match"), version, deadline_ms, policy, seats...
 _ARM = """
-local match, seat, version = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local match, version = ARGV[1], tonumber(ARGV[2])
+local arming = {}
+for i = 5, #ARGV do arming[ARGV[i]] = true end
 local listed = redis.call('HGET', KEYS[3], match)
-local seats = {}
+local armed = {}
 if listed then
   for s in string.gmatch(listed, '%S+') do
     local info = redis.call('HGET', KEYS[2], match .. ':' .. s)
-    local armed = info and tonumber(string.match(info, '^(%d+):')) or -1
-    if armed > version then
+    local v = info and tonumber(string.match(info, '^(%d+):')) or -1
+    if v > version then
       return 0  -- a newer turn is armed: this arm is late, drop it
     end
-    seats[#seats + 1] = {s, armed}
+    armed[#armed + 1] = {s, v}
   end
 end
 local keep = {}
-for _, entry in ipairs(seats) do
-  local s, armed = entry[1], entry[2]
-  if s ~= seat and armed == version then
-    keep[#keep + 1] = s
-  elseif s ~= seat then
-    redis.call('ZREM', KEYS[1], match .. ':' .. s)
-    redis.call('HDEL', KEYS[2], match .. ':' .. s)
+for _, entry in ipairs(armed) do
+  local s, v = entry[1], entry[2]
+  if not arming[s] then
+    if v == version then
+      keep[#keep + 1] = s  -- another seat owing a decision at this same version
+    else
+      redis.call('ZREM', KEYS[1], match .. ':' .. s)
+      redis.call('HDEL', KEYS[2], match .. ':' .. s)
+    end
   end
 end
-keep[#keep + 1] = seat
-local member = match .. ':' .. seat
-redis.call('ZADD', KEYS[1], ARGV[4], member)
-redis.call('HSET', KEYS[2], member, ARGV[3] .. ':' .. ARGV[4] .. ':' .. ARGV[5] .. ':0')
+for i = 5, #ARGV do
+  local member = match .. ':' .. ARGV[i]
+  redis.call('ZADD', KEYS[1], ARGV[3], member)
+  redis.call('HSET', KEYS[2], member, ARGV[2] .. ':' .. ARGV[3] .. ':' .. ARGV[4] .. ':0')
+  keep[#keep + 1] = ARGV[i]
+end
 redis.call('HSET', KEYS[3], match, table.concat(keep, ' '))
 return 1
 """
@@ -239,14 +245,29 @@ class TurnTimers:
 
     async def arm(self, key: MatchKey, version: int, seat: int, deadline_ms: int, policy: str) -> None:
         """Arm `seat`'s timer for the decision asked at `version`; older turns' timers go."""
+        await self.arm_seats(key, version, (seat,), deadline_ms, policy)
+
+    async def arm_seats(
+        self, key: MatchKey, version: int, seats: Iterable[int], deadline_ms: int, policy: str
+    ) -> None:
+        """Arm the timers of every seat owing a decision at `version` in one round trip."""
         if policy not in POLICIES:
             raise ValueError(f"unknown turn timer policy {policy!r}")
-        if version < 0 or seat < 0:
-            raise ValueError("version and seat must be non-negative")
+        chosen = sorted(set(seats))
+        if version < 0 or any(seat < 0 for seat in chosen):
+            raise ValueError("version and seats must be non-negative")
+        if not chosen:
+            return
         keys = self._keys(self.shard_of(key))
         await self._arm(
             keys=list(keys),
-            args=[f"{key.tenant}:{key.match_id}", str(seat), str(version), str(int(deadline_ms)), policy],
+            args=[
+                f"{key.tenant}:{key.match_id}",
+                str(version),
+                str(int(deadline_ms)),
+                policy,
+                *map(str, chosen),
+            ],
         )
         if deadline_ms < self._next_look_ms:
             self._wake.set()

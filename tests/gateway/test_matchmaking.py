@@ -445,3 +445,16 @@ def test_two_replicas_racing_never_seat_a_ticket_twice_nor_a_cancelled_one(any_r
             await replica.close()
 
     run(scenario)
+
+
+def test_queued_tickets_are_counted_by_game_over_tenants(plain: ClientFactory) -> None:
+    async def scenario() -> None:
+        mm = Matchmaker(plain())
+        await mm.enqueue(request("a", seats=(3, 3)))
+        await mm.enqueue(request("b", tenant="globex", seats=(3, 3)))
+        cancelled = await mm.enqueue(request("c", game="bruges"))
+        await mm.enqueue(request("d", game="bruges"))
+        await mm.cancel("acme", cancelled.ticket_id)
+        assert await mm.queued_by_game() == {"ys": 2, "bruges": 1}
+
+    run(scenario)

@@ -183,3 +183,12 @@ def test_players_racing_for_seats_each_get_a_different_one(any_redis: ClientFact
         }
 
     run(scenario)
+
+
+def test_a_table_opens_for_the_placeholder_players_of_its_match(plain: ClientFactory) -> None:
+    async def scenario() -> None:
+        tables = Tables(plain())
+        code = await tables.open("acme", "m1", ["seat-0", "seat-1", "seat-2"])
+        assert (await tables.seats("acme", code))[:2] == ("m1", 3)
+
+    run(scenario)

@@ -276,3 +276,16 @@ def test_a_failing_handler_is_retried_then_the_timer_dropped(plain: ClientFactor
         assert await timers.armed(KEY) == []
 
     run(scenario)
+
+
+def test_every_seat_owing_a_decision_is_armed_in_one_call(plain: ClientFactory) -> None:
+    async def scenario() -> None:
+        timers = TurnTimers(plain())
+        await timers.arm(KEY, 3, 1, 1_000, "forfeit")
+        await timers.arm_seats(KEY, 4, [2, 0, 2], 7_000, "random_action")
+        armed = [(t.seat, t.version, t.deadline_ms, t.policy) for t in await timers.armed(KEY)]
+        assert armed == [(0, 4, 7_000, "random_action"), (2, 4, 7_000, "random_action")]
+        await timers.arm_seats(KEY, 3, [1], 1_000, "forfeit")  # late: ignored
+        assert len(await timers.armed(KEY)) == 2
+
+    run(scenario)
