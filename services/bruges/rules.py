@@ -738,8 +738,12 @@ class Rules:
         cursor = log.cursor
         dice = tuple(cursor.die() for _ in COLOURS)
         log.emit(DiceRolled(dice, cursor.rng.counter))
+        self.hand_out_threats(log)
+
+    def hand_out_threats(self, log: _Log) -> None:
+        """Every seat a marker per die showing 5 or 6; a third marker strikes at once."""
         order = turn_order(log.state)
-        for colour, value in zip(COLOURS, dice, strict=True):
+        for colour, value in zip(COLOURS, log.state.dice, strict=True):
             if value < 5:
                 continue
             c = COLOUR_INDEX[colour]

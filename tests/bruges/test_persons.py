@@ -409,5 +409,10 @@ def test_end_turn_only_after_the_card() -> None:
     assert state.seats[0].plays_left == 3  # seat 1 holds no card: seat 0 is on turn again
 
 
-def test_house_colour_not_person_colour_counts_for_houses() -> None:
-    assert House(1).person == -1
+def test_a_house_counts_by_its_own_colour_not_by_its_persons() -> None:
+    councilman = card("Councilman")
+    yellow_person = plain("yellow", 7)
+    houses = [(plain("blue", 5), yellow_person), (plain("yellow", 5), -1)]
+    state = seat(playing(), 0, hand=[councilman, plain("red", 5)], houses=houses, guilders=3)
+    state, _ = play(state, 0, PlayCard(councilman, "recruit", 1))
+    assert state.seats[0].guilders == 1  # one yellow house: the blue one holds a yellow person

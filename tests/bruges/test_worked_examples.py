@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 from services.bruges import GAME
@@ -15,6 +17,7 @@ from services.bruges.model import (
     House,
     PlayCard,
     Seat,
+    State,
     SufferCalamity,
     ThreatTaken,
 )
@@ -25,20 +28,11 @@ from tests.bruges.helpers import card, new_game, of_type, plain, play, playing, 
 BLUE, BROWN, RED, PURPLE, YELLOW = range(5)
 
 
-def roll(state, dice):
-    """Phase 2 with the dice fixed: the rules' own threat handout and calamities."""
+def roll(state: State, dice: tuple[int, ...]) -> tuple[State, list[Any]]:
+    """Phase 2 with the dice fixed: the rules' own threat handout, calamities and what follows."""
     log = _Log(RULES, state)
     log.emit(DiceRolled(tuple(dice), state.rng.counter))
-    # the same handout _roll does after rolling
-    from services.bruges.model import COLOURS, THREAT_LIMIT
-    from services.bruges.rules import turn_order
-
-    for k, value in enumerate(dice):
-        if value >= 5:
-            for player in turn_order(log.state):
-                log.emit(ThreatTaken(player, COLOURS[k]))
-                if log.state.seats[player].threats[k] >= THREAT_LIMIT:
-                    log.emit(CalamityStruck(player, COLOURS[k]))
+    RULES.hand_out_threats(log)
     RULES._advance(log)
     return log.state, log.events
 
