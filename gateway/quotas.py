@@ -9,6 +9,7 @@ than one batch per replica. Each key is alone in its own hash tag: Redis Cluster
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
 from collections.abc import Callable
@@ -82,14 +83,30 @@ class Quotas:
         self._admit = redis.register_script(_ADMIT)
         self._clock = clock
         self._leases: dict[str, _Lease] = {}
+        self._refills: dict[str, asyncio.Lock] = {}
 
     async def take_action(self, tenant: str, per_second: float) -> None:
         """One action's token from the tenant's bucket (burst: one second's worth)."""
-        now = self._clock()
-        lease = self._leases.get(tenant)
-        if lease is not None and lease.tokens > 0 and lease.expires > now:
-            lease.tokens -= 1
+        if self._spend_lease(tenant):
             return
+        # One refill per tenant at a time: a burst of concurrent actions would otherwise each
+        # lease a whole batch and drain the bucket (issue 15: 24 racing submits were refused at
+        # a quota of 100000/s). Waiters spend the lease the first one brought back.
+        lock = self._refills.setdefault(tenant, asyncio.Lock())
+        async with lock:
+            if self._spend_lease(tenant):
+                return
+            await self._refill(tenant, per_second)
+
+    def _spend_lease(self, tenant: str) -> bool:
+        lease = self._leases.get(tenant)
+        if lease is not None and lease.tokens > 0 and lease.expires > self._clock():
+            lease.tokens -= 1
+            return True
+        return False
+
+    async def _refill(self, tenant: str, per_second: float) -> None:
+        now = self._clock()
         wanted = max(1, math.ceil(per_second * LEASE_SECONDS))
         capacity = max(1.0, per_second)
         granted, retry_ms = await self._bucket(keys=[bucket_key(tenant)], args=[per_second, capacity, wanted])
