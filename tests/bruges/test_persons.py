@@ -15,7 +15,6 @@ from services.bruges.model import (
     DrawCard,
     EndTurn,
     GiveWorker,
-    House,
     PlayCard,
     RemoveCanal,
     ReturnThreat,
