@@ -70,6 +70,10 @@ class Report:
     events_stored: int = 0
     lost_acknowledged: int = 0
     duplicated: int = 0
+    # Statuses a client must never see for a fault (INTERNAL, UNKNOWN), and rejections of an
+    # action the seat had just been offered (nothing else acts in a soak match meanwhile).
+    contract_violations: int = 0
+    unexpected_rejections: int = 0
     audited: int = 0
     audits_failed: list[str] = field(default_factory=list)
     mismatches: list[str] = field(default_factory=list)
@@ -82,6 +86,8 @@ class Report:
         return (
             self.lost_acknowledged == 0
             and self.duplicated == 0
+            and self.contract_violations == 0
+            and self.unexpected_rejections == 0
             and not self.audits_failed
             and not self.mismatches
             and self.audited == self.matches_started
@@ -102,6 +108,8 @@ class Report:
             ("events acknowledged / stored", f"{self.events_acknowledged} / {self.events_stored}"),
             ("lost acknowledged events", str(self.lost_acknowledged)),
             ("duplicated events", str(self.duplicated)),
+            ("INTERNAL/UNKNOWN statuses seen", str(self.contract_violations)),
+            ("offered actions rejected", str(self.unexpected_rejections)),
             ("matches audited / audits failed", f"{self.audited} / {len(self.audits_failed)}"),
             ("faults injected", ", ".join(f"{k} {v}" for k, v in sorted(self.faults.items())) or "none"),
             ("errors by kind", ", ".join(f"{k} {v}" for k, v in sorted(self.errors.items())) or "none"),
@@ -167,6 +175,8 @@ class Soak:
                 status = getattr(error, "status", None)
                 name = getattr(status, "name", type(error).__name__)
                 self.errors[f"{method}:{name}"] += 1
+                if name in ("INTERNAL", "UNKNOWN"):
+                    self.report.contract_violations += 1
                 if name not in ("UNAVAILABLE", "DEADLINE_EXCEEDED", "ABORTED", "INTERNAL", "UNKNOWN"):
                     raise
             if time.monotonic() > deadline:
@@ -216,6 +226,7 @@ class Soak:
                 except Rejected as rejection:
                     # A listed legal action can be refused only if the match moved on meanwhile.
                     self.errors[f"rejection:{rejection.code}"] += 1
+                    self.report.unexpected_rejections += 1
                     continue
                 self.report.actions_accepted += 1
                 self.report.actions_repeated += int(accepted.repeated)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from soak.processes import RedisProcess
+from soak.stack import SoakStack, TenantSpec
 
 
 @pytest.fixture
@@ -19,3 +20,27 @@ def aof_redis(tmp_path: Path) -> Iterator[RedisProcess]:
         yield server
     finally:
         server.kill()  # nothing to keep: the data dir goes with tmp_path
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SoakStack]:
+    """Redis (AOF always), every registered game's rules service and two gateway replicas,
+    shared by the tests that go through the gateway (each xdist worker starts its own)."""
+    tenants = (TenantSpec("acme"), TenantSpec("rival"), TenantSpec("flood", actions_per_second=50))
+    with SoakStack(work_dir=tmp_path_factory.mktemp("stack"), tenants=tenants) as started:
+        yield started
+
+
+@pytest.fixture
+def healthy(stack: SoakStack) -> SoakStack:
+    """The shared stack with every process up and Redis writable (a fault test may have left one
+    down if it failed half-way)."""
+    for process in [stack.redis, *stack.rules.values(), *stack.gateways]:
+        if not process.alive:
+            process.start()
+    client = stack.redis.client()
+    try:
+        client.config_set("maxmemory", 0)
+    finally:
+        client.close()
+    return stack

@@ -1,0 +1,246 @@
+"""Faults through the gateway, on real processes: two replicas, Redis under AOF always, one
+rules service per game. Clients get UNAVAILABLE (or RESOURCE_EXHAUSTED when Redis is full)
+while a part is down, never a wrong answer; afterwards the same command id applies once."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from guildhall_client import AsyncClient
+from guildhall_client.errors import QuotaExceeded, StaleVersion, Unavailable
+from guildhall_client.types import Accepted
+from soak.stack import SoakStack
+from tests.reliability.gateway_helpers import (
+    Table,
+    both_replicas,
+    close_all,
+    eventually,
+    tenant_clients,
+)
+
+GAME = "rattus_cartus"
+
+
+def contiguous(versions: list[int], first: int = 1) -> bool:
+    return versions == list(range(first, first + len(versions)))
+
+
+async def stored_commands(client: AsyncClient, match_id: str) -> list[str]:
+    return [e.command_id for e in await client.read_events(match_id)]
+
+
+def test_concurrent_submits_for_one_version_across_replicas_accept_exactly_one(healthy: SoakStack) -> None:
+    async def scenario() -> None:
+        a, b = tenant_clients(healthy)
+        try:
+            # Rattus Cartus opens with every seat choosing a supply at once: all may act at v1.
+            table = await Table.create(a, GAME, 4)
+            other = [b.for_token(seat.credential) for seat in table.seats]
+            views = [await seat.get_view(table.match_id) for seat in table.seats]
+            version = views[0].version
+            attempts = []
+            for seat, view in enumerate(views):
+                for number, action in enumerate(view.raw_legal_actions[:3]):
+                    for replica, clients in enumerate((table.seats, other)):
+                        attempts.append(
+                            clients[seat].submit(
+                                table.match_id,
+                                action,
+                                command_id=f"race-{seat}-{number}-{replica}",
+                                expected_version=version,
+                            )
+                        )
+            results = await asyncio.gather(*attempts, return_exceptions=True)
+
+            accepted = [r for r in results if isinstance(r, Accepted)]
+            stale = [r for r in results if isinstance(r, StaleVersion)]
+            assert len(accepted) == 1, results
+            assert len(stale) == len(results) - 1, [
+                r for r in results if not isinstance(r, Accepted | StaleVersion)
+            ]
+            stream = await a.read_events(table.match_id)
+            assert contiguous([e.version for e in stream])
+            raced = [e.command_id for e in stream if "race-" in e.command_id]
+            assert set(raced) == {accepted[0].command_id}
+            assert (await a.audit(table.match_id)).ok
+        finally:
+            await close_all(a, b)
+
+    asyncio.run(scenario())
+
+
+def test_a_replica_killed_mid_match_play_and_watch_continue_on_the_other(healthy: SoakStack) -> None:
+    async def scenario() -> None:
+        # Players and the watcher reach the gateway through one target naming both replicas.
+        tenant = AsyncClient(both_replicas(healthy), api_key=healthy.api_keys["acme"], retries=8)
+        spectator = tenant.for_token("")
+        try:
+            table = await Table.create(tenant, GAME, 3, seed=11)
+            spectator = tenant.for_token(table.spectator_token)
+            seen: list[tuple[int, str]] = []
+            target = asyncio.Event()
+            goal = {"version": 10**9}
+
+            async def watch() -> None:
+                async for update in spectator.watch(table.match_id, 0, until_finished=False):
+                    seen.extend((e.version, e.type) for e in update.events)
+                    if update.view.version >= goal["version"]:
+                        target.set()
+                        return
+
+            watcher = asyncio.create_task(watch())
+            await table.play(8)
+            healthy.gateways[0].kill()  # pick_first was on the first address
+            played = await table.play(12)
+            final = (await tenant.get_view(table.match_id)).version
+            goal["version"] = final
+            if seen and seen[-1][0] >= final:
+                target.set()
+            await asyncio.wait_for(target.wait(), 60)
+            watcher.cancel()
+
+            assert played, "no action went through the surviving replica"
+            assert [v for v, _ in seen] == list(range(1, final + 1))  # no gap, no duplicate
+            stream = await tenant.read_events(table.match_id)
+            assert [(e.version, e.type) for e in stream] == seen
+            assert (await tenant.audit(table.match_id)).ok
+        finally:
+            healthy.gateways[0].start()
+            await tenant.close()
+
+    asyncio.run(scenario())
+
+
+def test_redis_killed_mid_match_gives_unavailable_and_the_retried_command_lands_once(
+    healthy: SoakStack,
+) -> None:
+    async def scenario() -> None:
+        a, b = tenant_clients(healthy)
+        try:
+            table = await Table.create(a, GAME, 2, seed=3)
+            await table.play(5)
+            seat, view = await table.next_move()  # type: ignore[misc]
+            before = await a.read_events(table.match_id)
+
+            healthy.redis.kill()
+            for call in (
+                lambda: table.submit(seat, view.raw_legal_actions[0], command_id="during-outage"),
+                lambda: table.seats[seat].get_view(table.match_id),
+                lambda: a.audit(table.match_id),
+            ):
+                with pytest.raises(Unavailable):
+                    await call()
+            healthy.redis.start()
+
+            retried = await eventually(
+                lambda: table.submit(seat, view.raw_legal_actions[0], command_id="during-outage"),
+                "the submit after Redis came back",
+            )
+            again = await table.submit(seat, view.raw_legal_actions[0], command_id="during-outage")
+            assert again.repeated and again.version == retried.version
+            after = await a.read_events(table.match_id)
+            assert [e.hash for e in after[: len(before)]] == [e.hash for e in before]  # nothing lost
+            assert len({e.version for e in after if e.command_id.endswith("during-outage")}) == len(
+                [e for e in after if e.command_id.endswith("during-outage")]
+            )
+            assert len(await table.play(5)) > 0  # play resumes, through either replica
+            assert (await b.audit(table.match_id)).ok
+        finally:
+            await close_all(a, b)
+
+    asyncio.run(scenario())
+
+
+def test_rules_service_killed_gives_unavailable_writes_nothing_and_recovers(healthy: SoakStack) -> None:
+    async def scenario() -> None:
+        a, b = tenant_clients(healthy)
+        try:
+            table = await Table.create(a, GAME, 2, seed=5)
+            await table.play(3)
+            seat, view = await table.next_move()  # type: ignore[misc]
+            version = view.version
+
+            healthy.rules[GAME].kill()
+            with pytest.raises(Unavailable):
+                await table.submit(seat, view.raw_legal_actions[0], command_id="rules-down")
+            assert (await a.read_events(table.match_id))[-1].version == version  # nothing written
+            healthy.rules[GAME].start()
+
+            accepted = await eventually(
+                lambda: table.submit(seat, view.raw_legal_actions[0], command_id="rules-down"),
+                "the submit after the rules service came back",
+            )
+            assert not accepted.repeated and accepted.version > version
+            stream = await a.read_events(table.match_id)
+            assert contiguous([e.version for e in stream])
+            assert (await b.audit(table.match_id)).ok
+        finally:
+            await close_all(a, b)
+
+    asyncio.run(scenario())
+
+
+def test_a_full_redis_refuses_submits_precisely_and_keeps_serving_reads(healthy: SoakStack) -> None:
+    async def scenario() -> None:
+        a, b = tenant_clients(healthy)
+        redis_client = healthy.redis.client()
+        try:
+            table = await Table.create(a, GAME, 2, seed=9)
+            await table.play(3)
+            seat, view = await table.next_move()  # type: ignore[misc]
+            before = await a.read_events(table.match_id)
+
+            used = int(redis_client.info("memory")["used_memory"])
+            redis_client.config_set("maxmemory", max(used - 1024 * 1024, 1024 * 1024))
+            with pytest.raises(QuotaExceeded) as refused:
+                await table.submit(seat, view.raw_legal_actions[0], command_id="when-full")
+            assert refused.value.status.name == "RESOURCE_EXHAUSTED"
+            assert "full" in refused.value.details
+
+            # Nothing half-written; reads, views, replays and audits still work.
+            assert [e.hash for e in await b.read_events(table.match_id)] == [e.hash for e in before]
+            assert (await table.seats[seat].get_view(table.match_id)).version == view.version
+            assert (await b.replay(table.match_id, 1)).version == 1
+            assert (await b.audit(table.match_id)).ok
+
+            redis_client.config_set("maxmemory", 0)
+            accepted = await table.submit(seat, view.raw_legal_actions[0], command_id="when-full")
+            assert not accepted.repeated and accepted.version == view.version + len(accepted.events)
+        finally:
+            redis_client.config_set("maxmemory", 0)
+            redis_client.close()
+            await close_all(a, b)
+
+    asyncio.run(scenario())
+
+
+def test_outage_answers_are_never_wrong_answers(healthy: SoakStack) -> None:
+    """While Redis is down, no call answers as if the match did not exist or had moved."""
+
+    async def scenario() -> None:
+        (a, _b) = tenant_clients(healthy)
+        try:
+            table = await Table.create(a, GAME, 2, seed=13)
+            await table.play(2)
+            healthy.redis.kill()
+            outcomes = []
+            for call in (
+                lambda: a.get_view(table.match_id),
+                lambda: a.read_events(table.match_id),
+                lambda: a.list_matches(),
+                lambda: table.seats[0].submit(table.match_id, json.dumps({"type": "x"}), command_id="z"),
+            ):
+                try:
+                    await call()
+                    outcomes.append("answered")
+                except Exception as error:
+                    outcomes.append(type(error).__name__)
+            assert set(outcomes) == {"Unavailable"}, outcomes
+        finally:
+            healthy.redis.start()
+            await close_all(a, _b)
+
+    asyncio.run(scenario())
