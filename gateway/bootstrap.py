@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,6 +185,35 @@ def redis_clients(url: str, cluster: bool) -> tuple[Any, Any]:
     return client, client  # pubsub takes its own connection from the pool
 
 
+class TimedRules:
+    """A rules client whose calls are timed into the rules-call latency histogram, by method."""
+
+    _TIMED = ("describe", "setup", "validate", "apply", "legal_actions", "view")
+
+    def __init__(self, game: str, client: Any) -> None:
+        self._client = client
+        self.game_id = game
+        for name in self._TIMED:
+            if hasattr(client, name):
+                setattr(
+                    self, name, self._timed(getattr(client, name), metrics.RULES_LATENCY.labels(game, name))
+                )
+
+    @staticmethod
+    def _timed(call: Any, histogram: Any) -> Any:
+        async def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return await call(*args, **kwargs)
+            finally:
+                histogram.observe(time.perf_counter() - started)
+
+        return timed
+
+    def __getattr__(self, name: str) -> Any:  # everything else (close, target, ...) as is
+        return getattr(self._client, name)
+
+
 class Gateway:
     """One gateway replica: build with `await Gateway.create(config)`, then `start`, then `stop`."""
 
@@ -216,8 +246,9 @@ class Gateway:
         self._closers.append(redis)
         if subscriber is not redis:
             self._closers.append(subscriber)
-        rules = {game: AsyncRulesClient(game, target) for game, target in config.rules.items()}
-        self._rules = rules
+        clients = {game: AsyncRulesClient(game, target) for game, target in config.rules.items()}
+        self._rules = clients
+        rules: dict[str, Any] = {game: TimedRules(game, client) for game, client in clients.items()}
         describes = await asyncio.gather(*(client.describe() for client in rules.values()))
         for game, described in zip(rules, describes, strict=True):
             if described.game_id != game:

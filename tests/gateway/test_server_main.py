@@ -1,0 +1,139 @@
+"""`python -m gateway`: its flags and environment, its health, and a graceful drain on SIGTERM."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from guildhall.gateway.v1 import gateway_pb2 as pb
+from guildhall.gateway.v1 import gateway_pb2_grpc
+
+from gateway.bootstrap import Config, parse_args
+from gateway.stack import Stack
+from tests.gateway.conftest import bearer
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_setting_has_a_flag_and_an_environment_variable(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse_args(["--help"], env={})
+    text = capsys.readouterr().out
+    for var in (
+        "HOST",
+        "PORT",
+        "METRICS_PORT",
+        "LOG_LEVEL",
+        "DRAIN_SECONDS",
+        "GRACE_SECONDS",
+        "REDIS_URL",
+        "REDIS_CLUSTER",
+        "SIGNING_KEYS_DIR",
+        "TENANTS_FILE",
+        "RULES_",
+    ):
+        assert var in text, var
+
+
+def test_the_environment_names_the_games_and_the_rest() -> None:
+    env = {
+        "RULES_RATTUS_CARTUS": "dns:///rules-rattus-cartus:50051",
+        "RULES_YS": "127.0.0.1:50062",
+        "PORT": "6000",
+        "METRICS_PORT": "0",
+        "REDIS_CLUSTER": "1",
+        "DRAIN_SECONDS": "6",
+        "RULES_": "ignored",
+    }
+    config = parse_args([], env=env)
+    assert config.rules == {"rattus_cartus": "dns:///rules-rattus-cartus:50051", "ys": "127.0.0.1:50062"}
+    assert (config.port, config.metrics_port, config.redis_cluster, config.drain_s) == (6000, 0, True, 6.0)
+    assert parse_args(["--rules", "ys=h:1"], env={}).rules == {"ys": "h:1"}
+    assert Config.rules_from_env({"RULES_YS": ""}) == {}
+
+
+def test_no_games_is_an_error_naming_the_variable(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse_args([], env={})
+    assert "RULES_<GAME_ID_UPPER>" in capsys.readouterr().err
+
+
+def test_the_deployment_manifest_uses_the_gateways_variable_names() -> None:
+    manifest = (ROOT / "deploy/k8s/base/gateway.yaml").read_text()
+    names = set(re.findall(r"name: ([A-Z_]+)\b", manifest))
+    assert {"HOST", "PORT", "METRICS_PORT", "LOG_LEVEL", "DRAIN_SECONDS", "GRACE_SECONDS"} <= names
+    assert {"REDIS_URL", "SIGNING_KEYS_DIR", "TENANTS_FILE"} <= names
+    assert names <= {
+        "HOST",
+        "PORT",
+        "METRICS_PORT",
+        "LOG_LEVEL",
+        "DRAIN_SECONDS",
+        "GRACE_SECONDS",
+        "REDIS_URL",
+        "REDIS_CLUSTER",
+        "SIGNING_KEYS_DIR",
+        "TENANTS_FILE",
+    }, "a variable the gateway does not read"
+    endpoints = (ROOT / "deploy/k8s/base/rules-endpoints.env").read_text()
+    rules = Config.rules_from_env(dict(line.split("=", 1) for line in endpoints.splitlines() if "=" in line))
+    assert rules and all(target.startswith("dns:///") for target in rules.values())
+
+
+def test_a_stop_signal_drains_health_first_then_ends_watch_streams_and_exits_cleanly(
+    tmp_path: Path, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    with Stack(
+        ["rattus_cartus"],
+        gateways=1,
+        log_dir=tmp_path,
+        gateway_env={"DRAIN_SECONDS": "1", "GRACE_SECONDS": "5"},
+    ) as stack:
+        target = stack.gateway_targets[0]
+        process = stack.processes["gateway-0"]
+        with grpc.insecure_channel(target) as channel:
+            stub = gateway_pb2_grpc.GatewayServiceStub(channel)
+            health = health_pb2_grpc.HealthStub(channel)
+            created = stub.CreateMatch(
+                pb.CreateMatchRequest(game_id="rattus_cartus", players=["a", "b"]),
+                metadata=bearer(stack.api_key),
+            )
+            stream = stub.Watch(
+                pb.WatchRequest(match_id=created.match_id), metadata=bearer(created.spectator_token)
+            )
+            assert next(stream).view.version == 1
+            process.send_signal(signal.SIGTERM)
+            statuses = []
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:  # bounded: health turns NOT_SERVING during the drain
+                try:
+                    statuses.append(health.Check(health_pb2.HealthCheckRequest(), timeout=1).status)
+                except grpc.RpcError:
+                    break
+                if statuses[-1] == health_pb2.HealthCheckResponse.NOT_SERVING:
+                    break
+                time.sleep(0.05)
+            assert health_pb2.HealthCheckResponse.NOT_SERVING in statuses
+            assert list(stream) == []  # the stream ends cleanly: the client resumes elsewhere
+            assert process.wait(30) == 0
+    assert "stopped" in (tmp_path / "gateway-0.log").read_text()
+
+
+def test_python_m_gateway_help_runs() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "gateway", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ},
+    )
+    assert result.returncode == 0 and "SIGNING_KEYS_DIR" in result.stdout
