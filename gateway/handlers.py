@@ -630,10 +630,10 @@ class GameMatches:
             time_ms=time_ms,
             snapshot={
                 "rules_version": rules_version,
-                "state": body,
                 "head_hash": head,
                 "key_id": mac_key,
                 "mac": mac,
+                "state": body,  # last: the largest argument (see APPEND_SCRIPT)
             },
             meta=meta,
             extra=extra,

@@ -69,8 +69,13 @@ APPEND_SCRIPT = """
 -- KEYS: events, meta, snapshot, commands
 -- ARGV: expected_version, expected_head, new_head, command_id, actor, notify,
 --       snapshot_pair_count, meta_pair_count, event_count,
---       then snapshot field/value pairs, then meta field/value pairs,
---       then per event: its field count, then its field/value pairs (ENTRY_FIELDS, maybe more)
+--       then meta field/value pairs,
+--       then per event: its extra field count, the values of ENTRY_FIELDS in order, then the
+--       extra field/value pairs (action, receipt),
+--       then snapshot field/value pairs (last: the state is the largest argument, and
+--       redis-py copies what precedes each argument while packing a command)
+local FIELDS = {'version', 'type', 'actor', 'command_id', 'payload', 'rules_version', 'time_ms',
+                'prev_hash', 'hash'}
 local expected_version = tonumber(ARGV[1])
 local expected_head = ARGV[2]
 local new_head = ARGV[3]
@@ -80,9 +85,9 @@ local notify = ARGV[6]
 local snapshot_pair_count = tonumber(ARGV[7])
 local meta_pair_count = tonumber(ARGV[8])
 local event_count = tonumber(ARGV[9])
-local snapshot_start = 10
-local meta_start = snapshot_start + 2 * snapshot_pair_count
+local meta_start = 10
 local events_start = meta_start + 2 * meta_pair_count
+local snapshot_start = #ARGV - 2 * snapshot_pair_count + 1
 
 -- A command id seen before answers with its first result, whatever the version is now, but
 -- only to the actor that used it: command ids are scoped to match and actor.
@@ -110,10 +115,18 @@ end
 
 local arg = events_start
 for i = 1, event_count do
-  local field_count = tonumber(ARGV[arg])
-  redis.call('XADD', KEYS[1], (expected_version + i) .. '-0',
-             unpack(ARGV, arg + 1, arg + 2 * field_count))
-  arg = arg + 1 + 2 * field_count
+  local extra_count = tonumber(ARGV[arg])
+  local entry = {}
+  for f = 1, #FIELDS do
+    entry[2 * f - 1] = FIELDS[f]
+    entry[2 * f] = ARGV[arg + f]
+  end
+  arg = arg + 1 + #FIELDS
+  for e = 1, 2 * extra_count do
+    entry[2 * #FIELDS + e] = ARGV[arg + e - 1]
+  end
+  arg = arg + 2 * extra_count
+  redis.call('XADD', KEYS[1], (expected_version + i) .. '-0', unpack(entry))
 end
 
 local first_version = expected_version + 1
@@ -124,7 +137,7 @@ end
 redis.call('HSET', KEYS[2], 'version', last_version, 'head_hash', new_head)
 redis.call('HSET', KEYS[4], command_id, first_version .. ':' .. last_version .. ':' .. actor)
 if snapshot_pair_count > 0 then
-  redis.call('HSET', KEYS[3], 'version', last_version, unpack(ARGV, snapshot_start, meta_start - 1))
+  redis.call('HSET', KEYS[3], 'version', last_version, unpack(ARGV, snapshot_start, #ARGV))
 end
 if notify ~= '' then
   -- Watchers on every replica learn of the append from one channel, atomically with it.
@@ -416,9 +429,8 @@ def append_args(
             entry_hash,
         )
         more = extra[index] if index < len(extra) else {}
-        entry_args.append(len(ENTRY_FIELDS) + len(more))
-        for name, value in zip(ENTRY_FIELDS, values, strict=True):
-            entry_args += (name, value)
+        entry_args.append(len(more))
+        entry_args += values  # in ENTRY_FIELDS order: the script adds the names
         for name, blob in more.items():
             entry_args += (name, blob)
         hashes.append(entry_hash)
@@ -441,9 +453,9 @@ def append_args(
         len(snapshot_args) // 2,
         len(meta_args) // 2,
         len(events),
-        *snapshot_args,
         *meta_args,
         *entry_args,
+        *snapshot_args,
     ]
     return args, hashes
 
