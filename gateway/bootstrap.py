@@ -171,7 +171,7 @@ def redis_clients(url: str, cluster: bool) -> tuple[Any, Any]:
     from redis.asyncio.cluster import RedisCluster
 
     if cluster:
-        client = RedisCluster.from_url(url)
+        cluster_client = RedisCluster.from_url(url)
         parts = urlsplit(url)
         subscriber = aioredis.Redis(
             host=parts.hostname or "127.0.0.1",
@@ -180,7 +180,7 @@ def redis_clients(url: str, cluster: bool) -> tuple[Any, Any]:
             password=parts.password,
             ssl=parts.scheme == "rediss",
         )
-        return client, subscriber
+        return cluster_client, subscriber
     client = aioredis.Redis.from_url(url)
     return client, client  # pubsub takes its own connection from the pool
 

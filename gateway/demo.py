@@ -77,7 +77,8 @@ async def _matched(stub: Any, api_key: str, ticket_id: str) -> pb.Ticket:
         pb.WatchTicketRequest(ticket_id=ticket_id), metadata=bearer(api_key)
     ):
         if ticket.state == pb.Ticket.MATCHED:
-            return ticket
+            matched: pb.Ticket = ticket
+            return matched
         if ticket.state in (pb.Ticket.CANCELLED, pb.Ticket.EXPIRED):
             raise RuntimeError(f"ticket {ticket_id} ended {pb.Ticket.State.Name(ticket.state)}")
     raise RuntimeError(f"the ticket stream of {ticket_id} ended before a match")
@@ -137,7 +138,7 @@ def _check_seed(events: Sequence[pb.MatchEvent]) -> bool:
     if created is None or ended is None:
         return False
     seed = bytes.fromhex(ended["seed"])
-    return hashlib.sha256(SEED_DOMAIN + seed).hexdigest() == created["seed_commitment"]
+    return bool(hashlib.sha256(SEED_DOMAIN + seed).hexdigest() == created["seed_commitment"])
 
 
 def _check_receipt(receipt: pb.Receipt, keys: dict[str, bytes]) -> bool:
