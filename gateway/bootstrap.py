@@ -230,6 +230,7 @@ class Gateway:
         from gateway.matchmaking import Matchmaker
         from gateway.rules_client import AsyncRulesClient
         from gateway.signing import KeyRing
+        from gateway.tables import Tables
         from gateway.timers import TurnTimers
 
         config = self.config
@@ -270,7 +271,7 @@ class Gateway:
         self.hub = hub
         matchmaker = Matchmaker(redis, subscriber=subscriber)
         self.matchmaker = matchmaker
-        tables = _tables(redis)
+        tables = Tables(redis)
         self.ports = Ports(
             matches=matches,
             auth=auth,
@@ -382,15 +383,6 @@ class Gateway:
             with contextlib.suppress(Exception):
                 await closer.aclose()
         _log.info("stopped")
-
-
-def _tables(redis: Any) -> Any:
-    try:
-        from gateway.tables import Tables
-    except ImportError:  # private tables land with gateway/tables.py
-        _log.warning("private tables unavailable: gateway.tables is missing")
-        return None
-    return Tables(redis)
 
 
 def _timer_policy(seconds: float, policy: str) -> Any:

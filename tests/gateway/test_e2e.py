@@ -261,6 +261,36 @@ def test_replay_answers_the_view_at_an_earlier_version(
     assert raw.events[0].type == "match_created" and raw.events[0].prev_hash == "0" * 64
 
 
+# -- private tables ---------------------------------------------------------------------------
+
+
+def test_a_private_table_seats_its_players_by_invite_code(stubs: list[Any]) -> None:
+    table = stubs[0].CreateTable(pb.CreateTableRequest(game_id=GAME, seats=2), metadata=bearer(ACME_KEY))
+    assert table.invite_code and table.match_id
+
+    def claim(stub: Any, code: str, player: str, key: str = ACME_KEY) -> pb.ClaimSeatResponse:
+        request = pb.ClaimSeatRequest(invite_code=code, player_id=player)
+        response: pb.ClaimSeatResponse = stub.ClaimSeat(request, metadata=bearer(key))
+        return response
+
+    first, second = claim(stubs[0], table.invite_code, "ann"), claim(stubs[1], table.invite_code, "bob")
+    assert {first.seat.seat, second.seat.seat} == {0, 1}
+    assert first.match_id == second.match_id == table.match_id
+    assert claim(stubs[0], table.invite_code, "cid").rejection.code == "seat_taken"
+    assert claim(stubs[1], "AAAAA-BBBBB-CCCCC-DDDDD", "dan").rejection.code == "bad_invite"
+    # Another tenant holding the code still finds no table: codes are per tenant.
+    assert claim(stubs[1], table.invite_code, "eve", GLOBEX_KEY).rejection.code == "bad_invite"
+    for claimed in (first, second):
+        view = stubs[1].GetView(
+            pb.GetViewRequest(match_id=table.match_id), metadata=bearer(claimed.seat.token)
+        )
+        assert view.seat == claimed.seat.seat
+    spectator = stubs[0].GetView(
+        pb.GetViewRequest(match_id=table.match_id), metadata=bearer(table.spectator_token)
+    )
+    assert spectator.seat == -1
+
+
 # -- isolation --------------------------------------------------------------------------------
 
 
