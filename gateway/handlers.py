@@ -1398,13 +1398,7 @@ def _is_hex(text: str) -> bool:
     return True
 
 
-# The blocking use cases `gateway/demo.py` still drives in process, until it moves behind the
-# gateway; remove with gateway/sync_matches.py.
-from gateway.sync_matches import Matches, Submitted  # noqa: E402
-
 __all__ = [
-    "Matches",
-    "Submitted",
     "AuditResult",
     "ContendedMatch",
     "Created",
