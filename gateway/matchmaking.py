@@ -389,7 +389,7 @@ class Matchmaker:
         retention_s: float = 3600.0,
         batch: int = 256,
         max_attempts: int = 5,
-        safety_poll_s: float = 2.0,
+        safety_poll_s: float = 15.0,
         concurrency: int = 32,
     ) -> None:
         self._redis = redis
@@ -779,18 +779,26 @@ class Matchmaker:
                         if _ID.fullmatch(tenant) and _ID.fullmatch(game):
                             active.add(_Pool(tenant, game))
                     self._woken.clear()
-                    pools = list(active)
-                    results = await asyncio.gather(*(self._pair_pool(p) for p in pools))
-                    for pool, (pairings, left) in zip(pools, results, strict=True):
-                        for pairing in pairings:
-                            start(pairing)
-                        if left == 0:
-                            active.discard(pool)
+                    again = False
+                    # Seat no more than creation keeps up with: a pairing waiting too long for
+                    # its turn would outlive its lease and be created twice (harmless, wasted).
+                    if len(tasks) < 4 * self._concurrency:
+                        pools = list(active)
+                        results = await asyncio.gather(*(self._pair_pool(p) for p in pools))
+                        for pool, (pairings, left) in zip(pools, results, strict=True):
+                            for pairing in pairings:
+                                start(pairing)
+                            if left == 0:
+                                active.discard(pool)
+                            # A busy pool (more than one batch, or lost races) goes again at once.
+                            again = again or (bool(pairings) and left > 1)
                 except asyncio.CancelledError:
                     raise
                 except Exception:
                     _log.exception("a pairing pass failed; retrying")
-                await _sleep_or_stop(stop, self._wake, self._interval_s)
+                    again = False
+                if not again:
+                    await _sleep_or_stop(stop, self._wake, self._interval_s)
         finally:
             if tasks:
                 await asyncio.wait(set(tasks), timeout=5.0)
