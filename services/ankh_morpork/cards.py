@@ -14,12 +14,7 @@ from typing import Any
 import msgspec
 
 from services.ankh_morpork.engine import (
-    AREAS,
-    BANK,
     BEFORE,
-    BUILDINGS,
-    DEMON,
-    TROLL,
     Ctx,
     Tables,
     ability_options,
@@ -28,6 +23,7 @@ from services.ankh_morpork.engine import (
     buildings_of,
     decision,
     draw,
+    end_turn,
     finish_card,
     mark_card,
     move_minion,
@@ -45,9 +41,11 @@ from services.ankh_morpork.engine import (
     start_card,
     take_money,
     trouble_count,
-    end_turn,
 )
 from services.ankh_morpork.model import (
+    AREAS,
+    BANK,
+    BUILDINGS,
     Action,
     Assassinate,
     Build,
@@ -1031,5 +1029,3 @@ PLAYER_CHOSEN.update(
         "burleigh": _chosen_burleigh,
     }
 )
-
-__all__ = ["SCROLLS", "DEMON", "TROLL", "PLAYER_CHOSEN"]

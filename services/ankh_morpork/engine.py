@@ -19,7 +19,6 @@ from services.ankh_morpork.catalog import Card, Catalog
 from services.ankh_morpork.model import (
     AREAS,
     BANK,
-    BUILDINGS,
     DEMON,
     HAND,
     MINIONS,
@@ -852,22 +851,3 @@ def advance(ctx: Ctx) -> None:
             DECISIONS[frame.kind][1](ctx, frame, options[0])  # nothing to decide
             continue
         return
-
-
-# Events not yet used elsewhere in this module but part of its vocabulary for the others.
-__all__ = [
-    "CardDiscarded",
-    "CardsGiven",
-    "CardsTaken",
-    "CityCardLost",
-    "DeckDiscarded",
-    "DiscardDrawn",
-    "EventDrawn",
-    "HandShown",
-    "HandsSwapped",
-    "PersonalitiesSeen",
-    "PersonalitySwapped",
-    "TroublePlaced",
-    "TroubleRemoved",
-    "BUILDINGS",
-]

@@ -9,11 +9,8 @@ from typing import Any
 import msgspec
 
 from services.ankh_morpork.engine import (
-    BANK,
-    DEMON,
     SMALL_GODS,
     SMALL_GODS_FEE,
-    TROLL,
     Ctx,
     Tables,
     automatic,
@@ -24,13 +21,15 @@ from services.ankh_morpork.engine import (
     move_minion,
     next_seats,
     owners_in,
-    pieces_in,
     place_minion,
     push_removal,
     small_gods_usable,
     trouble_count,
 )
 from services.ankh_morpork.model import (
+    BANK,
+    DEMON,
+    TROLL,
     Action,
     BuildingRemoved,
     ChooseArea,
@@ -44,7 +43,6 @@ from services.ankh_morpork.model import (
     MoveMinion,
     Paid,
     State,
-    TroublePlaced,
     TroubleRemoved,
     UseAbility,
 )
@@ -294,5 +292,3 @@ EFFECTS = {
     "trolls": _trolls,
     "earthquake": _earthquake,
 }
-
-__all__ = ["EFFECTS", "RIOT_TROUBLE", "SUBSIDENCE_FEE", "random_event", "pieces_in", "TroublePlaced"]

@@ -16,7 +16,6 @@ from typing import Any
 from services.ankh_morpork import cards, events, scoring, views
 from services.ankh_morpork.catalog import Catalog, catalog_digest, default_catalog
 from services.ankh_morpork.engine import (
-    AREAS,
     DECISIONS,
     Ctx,
     Tables,
@@ -25,6 +24,7 @@ from services.ankh_morpork.engine import (
     options_for,
 )
 from services.ankh_morpork.model import (
+    AREAS,
     HAND,
     MINIONS,
     START_AREAS,

@@ -3,10 +3,9 @@ end of a game decided by points [SEED Fin del juego, FS 3]."""
 
 from __future__ import annotations
 
-from services.ankh_morpork.engine import AREAS, Tables, buildings_of, controller, trouble_count
+from services.ankh_morpork.engine import Tables, buildings_of, controller, trouble_count
+from services.ankh_morpork.model import AREAS, State
 from services.kernel import Outcome, PlayerResult
-
-from services.ankh_morpork.model import State
 
 MINION_POINTS = 5  # [FS 3.3]
 LOAN_REPAY = 12  # [FS 3.3]

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import msgspec
 
-from services.ankh_morpork.engine import MINIONS, Tables, buildings_of, controller, minions_of
+from services.ankh_morpork.engine import Tables, buildings_of, controller, minions_of
 from services.ankh_morpork.model import (
     BUILDINGS,
+    MINIONS,
+    AreaView,
     CardsDrawn,
     CardsGiven,
     CardsTaken,
@@ -27,7 +29,6 @@ from services.ankh_morpork.model import (
     StackSet,
     State,
     View,
-    AreaView,
 )
 from services.kernel import Rng
 

@@ -60,7 +60,9 @@ def test_a_loan_pays_ten_and_stays_in_front_of_you(card: str) -> None:
 @pytest.mark.parametrize("card", ["beggars_guild", "queen_molly"])
 def test_the_chosen_player_gives_two_cards_of_their_choice(card: str) -> None:
     state, _ = _scroll(card, hands={YELLOW: ["hex", "modo", "errol"]}, minions={1: {RED: 1}})
-    state, _ = run(state, (RED, ChoosePlayer(YELLOW)), (YELLOW, ChooseCard("modo")), (YELLOW, ChooseCard("hex")))
+    state, _ = run(
+        state, (RED, ChoosePlayer(YELLOW)), (YELLOW, ChooseCard("modo")), (YELLOW, ChooseCard("hex"))
+    )
     assert state.hands[YELLOW] == ("errol",) and {"modo", "hex"} <= set(state.hands[RED])
 
 
@@ -158,7 +160,9 @@ def test_here_n_now_on_seven_takes_three_from_a_player() -> None:
 
 
 def test_errol_on_seven_removes_a_minion_from_a_troubled_area_not_yours() -> None:
-    state = dice(table(hands={RED: ["errol", *F]}, minions={5: {RED: 1, YELLOW: 1}}, trolls={5: 1}, trouble=[5]), 7)
+    state = dice(
+        table(hands={RED: ["errol", *F]}, minions={5: {RED: 1, YELLOW: 1}}, trolls={5: 1}, trouble=[5]), 7
+    )
     state, _ = run(state, (RED, PlayCard("errol")), (RED, Scroll()))
     assert legal(state, RED) == [ChooseMinion(5, YELLOW), ChooseMinion(5, TROLL)]
 
@@ -217,11 +221,17 @@ def test_ponder_stibbons_plays_two_more_cards() -> None:
     state = table(hands={RED: ["ponder_stibbons", "groat", "dwarves"]}, minions={1: {RED: 1}})
     state = put(state, events_deck=("fog", *[e for e in state.events_deck if e != "fog"]))
     state, _ = run(state, (RED, PlayCard("ponder_stibbons")), (RED, Scroll()))
-    assert top(state).kind == "play_two" and legal(state, RED) == [PlayCard("groat"), PlayCard("dwarves"), Skip()]
+    assert top(state).kind == "play_two" and legal(state, RED) == [
+        PlayCard("groat"),
+        PlayCard("dwarves"),
+        Skip(),
+    ]
 
 
 def test_sybil_vimes_buys_out_a_building_in_a_calm_area() -> None:
-    state = table(hands={RED: ["sybil_vimes", *F]}, buildings={3: YELLOW, 9: GREEN}, trouble=[9], money=[9, 0, 0])
+    state = table(
+        hands={RED: ["sybil_vimes", *F]}, buildings={3: YELLOW, 9: GREEN}, trouble=[9], money=[9, 0, 0]
+    )
     state, _ = run(state, (RED, PlayCard("sybil_vimes")), (RED, TakeMoney()), (RED, Scroll()))  # $9 + $3
     assert legal(state, RED) == [ChooseArea(3)]
     state, _ = play(state, RED, ChooseArea(3))
@@ -331,7 +341,13 @@ def test_move_one_of_your_minions_to_any_other_area(card: str) -> None:
 
 
 def test_cosmo_lavish_pays_two_and_the_player_removes_a_minion_not_yours() -> None:
-    state, _ = _scroll("cosmo_lavish", players=4, minions={5: {RED: 1, GREEN: 1}, 1: {RED: 1}}, trouble=[5], money=[2, 0, 0, 0])
+    state, _ = _scroll(
+        "cosmo_lavish",
+        players=4,
+        minions={5: {RED: 1, GREEN: 1}, 1: {RED: 1}},
+        trouble=[5],
+        money=[2, 0, 0, 0],
+    )
     state, _ = play(state, RED, ChoosePlayer(YELLOW))
     assert state.money[YELLOW] == 2 and legal(state, YELLOW) == [ChooseMinion(5, GREEN)]
 
@@ -361,7 +377,9 @@ def test_carcer_rolls_twice_and_removes_a_minion_from_each_area_trouble_or_not()
 def test_the_chair_of_indefinite_studies_swaps_hands() -> None:
     state = table(hands={RED: ["chair_of_indefinite_studies", "hex"], YELLOW: ["modo", "errol", "dorfl"]})
     state = put(state, events_deck=("fog", *[e for e in state.events_deck if e != "fog"]))
-    state, _ = run(state, (RED, PlayCard("chair_of_indefinite_studies")), (RED, Scroll()), (RED, ChoosePlayer(YELLOW)))
+    state, _ = run(
+        state, (RED, PlayCard("chair_of_indefinite_studies")), (RED, Scroll()), (RED, ChoosePlayer(YELLOW))
+    )
     assert state.hands[YELLOW] == ("hex",) and state.hands[RED][:3] == ("modo", "errol", "dorfl")
 
 
@@ -380,4 +398,7 @@ def test_burleigh_and_stronginthearm_pay_two_then_assassinate() -> None:
 
 def test_the_auditors_make_every_other_player_remove_one_of_their_minions() -> None:
     state, _ = _scroll("the_auditors", minions={5: {YELLOW: 1}, 6: {YELLOW: 1}, 1: {RED: 1}})
-    assert top(state).player == YELLOW and legal(state, YELLOW) == [ChooseMinion(5, YELLOW), ChooseMinion(6, YELLOW)]
+    assert top(state).player == YELLOW and legal(state, YELLOW) == [
+        ChooseMinion(5, YELLOW),
+        ChooseMinion(6, YELLOW),
+    ]

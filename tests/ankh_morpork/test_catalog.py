@@ -83,7 +83,9 @@ def test_a_replacement_file_with_the_same_schema_is_accepted(tmp_path: Path) -> 
 
 def test_a_broken_file_is_refused_naming_every_fault() -> None:
     text = DATA.read_text()
-    broken = text.replace("adjacent = [2, 3, 12]", "adjacent = [2, 3]").replace('symbols = ["T", "P"]', 'symbols = ["X"]')
+    broken = text.replace("adjacent = [2, 3, 12]", "adjacent = [2, 3]").replace(
+        'symbols = ["T", "P"]', 'symbols = ["X"]'
+    )
     with pytest.raises(CatalogError) as error:
         parse_catalog(broken)
     assert "not symmetric" in str(error.value) and "unknown symbol" in str(error.value)

@@ -17,7 +17,19 @@ from services.ankh_morpork.model import (
     TakeMoney,
     UseAbility,
 )
-from tests.ankh_morpork.helpers import GREEN, RED, YELLOW, legal, minions_at, of_type, play, reject, run, table, top
+from tests.ankh_morpork.helpers import (
+    GREEN,
+    RED,
+    YELLOW,
+    legal,
+    minions_at,
+    of_type,
+    play,
+    reject,
+    run,
+    table,
+    top,
+)
 
 HAND = ["pink_pussy_cat_club", "groat", "dwarves"]
 
@@ -97,7 +109,12 @@ def test_unreal_estate_draws_then_discards() -> None:
 
 
 def test_the_shades_puts_trouble_in_an_occupied_area_nearby() -> None:
-    state = table(hands={RED: HAND}, buildings={7: RED}, minions={5: {YELLOW: 1}, 6: {RED: 1}, 8: {GREEN: 1}}, trouble=[8])
+    state = table(
+        hands={RED: HAND},
+        buildings={7: RED},
+        minions={5: {YELLOW: 1}, 6: {RED: 1}, 8: {GREEN: 1}},
+        trouble=[8],
+    )
     state, _ = play(state, RED, UseAbility(7))
     assert legal(state, RED) == [ChooseArea(5), ChooseArea(6)]
     state, _ = play(state, RED, ChooseArea(5))

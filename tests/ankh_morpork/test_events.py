@@ -43,7 +43,12 @@ def _draw(event: str, rolls: tuple[int, ...], **board: object) -> tuple[State, l
 
 def test_the_dragon_clears_the_rolled_area() -> None:
     state, events = _draw(
-        "the_dragon", (5,), minions={5: {RED: 1, YELLOW: 2}, 1: {RED: 1}}, trouble=[5], buildings={5: GREEN}, trolls={5: 1}
+        "the_dragon",
+        (5,),
+        minions={5: {RED: 1, YELLOW: 2}, 1: {RED: 1}},
+        trouble=[5],
+        buildings={5: GREEN},
+        trolls={5: 1},
     )
     assert of_type(events, DieRolled)[0].value == 5
     assert state.minions[4] == (0, 0, 0) and state.trolls[4] == 0 and state.buildings[4] == -1
@@ -53,7 +58,13 @@ def test_the_dragon_clears_the_rolled_area() -> None:
 def test_flood_spares_areas_off_the_river_and_keeps_minions_out_of_rolled_areas() -> None:
     state, _ = _draw("flood", (3, 5), minions={3: {RED: 1}, 5: {YELLOW: 1}})
     assert top(state).player == YELLOW  # Dragon's Landing (3) does not flood
-    assert legal(state, YELLOW) == [MoveMinion(5, 4), MoveMinion(5, 6), MoveMinion(5, 7), MoveMinion(5, 8), MoveMinion(5, 10)]
+    assert legal(state, YELLOW) == [
+        MoveMinion(5, 4),
+        MoveMinion(5, 6),
+        MoveMinion(5, 7),
+        MoveMinion(5, 8),
+        MoveMinion(5, 10),
+    ]
 
 
 def test_fire_spreads_to_adjacent_buildings_and_stops_at_the_first_miss() -> None:
@@ -108,7 +119,11 @@ def test_demons_arrive_with_a_trouble_marker_even_in_an_empty_area() -> None:
 
 def test_small_gods_keeps_a_demon_out_for_three_dollars() -> None:
     state, _ = _draw(
-        "demons_from_the_dungeon_dimensions", (7, 1, 2, 3), minions={7: {YELLOW: 1}}, buildings={4: YELLOW}, money=[5, 9, 5]
+        "demons_from_the_dungeon_dimensions",
+        (7, 1, 2, 3),
+        minions={7: {YELLOW: 1}},
+        buildings={4: YELLOW},
+        money=[5, 9, 5],
     )
     assert top(state).player == YELLOW and legal(state, YELLOW)[0] == UseAbility(4)
     state, events = play(state, YELLOW, UseAbility(4))
@@ -150,7 +165,9 @@ def test_trolls_and_demons_count_against_control_and_can_be_assassinated() -> No
     from services.ankh_morpork.engine import controller
     from services.ankh_morpork.model import Assassinate
 
-    state = table(hands={RED: ["mr_pin_and_mr_tulip", *HAND[1:]]}, minions={5: {RED: 1}}, trolls={5: 1}, trouble=[5])
+    state = table(
+        hands={RED: ["mr_pin_and_mr_tulip", *HAND[1:]]}, minions={5: {RED: 1}}, trolls={5: 1}, trouble=[5]
+    )
     assert controller(state, 5) == -1
     state, _ = run(state, (RED, PlayCard("mr_pin_and_mr_tulip")), (RED, Assassinate(5, TROLL)))
     assert controller(state, 5) == RED

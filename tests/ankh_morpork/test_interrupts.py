@@ -87,7 +87,9 @@ def test_fresh_start_club_places_the_minion_in_a_different_area() -> None:
 
 
 def test_igor_works_like_fresh_start_club_even_against_a_random_event() -> None:
-    state = table(hands={RED: ["rincewind", *FILLER], YELLOW: ["igor", "hex"]}, minions={5: {YELLOW: 1}, 1: {RED: 1}})
+    state = table(
+        hands={RED: ["rincewind", *FILLER], YELLOW: ["igor", "hex"]}, minions={5: {YELLOW: 1}, 1: {RED: 1}}
+    )
     state = put(state, events_deck=("the_dragon", *[e for e in state.events_deck if e != "the_dragon"]))
     state = dice(state, 5)
     state, _ = play(state, RED, PlayCard("rincewind"))
@@ -97,7 +99,9 @@ def test_igor_works_like_fresh_start_club_even_against_a_random_event() -> None:
 
 
 def test_gaspode_does_not_answer_a_random_event() -> None:
-    state = table(hands={RED: ["rincewind", *FILLER], YELLOW: ["gaspode", "hex"]}, minions={5: {YELLOW: 1}, 1: {RED: 1}})
+    state = table(
+        hands={RED: ["rincewind", *FILLER], YELLOW: ["gaspode", "hex"]}, minions={5: {YELLOW: 1}, 1: {RED: 1}}
+    )
     state = put(state, events_deck=("the_dragon", *[e for e in state.events_deck if e != "the_dragon"]))
     state = dice(state, 5)
     state, _ = play(state, RED, PlayCard("rincewind"))
@@ -106,7 +110,13 @@ def test_gaspode_does_not_answer_a_random_event() -> None:
 
 def test_gaspode_stops_another_players_move() -> None:
     state = table(hands={RED: ["the_duckman", *FILLER], YELLOW: ["gaspode"]}, minions={5: {YELLOW: 1}})
-    state, _ = run(state, (RED, PlayCard("the_duckman")), (RED, Scroll()), (RED, ChooseMinion(5, YELLOW)), (RED, ChooseArea(4)))
+    state, _ = run(
+        state,
+        (RED, PlayCard("the_duckman")),
+        (RED, Scroll()),
+        (RED, ChooseMinion(5, YELLOW)),
+        (RED, ChooseArea(4)),
+    )
     assert legal(state, YELLOW) == [PlayInterrupt("gaspode"), Skip()]
     state, _ = play(state, YELLOW, PlayInterrupt("gaspode"))
     assert minions_at(state, 5, YELLOW) == 1 and minions_at(state, 4, YELLOW) == 0
@@ -156,7 +166,9 @@ def test_the_auditors_victims_may_answer_their_forced_removal() -> None:
 
 
 def test_doctor_mossy_lawn_ends_the_turn_and_the_card_goes_back_to_hand() -> None:
-    state = table(hands={RED: ["moist_von_lipwig", "doctor_mossy_lawn", "hex"]}, minions={1: {RED: 1}}, money=[0, 0, 0])
+    state = table(
+        hands={RED: ["moist_von_lipwig", "doctor_mossy_lawn", "hex"]}, minions={1: {RED: 1}}, money=[0, 0, 0]
+    )
     state, _ = run(state, (RED, PlayCard("moist_von_lipwig")), (RED, PlaceMinion(2)), (RED, TakeMoney()))
     assert PlayInterrupt("doctor_mossy_lawn") in legal(state, RED)
     deck_top = state.deck[:3]

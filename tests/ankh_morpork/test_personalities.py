@@ -21,7 +21,10 @@ def _next_turn_starts(state):  # type: ignore[no-untyped-def]
 def _at_turn_end(players: int, personality: str, **board: object):  # type: ignore[no-untyped-def]
     people = [personality if p == YELLOW else PEOPLE[p] for p in range(players)]
     if personality in people[:YELLOW] + people[YELLOW + 1 :]:
-        people = [personality if p == YELLOW else "commander_vimes" if p == 0 else "lord_rust" for p in range(players)]
+        people = [
+            personality if p == YELLOW else "commander_vimes" if p == 0 else "lord_rust"
+            for p in range(players)
+        ]
     hands = {RED: ["pink_pussy_cat_club"]}
     return table(players, hands=hands, personalities=people, **board)  # type: ignore[arg-type]
 
@@ -31,7 +34,9 @@ def _spread(count: int) -> dict[int, dict[int, int]]:
 
 
 @pytest.mark.parametrize(("players", "areas"), [(2, 11), (3, 10), (4, 9)])
-def test_vetinari_wins_with_minions_in_enough_areas_at_the_start_of_his_turn(players: int, areas: int) -> None:
+def test_vetinari_wins_with_minions_in_enough_areas_at_the_start_of_his_turn(
+    players: int, areas: int
+) -> None:
     state = _next_turn_starts(_at_turn_end(players, "lord_vetinari", minions=_spread(areas)))
     assert state.over and state.winners == (YELLOW,) and state.end_reason == "personality"
     state = _next_turn_starts(_at_turn_end(players, "lord_vetinari", minions=_spread(areas - 1)))
@@ -56,7 +61,9 @@ def test_control_needs_more_pieces_than_every_other_player_and_the_trolls() -> N
     minions = {1: {YELLOW: 1}, 2: {YELLOW: 2, RED: 2}, 3: {YELLOW: 1}, 4: {YELLOW: 1}, 5: {YELLOW: 1}}
     state = _next_turn_starts(_at_turn_end(3, "lord_rust", minions=minions, buildings={2: YELLOW}))
     assert state.over  # the building breaks the tie in area 2
-    state = _next_turn_starts(_at_turn_end(3, "lord_rust", minions=minions, buildings={2: YELLOW}, trolls={2: 3}))
+    state = _next_turn_starts(
+        _at_turn_end(3, "lord_rust", minions=minions, buildings={2: YELLOW}, trolls={2: 3})
+    )
     assert not state.over
 
 
@@ -79,31 +86,55 @@ def test_chrysoprase_counts_cash_and_buildings_less_twelve_per_loan() -> None:
 
 def test_the_goal_is_checked_at_the_start_of_the_turn_not_the_end() -> None:
     state = _at_turn_end(3, "dragon_king_of_arms", minions=_spread(8), trouble=list(range(1, 9)), seat=YELLOW)
-    state = table(3, seat=YELLOW, hands={YELLOW: ["pink_pussy_cat_club"]}, personalities=state.personalities,
-                  minions=_spread(8), trouble=list(range(1, 9)))  # fmt: skip
+    state = table(
+        3,
+        seat=YELLOW,
+        hands={YELLOW: ["pink_pussy_cat_club"]},
+        personalities=state.personalities,
+        minions=_spread(8),
+        trouble=list(range(1, 9)),
+    )
     state, _ = run(state, (YELLOW, PlayCard("pink_pussy_cat_club")), (YELLOW, TakeMoney()))
     assert not state.over and state.current == GREEN
 
 
 def test_commander_vimes_wins_when_the_draw_pile_runs_out() -> None:
-    state = table(3, hands={RED: ["hex", "groat"]}, personalities=["lord_rust", "commander_vimes", "lord_selachii"],
-                  deck=["ruby", "dwarves"])  # fmt: skip
+    state = table(
+        3,
+        hands={RED: ["hex", "groat"]},
+        personalities=["lord_rust", "commander_vimes", "lord_selachii"],
+        deck=["ruby", "dwarves"],
+    )
     state, _ = run(state, (RED, PlayCard("hex")), (RED, Scroll()))
     assert state.over and state.end_reason == "deck_out" and state.winners == (YELLOW,)
     assert GAME.outcome(state) is not None and not GAME.legal_actions(state, RED)
 
 
 def test_an_empty_draw_pile_without_vimes_is_decided_by_points() -> None:
-    state = table(3, hands={RED: ["pink_pussy_cat_club"]}, personalities=["lord_rust", "lord_vetinari", "lord_selachii"],
-                  deck=["ruby"], money=[0, 30, 0], minions={1: {RED: 1}})  # fmt: skip
+    state = table(
+        3,
+        hands={RED: ["pink_pussy_cat_club"]},
+        personalities=["lord_rust", "lord_vetinari", "lord_selachii"],
+        deck=["ruby"],
+        money=[0, 30, 0],
+        minions={1: {RED: 1}},
+    )
     state, _ = run(state, (RED, PlayCard("pink_pussy_cat_club")), (RED, TakeMoney()))
     assert state.over and state.end_reason == "deck_out" and state.winners == (YELLOW,)
 
 
 def test_points_breakdown_minions_buildings_money_and_loans() -> None:
-    state = table(3, hands={RED: ["hex"]}, personalities=list(PEOPLE[:3]), deck=["ruby"],
-                  minions={1: {RED: 2}, 5: {RED: 1}, 6: {RED: 1}}, demons={6: 1}, buildings={2: RED, 6: RED},
-                  money=[13, 0, 0], loans=(("mr_bent", "bank_of_ankh_morpork"), (), ()))  # fmt: skip
+    state = table(
+        3,
+        hands={RED: ["hex"]},
+        personalities=list(PEOPLE[:3]),
+        deck=["ruby"],
+        minions={1: {RED: 2}, 5: {RED: 1}, 6: {RED: 1}},
+        demons={6: 1},
+        buildings={2: RED, 6: RED},
+        money=[13, 0, 0],
+        loans=(("mr_bent", "bank_of_ankh_morpork"), (), ()),
+    )
     state, _ = run(state, (RED, PlayCard("hex")), (RED, Scroll()))
     result = GAME.outcome(state).results[RED]  # type: ignore[union-attr]
     # 3 minions outside the demon's area, Unreal Estate's 18 (not The Hippo's), $13, repay 12 then -15
@@ -112,8 +143,17 @@ def test_points_breakdown_minions_buildings_money_and_loans() -> None:
 
 
 def test_pieces_beside_a_demon_count_with_that_option() -> None:
-    state = table(3, hands={RED: ["hex"]}, personalities=list(PEOPLE[:3]), deck=["ruby"], minions={6: {RED: 1}},
-                  demons={6: 1}, buildings={6: RED}, money=[0, 0, 0], options=Options(demons_void_scoring=False))  # fmt: skip
+    state = table(
+        3,
+        hands={RED: ["hex"]},
+        personalities=list(PEOPLE[:3]),
+        deck=["ruby"],
+        minions={6: {RED: 1}},
+        demons={6: 1},
+        buildings={6: RED},
+        money=[0, 0, 0],
+        options=Options(demons_void_scoring=False),
+    )
     state, _ = run(state, (RED, PlayCard("hex")), (RED, Scroll()))
     assert GAME.outcome(state).results[RED].score == 5 + 12  # type: ignore[union-attr]
 

@@ -54,7 +54,9 @@ def test_the_first_player_is_random() -> None:
 def test_a_view_shows_your_hand_and_personality_only() -> None:
     state = table(hands={RED: ["hex", "groat"]})
     mine = GAME.view(state, RED)
-    assert mine.seats[RED].hand == ("hex", "groat") and mine.seats[RED].personality == state.personalities[RED]
+    assert (
+        mine.seats[RED].hand == ("hex", "groat") and mine.seats[RED].personality == state.personalities[RED]
+    )
     assert mine.seats[YELLOW].hand is None and mine.seats[YELLOW].personality is None
     spectator = GAME.view(state, None)
     assert all(s.hand is None and s.personality is None for s in spectator.seats)
@@ -88,7 +90,9 @@ def test_stanleys_cards_are_seen_by_the_taker_only() -> None:
 
 def test_cable_street_shows_the_inspected_hand_to_the_inspector_only() -> None:
     state = table(hands={RED: ["cable_street_particulars", "groat"], YELLOW: ["hex", "modo"]})
-    state, _ = run(state, (RED, PlayCard("cable_street_particulars")), (RED, Scroll()), (RED, ChoosePlayer(YELLOW)))
+    state, _ = run(
+        state, (RED, PlayCard("cable_street_particulars")), (RED, Scroll()), (RED, ChoosePlayer(YELLOW))
+    )
     assert GAME.view(state, RED).shown_hand == ("hex", "modo")
     assert GAME.view(state, 2).shown_hand is None
     _views_survive_resampling(state)

@@ -98,7 +98,9 @@ def test_mrs_cake_shows_three_unused_personalities_with_three_players_and_two_wi
 
 def test_opera_house_pays_a_dollar_per_minion_in_isle_of_gods() -> None:
     # no money to build: the building symbol lapses by itself
-    state = table(hands={RED: ["opera_house", *FILLER]}, minions={10: {RED: 1, YELLOW: 2, GREEN: 1}}, money=[0, 0, 0])
+    state = table(
+        hands={RED: ["opera_house", *FILLER]}, minions={10: {RED: 1, YELLOW: 2, GREEN: 1}}, money=[0, 0, 0]
+    )
     state, _ = run(state, (RED, PlayCard("opera_house")), (RED, Scroll()))
     assert state.money[RED] == 4
 
@@ -111,7 +113,10 @@ def test_the_dysk_with_two_minions_in_isle_of_gods_pays_two() -> None:
 
 def test_mr_slant_on_isle_of_gods_with_four_minions_pays_eight() -> None:
     state = table(
-        hands={RED: ["mr_slant", *FILLER]}, minions={10: {RED: 2, YELLOW: 2}, 1: {RED: 1}}, trouble=[10], money=[0, 0, 0]
+        hands={RED: ["mr_slant", *FILLER]},
+        minions={10: {RED: 2, YELLOW: 2}, 1: {RED: 1}},
+        trouble=[10],
+        money=[0, 0, 0],
     )
     state, _ = run(state, (RED, PlayCard("mr_slant")), (RED, Scroll()), (RED, ChooseArea(10)))
     assert state.money[RED] == 8
@@ -125,7 +130,10 @@ def test_rincewind_draws_riots_with_fewer_than_eight_trouble_markers_and_play_go
 
 
 def test_wallace_sonky_cancels_the_beggars_guild_text_but_the_minion_is_still_placed() -> None:
-    state = table(hands={RED: ["beggars_guild", *FILLER], YELLOW: ["wallace_sonky", "hex", "dwarves"]}, minions={1: {RED: 1}})
+    state = table(
+        hands={RED: ["beggars_guild", *FILLER], YELLOW: ["wallace_sonky", "hex", "dwarves"]},
+        minions={1: {RED: 1}},
+    )
     state, _ = run(state, (RED, PlayCard("beggars_guild")), (RED, Scroll()), (RED, ChoosePlayer(YELLOW)))
     assert state.stack[-1].kind == "interrupt" and state.stack[-1].player == YELLOW
     state, events = play(state, YELLOW, PlayInterrupt("wallace_sonky"))
@@ -148,7 +156,12 @@ def test_foul_ole_ron_moving_a_minion_into_occupied_isle_of_gods_makes_trouble()
 
 
 def test_mr_pin_and_mr_tulip_in_dimwell_remove_the_minion_and_the_trouble_then_take_one() -> None:
-    state = table(hands={RED: ["mr_pin_and_mr_tulip", *FILLER]}, minions={8: {YELLOW: 1, RED: 1}}, trouble=[8], money=[0, 0, 0])
+    state = table(
+        hands={RED: ["mr_pin_and_mr_tulip", *FILLER]},
+        minions={8: {YELLOW: 1, RED: 1}},
+        trouble=[8],
+        money=[0, 0, 0],
+    )
     state, _ = run(state, (RED, PlayCard("mr_pin_and_mr_tulip")), (RED, Assassinate(8, YELLOW)))
     assert minions_at(state, 8, YELLOW) == 0 and not state.trouble[7]
     state, _ = play(state, RED, TakeMoney())
@@ -156,7 +169,9 @@ def test_mr_pin_and_mr_tulip_in_dimwell_remove_the_minion_and_the_trouble_then_t
 
 
 def test_captain_carrot_places_in_longwall_removes_that_trouble_and_takes_a_dollar() -> None:
-    state = table(hands={RED: ["captain_carrot", *FILLER]}, minions={9: {YELLOW: 1}, 8: {RED: 1}}, money=[0, 0, 0])
+    state = table(
+        hands={RED: ["captain_carrot", *FILLER]}, minions={9: {YELLOW: 1}, 8: {RED: 1}}, money=[0, 0, 0]
+    )
     state, _ = run(state, (RED, PlayCard("captain_carrot")), (RED, PlaceMinion(9)))
     assert state.trouble[8]
     state, _ = run(state, (RED, RemoveTrouble(9)), (RED, TakeMoney()))
@@ -164,7 +179,9 @@ def test_captain_carrot_places_in_longwall_removes_that_trouble_and_takes_a_doll
 
 
 def test_flood_on_dolly_sisters_and_the_shades_moves_minions_out() -> None:
-    state = table(hands={RED: ["rincewind", *FILLER]}, minions={7: {RED: 1, YELLOW: 1}, 3: {RED: 1}}, trouble=[7])
+    state = table(
+        hands={RED: ["rincewind", *FILLER]}, minions={7: {RED: 1, YELLOW: 1}, 3: {RED: 1}}, trouble=[7]
+    )
     state = put(state, events_deck=("flood", *[e for e in state.events_deck if e != "flood"]))
     state = dice(state, 1, 7)
     state, _ = play(state, RED, PlayCard("rincewind"))
@@ -191,15 +208,23 @@ def test_death_needs_one_interrupt_per_assassination() -> None:
         minions={5: {YELLOW: 1}, 7: {YELLOW: 1}, 1: {RED: 1}},
         trouble=[5, 7],
     )
-    state, _ = run(state, (RED, PlayCard("death")), (RED, Assassinate(5, YELLOW)), (YELLOW, PlayInterrupt("gaspode")))
+    state, _ = run(
+        state, (RED, PlayCard("death")), (RED, Assassinate(5, YELLOW)), (YELLOW, PlayInterrupt("gaspode"))
+    )
     assert minions_at(state, 5, YELLOW) == 1
     state, _ = play(state, RED, Assassinate(7, YELLOW))
     assert minions_at(state, 7, YELLOW) == 0
 
 
 def test_drumknott_plays_two_cards_each_resolved_in_full() -> None:
-    state = table(hands={RED: ["drumknott", "groat", "pink_pussy_cat_club", "hex"]}, minions={1: {RED: 1}}, money=[0, 0, 0])
-    state, _ = run(state, (RED, PlayCard("drumknott")), (RED, Scroll()), (RED, PlayCard("pink_pussy_cat_club")))
+    state = table(
+        hands={RED: ["drumknott", "groat", "pink_pussy_cat_club", "hex"]},
+        minions={1: {RED: 1}},
+        money=[0, 0, 0],
+    )
+    state, _ = run(
+        state, (RED, PlayCard("drumknott")), (RED, Scroll()), (RED, PlayCard("pink_pussy_cat_club"))
+    )
     state, _ = run(state, (RED, TakeMoney()), (RED, Skip()))  # its own 'play another' declined
     assert top(state).kind == "play_two"
     state, _ = run(state, (RED, PlayCard("groat")), (RED, PlaceMinion(2)))
