@@ -705,8 +705,7 @@ class GameMatches:
 
     async def _check_fresh(self, match: _Match) -> bool:
         """Whether the cached match is still the latest (one round trip); drops it if not."""
-        meta = await self.store.meta(match.key)
-        if meta.get("version") == str(match.version) and meta.get("head_hash") == match.head:
+        if await self.store.head(match.key) == (match.version, match.head):
             return True
         self._cache.pop(match.key, None)
         return False

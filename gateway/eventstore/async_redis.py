@@ -165,6 +165,12 @@ class AsyncRedisEventStore:
             raw = await self.client.hgetall(match_keys(key).meta)
         return {k.decode(): v.decode() for k, v in raw.items()}
 
+    async def head(self, key: MatchKey) -> tuple[int, str]:
+        """The match's version and chain head (0 and GENESIS when it has none)."""
+        async with _unavailable():
+            version, head = await self.client.hmget(match_keys(key).meta, ["version", "head_hash"])
+        return (int(version), head.decode()) if version is not None else (0, GENESIS)
+
     async def command(self, key: MatchKey, command_id: str) -> tuple[int, int, str] | None:
         """The first result of a command id: (first, last, actor), or None if unused."""
         async with _unavailable():
