@@ -458,3 +458,33 @@ def test_queued_tickets_are_counted_by_game_over_tenants(plain: ClientFactory) -
         assert await mm.queued_by_game() == {"ys": 2, "bruges": 1}
 
     run(scenario)
+
+
+def test_a_pools_keys_share_one_cluster_slot_and_pools_spread_over_primaries(
+    redis_cluster_client: Any, local_cluster: Any
+) -> None:
+    from gateway.matchmaking import _Pool
+
+    for n in range(60):
+        pool = _Pool(f"tenant-{n % 7}", f"game_{n}")
+        keys = [pool.key(part) for part in ("queue", "tickets", "done", "pending", "pairings")]
+        assert len({redis_cluster_client.keyslot(k) for k in keys}) == 1, keys
+    owners = {
+        redis_cluster_client.get_node_from_key(_Pool("t", f"game_{n}").key("queue")).name for n in range(60)
+    }
+    assert len(owners) == sum(node.primary for node in local_cluster.nodes)
+
+
+def test_queued_tickets_outlive_the_replica_that_took_them(plain: ClientFactory) -> None:
+    async def scenario() -> None:
+        first = plain()
+        gone = Matchmaker(first, policy=EAGER)
+        alice = await gone.enqueue(request("alice"))
+        bob = await gone.enqueue(request("bob"))
+        await first.aclose()
+
+        fresh = Matchmaker(plain(), policy=EAGER)
+        (pairing,) = await fresh.pair_once("acme", "ys")
+        assert {t for t, _, _ in pairing.seats} == {alice.ticket_id, bob.ticket_id}
+
+    run(scenario)
