@@ -637,6 +637,7 @@ class GameMatches:
             },
             meta=meta,
             extra=extra,
+            hashes=hashes,
         )
         if result.status != OK:
             if result.status == CONFLICT:

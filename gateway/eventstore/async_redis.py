@@ -127,6 +127,7 @@ class AsyncRedisEventStore:
         snapshot: Mapping[str, str | bytes] | None = None,
         meta: Mapping[str, str] | None = None,
         extra: Sequence[Mapping[str, bytes]] = (),
+        hashes: Sequence[str] | None = None,
     ) -> AppendOutcome:
         """One atomic append (see APPEND_SCRIPT); chained from `expected_head`, which the script
         checks against the stored head, so a stale or forged head is a conflict, never a fork."""
@@ -143,6 +144,7 @@ class AsyncRedisEventStore:
             snapshot,
             meta,
             extra=extra,
+            hashes=hashes,
         )
         async with _unavailable():
             status, first, last = await self._append(keys=list(match_keys(key)), args=args)

@@ -404,18 +404,24 @@ def append_args(
     meta: Mapping[str, str] | None,
     *,
     extra: Sequence[Mapping[str, bytes]] = (),
+    hashes: Sequence[str] | None = None,
 ) -> tuple[list[str | bytes | int], list[str]]:
     """ARGV of the append script (layout documented in it), and each new entry's hash.
 
     `snapshot` holds the snapshot hash's fields besides `version` (the script sets that);
-    `extra[i]` holds fields stored beside the chain on entry i (action, receipt).
+    `extra[i]` holds fields stored beside the chain on entry i (action, receipt); `hashes`, when
+    the caller already chained the entries (to sign the head), saves computing them again.
     """
     entry_args: list[str | bytes | int] = []
-    hashes: list[str] = []
+    computed: list[str] = []
     head = chain_from
     for index, (version, event) in enumerate(enumerate(events, start=expected_version + 1)):
-        entry_hash = chain_hash(
-            head, version, event.type, actor, command_id, rules_version, time_ms, event.payload
+        entry_hash = (
+            hashes[index]
+            if hashes is not None
+            else chain_hash(
+                head, version, event.type, actor, command_id, rules_version, time_ms, event.payload
+            )
         )
         values: tuple[str | bytes | int, ...] = (
             version,
@@ -433,7 +439,7 @@ def append_args(
         entry_args += values  # in ENTRY_FIELDS order: the script adds the names
         for name, blob in more.items():
             entry_args += (name, blob)
-        hashes.append(entry_hash)
+        computed.append(entry_hash)
         head = entry_hash
 
     snapshot_args: list[str | bytes] = []
@@ -457,7 +463,7 @@ def append_args(
         *entry_args,
         *snapshot_args,
     ]
-    return args, hashes
+    return args, computed
 
 
 def decode_snapshot(fields: Any) -> Snapshot | None:
