@@ -64,6 +64,7 @@ _PAIRING = "pairing"  # internal: seated, match being created; clients see QUEUE
 _ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 _TICKET_ID = re.compile(r"t\.[0-9a-f]{24}")
 MAX_PLAYER_ID = 128
+_RELIST_POOLS_S = 60.0
 
 # KEYS: queue, tickets.  ARGV: ticket id, ticket JSON, enqueued ms, wake channel, pool
 _ENQUEUE = """
@@ -413,7 +414,9 @@ class Matchmaker:
         self._complete = _guarded_script(redis, guard, _COMPLETE)
         self._reclaim = _guarded_script(redis, guard, _RECLAIM)
         self._abandon = _guarded_script(redis, guard, _ABANDON)
-        self._known_pools: set[str] = set()  # pools this replica already added to POOLS_KEY
+        # Pools this replica listed in POOLS_KEY, and when (monotonic s): re-listed now and then
+        # in case the set was lost (a restore from an old backup, a flushed test database).
+        self._known_pools: dict[str, float] = {}
         self._woken: set[str] = set()  # pools an enqueue announced since the last pass
         self._wake = asyncio.Event()
         self._waiters: dict[tuple[str, str], set[asyncio.Event]] = {}
@@ -453,10 +456,11 @@ class Matchmaker:
             exp=now + self._ttl_ms,
             state=QUEUED,
         )
-        if pool.member not in self._known_pools:
+        listed = self._known_pools.get(pool.member)
+        if listed is None or time.monotonic() - listed > _RELIST_POOLS_S:
             # Before the ticket exists, so every queued ticket's pool is listed for the loops.
             await self._redis.sadd(POOLS_KEY, pool.member)
-            self._known_pools.add(pool.member)
+            self._known_pools[pool.member] = time.monotonic()
         await self._enqueue(
             keys=[pool.key("queue"), pool.key("tickets")],
             args=[ticket.id, _JSON.encode(ticket), now, WAKE_CHANNEL, pool.member],
