@@ -606,40 +606,61 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
     async def Watch(self, request: Any, context: Any, principal: Principal) -> AsyncIterator[Any]:
         key = _key(principal, request.match_id)
         seat = principal.seat
-        matches = self.ports.matches
         hub = self.ports.hub
         known = int(request.from_version)
-        first = True
         metrics.WATCH_STREAMS.inc()
         try:
             async with hub.watching(key) as feed:
+                updates, known = await self._catch_up(key, seat, known, 0, first=True)
+                for update in updates:
+                    yield update
                 while not self.ports.stopping.is_set():
-                    # The view first, then the events up to its version: an update never holds
-                    # events the view does not include, and the next read starts where it ends.
-                    view = await matches.get_view(key, seat)
-                    if first and known > view.version:
-                        raise BadRequest(f"from_version {known} is beyond the match's version {view.version}")
-                    while known < view.version:
-                        events = [
-                            e
-                            for e in await matches.events_since(key, seat, known)
-                            if e.version <= view.version
-                        ]
-                        if not events:
-                            break
-                        known = events[-1].version
-                        update = gateway_pb2.WatchUpdate(events=[_event(e, key) for e in events])
-                        if known >= view.version:
-                            update.view.CopyFrom(_view(view, key.match_id))
-                            first = False
-                        yield update
-                    if first:  # nothing new: the current view, so the client can draw
-                        first = False
-                        known = view.version
-                        yield gateway_pb2.WatchUpdate(view=_view(view, key.match_id))
                     await hub.wait(feed, known)
+                    announced = feed.version
+                    if announced > known:
+                        # Woken for a version: every watcher of this match with the same seat and
+                        # position needs the same updates; the first computes, the others share.
+                        shared = feed.shared.get((seat, known, announced))
+                        if shared is None:
+                            shared = asyncio.ensure_future(self._catch_up(key, seat, known, announced))
+                            feed.shared[(seat, known, announced)] = shared
+                        updates, reached = await asyncio.shield(shared)
+                    else:  # a safety poll or a resubscription: check Redis for anything missed
+                        updates, reached = await self._catch_up(key, seat, known, 0)
+                    for update in updates:
+                        yield update
+                    if reached == known and announced > known:
+                        await hub.wait(feed, announced)  # announced but not readable yet: no spin
+                    known = reached
         finally:
             metrics.WATCH_STREAMS.dec()
+
+    async def _catch_up(
+        self, key: MatchKey, seat: int | None, known: int, min_version: int, *, first: bool = False
+    ) -> tuple[list[gateway_pb2.WatchUpdate], int]:
+        """The updates that bring a watcher at `known` to the latest version, and that version.
+
+        The view first, then the events up to its version: an update never holds events its view
+        does not include, and the next read starts where this one ended (no gap, no duplicate).
+        """
+        matches = self.ports.matches
+        view = await matches.get_view(key, seat, min_version=min_version)
+        if first and known > view.version:
+            raise BadRequest(f"from_version {known} is beyond the match's version {view.version}")
+        updates = []
+        while known < view.version:
+            events = [e for e in await matches.events_since(key, seat, known) if e.version <= view.version]
+            if not events:
+                break
+            known = events[-1].version
+            update = gateway_pb2.WatchUpdate(events=[_event(e, key) for e in events])
+            if known >= view.version:
+                update.view.CopyFrom(_view(view, key.match_id))
+            updates.append(update)
+        if first and not updates:  # nothing new: the current view, so the client can draw
+            known = view.version
+            updates.append(gateway_pb2.WatchUpdate(view=_view(view, key.match_id)))
+        return updates, known
 
     # -- matchmaking ---------------------------------------------------------------------------
 

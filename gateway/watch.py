@@ -32,18 +32,22 @@ _log = structlog.get_logger("watch")
 class _Feed:
     """The local watchers of one match: a broadcast signal replaced at every notification."""
 
-    __slots__ = ("signal", "version", "watchers")
+    __slots__ = ("shared", "signal", "version", "watchers")
 
     def __init__(self) -> None:
         self.signal = asyncio.Event()
         self.version = 0  # the highest version a notification announced
         self.watchers = 0
+        # Work the watchers of this match share for the version announced last (the servicer
+        # keys it by seat and position); dropped when a newer version is announced.
+        self.shared: dict[Any, Any] = {}
 
     def wake(self, version: int | None = None) -> None:
         if version is not None:
             if version <= self.version:
                 return  # a duplicate or late notification: watchers already know
             self.version = version
+            self.shared = {}
         self.signal.set()
         self.signal = asyncio.Event()
 

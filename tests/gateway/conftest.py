@@ -161,7 +161,7 @@ class FakeMatches:
         moves = sum(1 for e in match.events if e.type == "moved")
         return moves % len(match.players)
 
-    async def get_view(self, key: MatchKey, seat: int | None) -> FakeView:
+    async def get_view(self, key: MatchKey, seat: int | None, *, min_version: int = 0) -> FakeView:
         match = self._match(key)
         active = self._active(match)
         legal = [b'{"type":"move"}'] if seat == active else []
