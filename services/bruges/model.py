@@ -488,6 +488,7 @@ class SeatView(msgspec.Struct, frozen=True):
     known_hand: tuple[int, ...]  # cards in this hand everyone knows (persons sent back by Fire)
     houses: tuple[HouseView, ...]
     canals: tuple[int, int]
+    canal_spaces: tuple[tuple[str, ...], tuple[str, ...]]  # this seat's space colours, seal outward
     statues: tuple[int, ...]
     majorities: dict[str, bool]
     plays_left: int
@@ -515,3 +516,5 @@ class View(msgspec.Struct, frozen=True):
     statues: tuple[int, ...]
     seats: tuple[SeatView, ...]
     tasks: tuple[Task, ...]
+    canal_costs: tuple[int, ...]  # guilders per canal space, seal outward (board data)
+    reputation_points: tuple[int, ...]  # points of reputation steps 1..12 (board data)

@@ -68,6 +68,7 @@ def view(rules: Rules, state: State, viewer: int | None, active: tuple[int, ...]
                     for h in seat.houses
                 ),
                 canals=seat.canals,
+                canal_spaces=(rules.board.guard_houses[p].left, rules.board.guard_houses[p].right),
                 statues=seat.statues,
                 majorities=dict(zip(MAJORITIES, seat.majorities, strict=True)),
                 plays_left=seat.plays_left,
@@ -95,6 +96,8 @@ def view(rules: Rules, state: State, viewer: int | None, active: tuple[int, ...]
         statues=state.statues,
         seats=tuple(seats),
         tasks=state.tasks,
+        canal_costs=rules.board.canal_costs,
+        reputation_points=rules.board.reputation_points,
     )
 
 
