@@ -124,6 +124,8 @@ def assassination_options(state: State, seat: int) -> list[Action]:
 
 def _symbol_options(t: Tables, state: State, frame: Frame) -> list[Action]:
     card = t.cards[frame.card]
+    if frame.step >= len(card.symbols):
+        return []  # the card is done: only Doctor Mossy Lawn or an ability may still come
     symbol = card.symbols[frame.step]
     seat = frame.player
     if symbol == "M":
@@ -159,6 +161,8 @@ def _card_before(ctx: Ctx, frame: Frame) -> bool:
     """A finished card leaves the table; a random event symbol is mandatory [SEED]."""
     card = ctx.t.cards[frame.card]
     if frame.step >= len(card.symbols):
+        if mossy_options(ctx.t, ctx.state, frame.player):
+            return False  # Doctor Mossy Lawn may still keep this card in hand
         ctx.pop()
         finish_card(ctx, frame)
         return True
@@ -190,6 +194,10 @@ def _on_card(ctx: Ctx, frame: Frame, action: Any) -> None:
         ctx.pop()
         finish_card(ctx, frame)
         start_card(ctx, seat, action.card)
+        return
+    if frame.step >= len(card.symbols):  # Skip after the last symbol: the card is done
+        ctx.pop()
+        finish_card(ctx, frame)
         return
     ctx.replace_top(msgspec.structs.replace(frame, step=frame.step + 1))
     if isinstance(action, Skip):

@@ -188,3 +188,16 @@ def test_a_sonky_answer_to_a_chosen_player_leaves_the_others_alone() -> None:
     state = table(hands={RED: ["nobby_nobbs", *FILLER], YELLOW: ["wallace_sonky"]}, money=[0, 5, 5])
     state, _ = run(state, (RED, PlayCard("nobby_nobbs")), (RED, Scroll()), (RED, ChoosePlayer(GREEN)))
     assert state.money == (3, 5, 2)
+
+
+def test_doctor_mossy_lawn_may_follow_the_cards_last_symbol() -> None:
+    state = table(hands={RED: ["pink_pussy_cat_club", "doctor_mossy_lawn"]}, money=[0, 0, 0])
+    state, _ = run(state, (RED, PlayCard("pink_pussy_cat_club")), (RED, TakeMoney()))
+    assert legal(state, RED) == [PlayInterrupt("doctor_mossy_lawn"), Skip()]  # 'play another': none
+    state, _ = play(state, RED, PlayInterrupt("doctor_mossy_lawn"))
+    assert "pink_pussy_cat_club" in state.hands[RED] and state.money[RED] == 3 and state.current == YELLOW
+
+
+def test_doctor_mossy_lawn_is_not_offered_off_turn() -> None:
+    state = _assassination(["doctor_mossy_lawn", "hex"])
+    assert minions_at(state, 8, YELLOW) == 0 and top(state).player == RED
