@@ -80,6 +80,14 @@ from services.waterdeep.model import (
 )
 
 PLAYER_COUNTS = (2, 3, 4, 5)
+# Decisions whose options come from an effect of their source card.
+_EFFECT_OF = {
+    "opponent": "opponent_gain",
+    "favor": "favor",
+    "offer": "offer",
+    "discard_own": "change_of_plans",
+    "discard_other": "change_of_plans",
+}
 _CUBE_INDEX = {c: i for i, c in enumerate(CUBES)}
 _RES_INDEX = {"c": 0, "f": 1, "r": 2, "w": 3, "gold": 4, "vp": 5}
 
@@ -373,6 +381,12 @@ class Rules:
         r = quest.requires
         c = x.cubes
         return c[0] >= r.c and c[1] >= r.f and c[2] >= r.r and c[3] >= r.w and x.gold >= r.gold
+
+    def _has_effect(self, source: str, op: str) -> bool:
+        card = self.intrigues.get(base(source))
+        quest = self.quests.get(base(source))
+        effects = card.effect if card else quest.extra if quest else ()
+        return any(e.op == op for e in effects)
 
     def _effect(self, source: str, op: str) -> Effect:
         card = self.intrigues.get(base(source))
@@ -786,6 +800,60 @@ class Rules:
     def _effect_of_tile(self, tile: str, op: str) -> Effect:
         return next(e for e in self.tiles[tile].action if e.op == op)
 
+    # -- a forged or corrupted state is the caller's fault -----------------------------------
+
+    def check_state(self, state: State) -> None:
+        """Raise ValueError naming the first way a decodable state does not fit the game."""
+        n = state.players
+        if n not in PLAYER_COUNTS or len(state.seats) != n:
+            raise ValueError("players and seats disagree")
+        if not 0 <= state.first < n or not -1 <= state.current < n or not 0 <= state.next_seat < n:
+            raise ValueError("a turn marker names no seat")
+        if not -1 <= state.ambassador < n or not 0 <= state.round <= ROUNDS:
+            raise ValueError("ambassador or round out of range")
+        if len(state.inn) != INN_SLOTS or len(state.hall) != HALL_SLOTS or len(state.hall_vp) != HALL_SLOTS:
+            raise ValueError("Cliffwatch Inn has 4 slots and Builder's Hall 3")
+        quests = (*state.inn, *state.quest_deck, *state.quest_discard, *state.revealed)
+        quests += tuple(q for x in state.seats for q in (*x.quests, *x.completed))
+        if any(q and base(q) not in self.quests for q in quests):
+            raise ValueError("an unknown quest")
+        cards = (*state.intrigue_deck, *state.intrigue_discard, *(c for x in state.seats for c in x.intrigue))
+        if any(base(c) not in self.intrigues for c in cards):
+            raise ValueError("an unknown intrigue card")
+        tiles = (*state.hall, *state.stack, *(b.tile for b in state.buildings))
+        if any(t and t not in self.tiles for t in tiles):
+            raise ValueError("an unknown Building tile")
+        for b in state.buildings:
+            if not 0 <= b.owner < n or len(b.stock) != 6:
+                raise ValueError(f"building {b.tile}: bad owner or stock")
+        for x in state.seats:
+            if len(x.cubes) != 4 or min(x.cubes) < 0 or x.gold < 0 or x.pool < 0 or x.lord not in self.lords:
+                raise ValueError("a seat's resources or Lord are malformed")
+            if any(q not in self.quests or not self.quests[q].plot for q in x.plots):
+                raise ValueError("a plot that is not a plot quest")
+        for placed in state.placed:
+            if not 0 <= placed.player < n or (
+                placed.space not in self.spaces and placed.space not in self.tiles
+            ):
+                raise ValueError("an agent on an unknown space")
+        for d in state.pending:
+            if not 0 <= d.player < n or d.kind not in self._option_fns:
+                raise ValueError("a malformed pending decision")
+            if d.kind in ("cube", "reassign") and (
+                (d.kind == "cube" and any(t not in _CUBE_INDEX for t in d.items))
+                or (d.kind == "reassign" and len(d.items) != 2)
+            ):
+                raise ValueError("a malformed pending decision")
+            op = _EFFECT_OF.get(d.kind)
+            if op is not None and not self._has_effect(d.source, op):
+                raise ValueError(f"a pending {d.kind} decision from a card without that effect")
+            if d.kind == "garden" and (len(d.items) != 1 or base(d.items[0]) not in self.quests):
+                raise ValueError("a malformed pending decision")
+            if d.kind in ("offer", "target") and len(d.items) != 1:
+                raise ValueError("a malformed pending decision")
+            if d.kind == "offer" and d.items[0] not in {str(p) for p in range(n)}:
+                raise ValueError("an offer to an unknown seat")
+
     def _push(self, log: _Log, *decisions: Decision) -> None:
         """Push decisions so that the first one given is answered first."""
         log.emit(DecisionsPushed(tuple(reversed(decisions))))
@@ -1052,7 +1120,7 @@ class Rules:
         n = log.state.players
         opponents = [(p + k) % n for k in range(1, n)]
         decisions: list[Decision] = []
-        group = 2000 + log.state.acts
+        group = 10_000 + 4 * log.state.acts  # unique per card played (round starts use 1001-1008)
         for e in self.intrigues[base(card)].effect:
             op = e.op
             if op == "gain":
@@ -1076,7 +1144,7 @@ class Rules:
                 decisions.extend(Decision(o, "cube", e.types, e.n, card, group=group) for o in opponents)
             elif op == "offer":
                 decisions.extend(
-                    Decision(o, "offer", (str(p),), source=card, group=group + 500) for o in opponents
+                    Decision(o, "offer", (str(p),), source=card, group=group + 1) for o in opponents
                 )
             elif op == "favor":
                 decisions.append(Decision(p, "favor", source=card, act=act))
@@ -1098,7 +1166,7 @@ class Rules:
             elif op == "change_of_plans":
                 decisions.append(Decision(p, "discard_own", source=card))
                 decisions.extend(
-                    Decision(o, "discard_other", source=card, group=group + 700) for o in opponents
+                    Decision(o, "discard_other", source=card, group=group + 2) for o in opponents
                 )
             elif op == "real_estate":
                 decisions.append(Decision(p, "own_building", source=card))
@@ -1150,6 +1218,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
         redact_event=views.redact_event,
         probe_actions=rules.probe_actions,
         resample_hidden=lambda state, viewer, rng: views.resample_hidden(state, viewer, rng, rules.catalog),
+        check_state=rules.check_state,
         variants=VARIANTS,
     )
 
