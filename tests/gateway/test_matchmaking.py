@@ -488,3 +488,15 @@ def test_queued_tickets_outlive_the_replica_that_took_them(plain: ClientFactory)
         assert {t for t, _, _ in pairing.seats} == {alice.ticket_id, bob.ticket_id}
 
     run(scenario)
+
+
+def test_a_waiter_learns_of_its_tickets_expiry(plain: ClientFactory) -> None:
+    async def scenario() -> None:
+        # Expiry comes by the clock, with no message: the waiter must wake for it by itself.
+        mm = Matchmaker(plain(), ticket_ttl_s=0.3, safety_poll_s=60)
+        alice = await mm.enqueue(request("alice"))
+        expired = await asyncio.wait_for(mm.wait("acme", alice.ticket_id, QUEUED, 30), 20)
+        assert expired.state == EXPIRED
+        await mm.close()
+
+    run(scenario)
