@@ -491,3 +491,86 @@ def test_the_use_cases_run_on_redis_cluster(local_cluster: LocalCluster, targets
             await client.aclose()
 
     asyncio.run(scenario())
+
+
+# -- loading -----------------------------------------------------------------------------------------
+
+
+def _resign_snapshot(redis_client: redis.Redis, key: MatchKey, **changes: Any) -> None:
+    """Rewrite the snapshot's fields and MAC it with the deployment's key (as the gateway would)."""
+    from gateway.domain.receipts import snapshot_message
+    from tests.gateway.gwcore_support import SHARED_KEYS
+
+    fields = {k.decode(): v for k, v in redis_client.hgetall(match_keys(key).snapshot).items()}
+    fields.update(changes)
+    message = snapshot_message(
+        key.tenant, key.match_id, int(fields["version"]), fields["head_hash"].decode(),
+        fields["rules_version"].decode(), fields["state"],
+    )  # fmt: skip
+    key_id, mac = SHARED_KEYS.mac(message)
+    fields.update(key_id=key_id.encode(), mac=mac)
+    redis_client.hset(match_keys(key).snapshot, mapping=fields)
+
+
+def test_a_snapshot_older_than_the_stream_is_caught_up_from_the_newer_events(
+    url: str, targets: dict[str, str], redis_client: redis.Redis
+) -> None:
+    async def play(turns: range) -> None:
+        async with gateway(url, targets) as matches:
+            if turns.start == 0:
+                await _create(matches)
+            for turn in turns:
+                assert (await matches.submit(_key(), turn % 2, TAKE_ONE, command_id=f"t{turn}")).accepted
+
+    asyncio.run(play(range(0, 2)))
+    old = redis_client.hgetall(match_keys(_key()).snapshot)
+    asyncio.run(play(range(2, 5)))
+    redis_client.hset(match_keys(_key()).snapshot, mapping=old)  # the snapshot at version 3 of 6
+
+    async def check() -> None:
+        async with gateway(url, targets) as fresh:
+            view = await fresh.get_view(_key(), None)
+            assert view.version == 6 and json.loads(view.view_json)["pile"] == 10
+            assert (await fresh.submit(_key(), 1, TAKE_ONE, command_id="t5")).version == 7
+
+    asyncio.run(check())
+
+
+def test_a_state_made_by_other_rules_is_rebuilt_from_the_events(
+    url: str, targets: dict[str, str], redis_client: redis.Redis
+) -> None:
+    """A rolling upgrade: the cached state's rules version is refused, so the stream is replayed."""
+
+    async def play(turns: range) -> int:
+        async with gateway(url, targets) as matches:
+            if turns.start == 0:
+                await _create(matches)
+            outcome = None
+            for turn in turns:
+                outcome = await matches.submit(_key(), turn % 2, TAKE_ONE, command_id=f"t{turn}")
+                assert outcome.accepted, outcome.rejection
+            assert outcome is not None
+            return outcome.version
+
+    asyncio.run(play(range(0, 2)))
+    _resign_snapshot(redis_client, _key(), rules_version=b"0-old")
+    assert asyncio.run(play(range(2, 3))) == 4
+
+
+def test_resigning_while_it_is_your_turn_hands_the_move_to_the_gateway_at_once(
+    url: str, targets: dict[str, str]
+) -> None:
+    async def scenario() -> None:
+        async with gateway(url, targets) as matches:
+            key = await _create(matches, players=3)
+            resigned = await matches.resign(key, 0, command_id="bye")
+            assert resigned.accepted and [e.type for e in resigned.events] == ["seat_resigned"]
+            view = await matches.get_view(key, None)
+            assert view.version == resigned.version + 1 and view.active_seats == [1]
+            assert json.loads(view.view_json)["pile"] < 15
+            assert (await matches.resign(key, 2, command_id="bye2")).events[-1].type == "match_ended"
+            final = await matches.get_view(key, 1)
+            assert final.finished and json.loads(final.outcome_json)["winners"] == [1]
+            assert (await matches.audit(key)).ok
+
+    asyncio.run(scenario())
