@@ -13,7 +13,8 @@ The rules of the policy, in order:
 4. Largest full table first: for each anchor the biggest seat count that can be filled is
    tried first. A table smaller than every member would accept is held back until its oldest
    member has waited `fill_wait_s`, hoping for more players.
-5. Oldest first: the longest-waiting ticket is the anchor and gathers the oldest compatible
+5. A player never sits at one table twice (two tickets of the same player id wait apart).
+6. Oldest first: the longest-waiting ticket is the anchor and gathers the oldest compatible
    tickets; a ticket that cannot be seated yet does not block younger ones.
 
 Greedy on purpose (a deterministic, explainable heuristic, linear per anchor); the Redis
@@ -130,13 +131,16 @@ def _gather(
     anchor: QueuedTicket, others: Sequence[QueuedTicket], seats: int, now_ms: int, policy: PairingPolicy
 ) -> list[QueuedTicket] | None:
     group = [anchor]
+    players = {anchor.player_id}
     for ticket in others:
         if len(group) == seats:
             break
-        if not ticket.accepts(seats):
+        if not ticket.accepts(seats) or ticket.player_id in players:
             continue
         group.append(ticket)
-        if not _ratings_fit(group, now_ms, policy):
+        if _ratings_fit(group, now_ms, policy):
+            players.add(ticket.player_id)
+        else:
             group.pop()
     return group if len(group) == seats else None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from gateway.domain.pairing import (
@@ -189,3 +190,9 @@ def test_policy_values_are_checked() -> None:
         PairingPolicy(base_window=-1)
     with pytest.raises(ValueError):
         PairingPolicy(base_window=100, max_window=50)
+
+
+def test_a_player_never_sits_at_one_table_twice() -> None:
+    twice = [ticket("a1", waited_s=3), ticket("a2", waited_s=2), ticket("b", waited_s=1)]
+    twice = [t if t.ticket_id == "b" else msgspec.structs.replace(t, player_id="alice") for t in twice]
+    assert names(form_tables(twice, NOW, POLICY)) == [["a1", "b"]]

@@ -29,7 +29,7 @@ def crowds(draw: st.DrawFn) -> list[QueuedTicket]:
         tickets.append(
             QueuedTicket(
                 ticket_id=f"t{n}",
-                player_id=f"p{n}",
+                player_id=f"p{draw(st.integers(0, 30))}",  # some players queue twice
                 options=draw(st.sampled_from(["{}", '{"v":1}'])),
                 min_seats=low,
                 max_seats=high,
@@ -50,6 +50,7 @@ def test_every_seated_table_obeys_every_rule(tickets: list[QueuedTicket], policy
     for table in tables:
         seats = len(table)
         assert len({t.options for t in table}) == 1, "mixed options"
+        assert len({t.player_id for t in table}) == seats, "a player sits twice"
         assert all(t.min_seats <= seats <= t.max_seats for t in table), "a seat count someone refused"
         ratings = [t.rating for t in table if t.rating is not None]
         if len(ratings) > 1:
