@@ -286,7 +286,10 @@ class Gateway:
             stopping=self.stopping,
         )
 
-        server = grpc.aio.server(options=GRPC_OPTIONS)
+        # Protobuf garbage is INVALID_ARGUMENT, not grpc.aio's UNKNOWN (gateway/undecodable.py).
+        from gateway.undecodable import UndecodableRequests
+
+        server = grpc.aio.server(options=GRPC_OPTIONS, interceptors=[UndecodableRequests()])
         gateway_pb2_grpc.add_GatewayServiceServicer_to_server(GatewayServicer(self.ports), server)
         self.health = health_aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
