@@ -49,6 +49,17 @@ def rendered() -> dict[Path, str]:
     files[Path("stream") / "match_created.schema.json"] = _document(
         "stream", "match_created", "match_created: the first entry of every match stream", created
     )
+    # The other events the gateway itself writes into a stream (public, never sent to rules).
+    from gateway.domain.match import MatchEnded, SeatResigned, TurnTimedOut
+
+    for name, struct, title in (
+        ("match_ended", MatchEnded, "match_ended: the last entry, with the outcome and the revealed seed"),
+        ("seat_resigned", SeatResigned, "seat_resigned: a seat left the match"),
+        ("turn_timed_out", TurnTimedOut, "turn_timed_out: a seat's turn timer ran out"),
+    ):
+        files[Path("stream") / f"{name}.schema.json"] = _document(
+            "stream", name, title, closed(msgspec.json.schema(struct))
+        )
     return files
 
 
