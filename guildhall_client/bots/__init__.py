@@ -7,7 +7,7 @@ is playable by bots the day its rules land.
 
 from __future__ import annotations
 
-from guildhall_client.bots import rattus_cartus, waterdeep, ys
+from guildhall_client.bots import ankh_morpork, bruges, rattus_cartus, waterdeep, ys
 from guildhall_client.bots.base import Bot, Evaluator, GreedyBot, RandomBot
 
 # One evaluator per game: add a module here when a game's rules land.
@@ -15,6 +15,8 @@ GREEDY: dict[str, Evaluator] = {
     "rattus_cartus": rattus_cartus.evaluate,
     "ys": ys.evaluate,
     "waterdeep": waterdeep.evaluate,
+    "bruges": bruges.evaluate,
+    "ankh_morpork": ankh_morpork.evaluate,
 }
 KINDS = ("random", "greedy")
 
