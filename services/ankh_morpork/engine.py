@@ -253,16 +253,13 @@ def _pay(state: State, payer: int, payee: int, amount: int) -> tuple[int, ...]:
 
 def _apply_building_placed(state: State, e: BuildingPlaced) -> State:
     buildings = state.buildings
-    lost = state.lost_cards
-    if e.from_area:
+    if e.from_area:  # a card set aside by Bloody Stupid Johnson stays aside for good
         buildings = _set(buildings, e.from_area - 1, -1)
-        lost = _set(lost, e.from_area - 1, False)
     buildings = _set(buildings, e.area - 1, e.player)
     gained = state.gained if e.area in state.gained else (*state.gained, e.area)
     return _replace(
         state,
         buildings=buildings,
-        lost_cards=lost,
         money=_pay(state, e.player, e.paid_to, e.cost),
         gained=gained if e.player == state.current else state.gained,
     )

@@ -47,7 +47,7 @@ class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
 # -- state ----------------------------------------------------------------------------------------
 
 
-class Frame(msgspec.Struct, frozen=True, kw_only=True):
+class Frame(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """One pending step. `kind` names it (see rules.FRAME_KINDS); the other fields are its
     arguments. `cards` may be secret (Stanley's two cards): views show it to `player` only."""
 
