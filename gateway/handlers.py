@@ -653,7 +653,9 @@ class GameMatches:
             ended=ended,
             outcome=outcome,
         )
-        self._cache.put(key, new)
+        cached = self._cache.get(key)
+        if cached is None or cached.version < new.version:  # a racing coroutine may be ahead
+            self._cache.put(key, new)
         if ended:
             await self.store.index_ended(key)
             if self.timers is not None:

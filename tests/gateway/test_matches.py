@@ -574,3 +574,40 @@ def test_resigning_while_it_is_your_turn_hands_the_move_to_the_gateway_at_once(
             assert (await matches.audit(key)).ok
 
     asyncio.run(scenario())
+
+
+def test_auditors_read_raw_entries_with_actions_and_receipts(url: str, targets: dict[str, str]) -> None:
+    async def scenario() -> None:
+        async with gateway(url, targets) as matches:
+            key = await _create(matches)
+            view = await matches.get_view(key, 0)
+            play = _play_card_of(view.view_json)
+            await matches.submit(key, 0, play, command_id="c1")
+            raw = await matches.raw_events(key, 1)
+            assert [(e.version, e.type, e.actor) for e in raw] == [
+                (2, "counters_taken", "seat:0"), (3, "card_dealt", "seat:0"),
+            ]  # fmt: skip
+            assert raw[0].action == play and raw[0].receipt is None
+            assert raw[1].receipt is not None and raw[1].receipt.head_hash == raw[1].hash
+            assert json.loads(raw[1].payload)["value"] is not None  # unredacted: auditor scope
+            assert [e.version for e in await matches.raw_events(key, 0, limit=1)] == [1]
+            with pytest.raises(MatchNotFound):
+                await matches.raw_events(MatchKey("other", "m1"))
+
+    asyncio.run(scenario())
+
+
+def test_a_replica_told_of_a_newer_version_drops_its_cached_state(url: str, targets: dict[str, str]) -> None:
+    async def scenario() -> None:
+        async with gateway(url, targets) as a, gateway(url, targets) as b:
+            key = await _create(a)
+            await b.get_view(key, None)  # b caches version 1
+            await a.submit(key, 0, TAKE_ONE, command_id="c1")
+            assert (await b.get_view(key, None, min_version=1)).version == 1  # trusted: old enough
+            b.observe_append(key, 2)  # what the watch hub does on gh:notify
+            assert (await b.get_view(key, None, min_version=1)).version == 2
+            assert (await b.get_view(key, 1, min_version=3)).version == 2  # asks Redis, none newer
+            with pytest.raises(InvalidRequest):
+                await b.on_timer(key, 2, 1, "explode")
+
+    asyncio.run(scenario())
