@@ -392,6 +392,7 @@ class Matchmaker:
         max_attempts: int = 5,
         safety_poll_s: float = 15.0,
         concurrency: int = 32,
+        recheck_s: float = 1.0,
     ) -> None:
         self._redis = redis
         self._subscriber = subscriber if subscriber is not None else redis
@@ -406,6 +407,7 @@ class Matchmaker:
         self._max_attempts = max_attempts
         self._safety_poll_s = safety_poll_s
         self._concurrency = concurrency
+        self._recheck_s = recheck_s
         guard = _ColdClusterGuard(redis)
         self._enqueue = _guarded_script(redis, guard, _ENQUEUE)
         self._cancel = _guarded_script(redis, guard, _CANCEL)
@@ -757,7 +759,9 @@ class Matchmaker:
         """Pair every pool and create the matches, until `stop` is set; every replica runs this."""
         limit = asyncio.Semaphore(self._concurrency)
         tasks: set[asyncio.Task[None]] = set()
-        active: set[_Pool] = set()  # pools with tickets still queued after the last pass
+        # Pools with tickets still queued after the last pass -> when to look again (loop time):
+        # at once after news (an enqueue, a table seated), else every `recheck_s` as windows widen.
+        active: dict[_Pool, float] = {}
         last_scan = -float("inf")
         loop = asyncio.get_running_loop()
 
@@ -774,26 +778,30 @@ class Matchmaker:
                     if loop.time() - last_scan >= self._full_scan_s:
                         last_scan = loop.time()
                         every = await self._pools()
-                        active.update(every)
+                        for pool in every:
+                            active.setdefault(pool, 0.0)
                         for stale in await asyncio.gather(*(self.reclaim(p.tenant, p.game) for p in every)):
                             for pairing in stale:
                                 start(pairing)
                     for member in self._woken:
                         tenant, _, game = member.partition(":")
                         if _ID.fullmatch(tenant) and _ID.fullmatch(game):
-                            active.add(_Pool(tenant, game))
+                            active[_Pool(tenant, game)] = 0.0
                     self._woken.clear()
                     again = False
                     # Seat no more than creation keeps up with: a pairing waiting too long for
                     # its turn would outlive its lease and be created twice (harmless, wasted).
                     if len(tasks) < 4 * self._concurrency:
-                        pools = list(active)
+                        now = loop.time()
+                        pools = [pool for pool, due in active.items() if due <= now]
                         results = await asyncio.gather(*(self._pair_pool(p) for p in pools))
                         for pool, (pairings, left) in zip(pools, results, strict=True):
                             for pairing in pairings:
                                 start(pairing)
                             if left == 0:
-                                active.discard(pool)
+                                del active[pool]
+                            else:
+                                active[pool] = now if pairings else now + self._recheck_s
                             # A busy pool (more than one batch, or lost races) goes again at once.
                             again = again or (bool(pairings) and left > 1)
                 except asyncio.CancelledError:
