@@ -492,8 +492,8 @@ async def _bots(
     console.print(table)
     for k in sorted(seats_of):
         console.print(f"{k}: won {wins[k]} of {seats_of[k]} seats played")
-    actions = sum(r.final.version for r in by_match.values() for r in r[:1])
-    console.print(f"{actions} versions written, {actions / max(seconds, 1e-9):,.0f} per second")
+    versions = sum(rs[0].final.version for rs in by_match.values())
+    console.print(f"{versions} versions written, {versions / max(seconds, 1e-9):,.0f} per second")
 
 
 # -- keys --------------------------------------------------------------------------------------------

@@ -40,8 +40,38 @@ def describe_event(event_type: str, data: Any, actor: int) -> str:
     return f"[{who}] {event_type.replace('_', ' ')}  {fields}".rstrip()
 
 
+def _short(value: Any, limit: int = 60) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _generic(view: Mapping[str, Any], seat: int | None) -> RenderableType:
-    return Panel(json.dumps(view, indent=1)[:4000], title="view (JSON)")
+    """Any game: its scalar fields on a line, its per-seat list as a table, the rest compact."""
+    if not isinstance(view, Mapping):
+        return Panel(_short(view, 4000), title="view (JSON)")
+    scalars = "  ".join(f"{k}: {_short(v)}" for k, v in view.items() if not isinstance(v, dict | list))
+    parts: list[RenderableType] = [Text(scalars, style="bold")]
+    seats = view.get("seats")
+    if isinstance(seats, list) and seats and all(isinstance(s, Mapping) for s in seats):
+        table = Table(title="Seats")
+        columns = [k for k in seats[0] if k != "player"]
+        table.add_column("seat")
+        for column in columns:
+            table.add_column(column)
+        for i, s in enumerate(seats):
+            number = s.get("player", i)
+            label = f"{number} (you)" if number == seat else str(number)
+            table.add_row(label, *(_short(s.get(c), 40) for c in columns))
+        parts.append(table)
+        for s in seats:
+            if s.get("player") == seat:  # your own hand, quests, cards... in full
+                for key, value in s.items():
+                    if isinstance(value, dict | list) and value:
+                        parts.append(Text(f"your {key}: {_short(value, 400)}", style="cyan"))
+    for key, value in view.items():
+        if key != "seats" and isinstance(value, dict | list) and value:
+            parts.append(Text(f"{key}: {_short(value, 300)}"))
+    return Group(*parts)
 
 
 def _rattus(view: Mapping[str, Any], seat: int | None) -> RenderableType:
