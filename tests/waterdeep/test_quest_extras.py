@@ -25,9 +25,8 @@ from tests.waterdeep.helpers import (
 Z = {"c": 0, "f": 0, "r": 0, "w": 0, "gold": 0, "vp": 0}
 
 
-def done(
-    quest: str, cubes: tuple[int, ...], gold: int = 0, players: int = 2, space: str = "aurora_realms_shop"
-):  # type: ignore[no-untyped-def]
+def done(quest: str, cubes: tuple[int, ...], gold: int = 0, players: int = 2) -> State:
+    """Seat 0 takes Aurora's Realms Shop, then completes `quest`."""
     state = seat(table(players=players), 0, cubes=cubes, gold=gold, quests=(quest,))
     return complete(place(state, 0, "aurora_realms_shop"), 0, quest)
 
