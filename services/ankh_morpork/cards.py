@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from services.ankh_morpork import events
 from services.ankh_morpork.engine import (
     BEFORE,
     Ctx,
@@ -21,10 +22,12 @@ from services.ankh_morpork.engine import (
     automatic,
     bank_pays,
     buildings_of,
+    count_of,
     decision,
     draw,
     end_turn,
     finish_card,
+    interrupt_frame,
     mark_card,
     move_minion,
     next_seats,
@@ -38,9 +41,11 @@ from services.ankh_morpork.engine import (
     push_targeted,
     refill_count,
     remove_building,
+    shades_targets,
     start_card,
     take_money,
     trouble_count,
+    use_ability,
 )
 from services.ankh_morpork.model import (
     AREAS,
@@ -168,8 +173,6 @@ def _card_before(ctx: Ctx, frame: Frame) -> bool:
         return True
     if card.symbols[frame.step] == "E":
         ctx.replace_top(msgspec.structs.replace(frame, step=frame.step + 1))
-        from services.ankh_morpork import events
-
         events.random_event(ctx, frame.player)
         return True
     return False
@@ -183,8 +186,6 @@ def _on_card(ctx: Ctx, frame: Frame, action: Any) -> None:
     seat = frame.player
     card = ctx.t.cards[frame.card]
     if isinstance(action, UseAbility):
-        from services.ankh_morpork.engine import use_ability
-
         use_ability(ctx, seat, action.area)
         return
     if isinstance(action, PlayInterrupt):
@@ -302,8 +303,6 @@ def area_targets(t: Tables, state: State, frame: Frame) -> tuple[int, ...]:
     if mode == "move_to":
         return frame.areas
     if mode == "shades":
-        from services.ankh_morpork.engine import shades_targets
-
         return shades_targets(t, state, frame.area)
     if mode in ("remove_trouble", "slant"):
         return tuple(a for a in ALL_AREAS if trouble[a - 1])
@@ -412,8 +411,6 @@ def _on_choose_minion(ctx: Ctx, frame: Frame, action: Any) -> None:
             target=owner,
         )
         ctx.push(op)
-        from services.ankh_morpork.engine import interrupt_frame
-
         victims = dict.fromkeys(o for o in (owner, frame.owner) if o >= 0 and o != seat)
         for victim in reversed(list(victims)):
             ctx.push(interrupt_frame(victim, seat, "move", "scroll", area, victim))
@@ -427,8 +424,6 @@ def _on_choose_minion(ctx: Ctx, frame: Frame, action: Any) -> None:
 def _run_swap(ctx: Ctx, frame: Frame) -> None:
     """The Bursar: two minions trade places (each move follows the trouble rules) [FS B43]."""
     ctx.pop()
-    from services.ankh_morpork.engine import count_of
-
     state = ctx.state
     if count_of(state, frame.area, frame.owner) and count_of(state, frame.to_area, frame.target):
         move_minion(ctx, frame.owner, frame.area, frame.to_area)

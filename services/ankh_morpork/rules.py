@@ -11,11 +11,11 @@ steps until a seat owes a decision again. Interrupt windows make the victim the 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from services.ankh_morpork import cards, events, scoring, views
 from services.ankh_morpork.catalog import Catalog, catalog_digest, default_catalog
 from services.ankh_morpork.engine import (
+    AUTOMATIC,
     DECISIONS,
     Ctx,
     Tables,
@@ -205,14 +205,10 @@ class Rules:
         if not state.over and (not state.stack or not 0 <= state.current < n):
             raise ValueError("an unfinished game owes a decision")
         for frame in state.stack:
-            if frame.kind not in DECISIONS and frame.kind not in _AUTOMATIC_KINDS:
+            if frame.kind not in DECISIONS and frame.kind not in AUTOMATIC:
                 raise ValueError(f"unknown pending step {frame.kind!r}")
             if not 0 <= frame.player < n and frame.kind in DECISIONS:
                 raise ValueError("a pending decision belongs to no seat")
-
-
-def _fields(state: State) -> dict[str, Any]:
-    return {name: getattr(state, name) for name in state.__struct_fields__}
 
 
 def _why(frame: Frame, action: Action) -> str:
@@ -223,9 +219,6 @@ def _why(frame: Frame, action: Action) -> str:
         "place": "place a minion where this allows",
     }.get(frame.kind, f"answer the pending {frame.kind.replace('_', ' ')}")
     return f"{type(action).__name__} is not possible now: {what}."
-
-
-from services.ankh_morpork.engine import AUTOMATIC as _AUTOMATIC_KINDS  # noqa: E402
 
 
 def make_game(catalog: Catalog) -> GameSpec[State]:

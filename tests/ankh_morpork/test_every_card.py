@@ -30,7 +30,13 @@ def _busy(card: str):  # type: ignore[no-untyped-def]
     state = table(
         4,
         hands={RED: hand, YELLOW: ["modo", "errol"], GREEN: ["dorfl"]},
-        minions={1: {RED: 1, YELLOW: 1}, 2: {RED: 1, GREEN: 1}, 5: {YELLOW: 2, 3: 1}, 7: {RED: 1}, 10: {GREEN: 1}},
+        minions={
+            1: {RED: 1, YELLOW: 1},
+            2: {RED: 1, GREEN: 1},
+            5: {YELLOW: 2, 3: 1},
+            7: {RED: 1},
+            10: {GREEN: 1},
+        },
         trouble=[1, 5],
         buildings={3: YELLOW, 9: GREEN},
         money=[30, 10, 10, 10],
@@ -59,7 +65,9 @@ def test_the_card_plays_through_and_leaves_the_table(card: str) -> None:
             if doing:
                 state, _ = play(state, seat, doing[0])
                 continue
-        choice = next((a for a in options if not isinstance(a, (UseAbility, PlayInterrupt, PlayCard))), options[0])
+        choice = next(
+            (a for a in options if not isinstance(a, (UseAbility, PlayInterrupt, PlayCard))), options[0]
+        )
         if isinstance(choice, Skip) and len(options) > 1 and frame.kind != "card":
             choice = next(a for a in options if not isinstance(a, Skip))
         state, _ = play(state, seat, choice)
