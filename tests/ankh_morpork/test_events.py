@@ -173,3 +173,29 @@ def test_trolls_and_demons_count_against_control_and_can_be_assassinated() -> No
     assert controller(state, 5) == RED
     state = table(minions={6: {RED: 3}}, demons={6: 1})
     assert controller(state, 6) == -1 and DEMON == -2
+
+
+def test_small_gods_keeps_a_minion_where_it_stands_in_a_flood() -> None:
+    state, _ = _draw("flood", (5, 3), minions={5: {YELLOW: 2}}, buildings={4: YELLOW}, money=[0, 3, 0])
+    assert legal(state, YELLOW)[-1] == UseAbility(4)
+    state, _ = play(state, YELLOW, UseAbility(4))
+    state, _ = play(state, YELLOW, MoveMinion(5, 10))
+    assert (
+        minions_at(state, 5, YELLOW) == 1 and minions_at(state, 10, YELLOW) == 1 and state.money[YELLOW] == 0
+    )
+
+
+def test_small_gods_saves_a_minion_from_the_dragon_and_the_card_from_bsj() -> None:
+    state, _ = _draw("the_dragon", (8,), minions={8: {YELLOW: 1}}, buildings={4: YELLOW}, money=[0, 3, 0])
+    state, _ = play(state, YELLOW, UseAbility(4))
+    assert minions_at(state, 8, YELLOW) == 1
+    state, _ = _draw("bloody_stupid_johnson", (4,), buildings={4: YELLOW}, minions={}, money=[0, 3, 0])
+    state, _ = play(state, YELLOW, UseAbility(4))
+    assert not state.lost_cards[3]
+
+
+def test_wallace_sonky_and_gaspode_do_not_answer_events() -> None:
+    state, _ = _draw(
+        "the_dragon", (8,), minions={8: {YELLOW: 1}}, hands={YELLOW: ["wallace_sonky", "gaspode"]}
+    )
+    assert minions_at(state, 8, YELLOW) == 0 and state.hands[YELLOW] == ("wallace_sonky", "gaspode")
