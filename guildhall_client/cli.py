@@ -228,7 +228,7 @@ async def _play_seat(seat: Seat, game: str, auto: str | None) -> MatchView:
             for i, action in enumerate(current.legal_actions, 1):
                 console.print(f"  {i:>3}. {describe_action(action)}", markup=False)
             choice = await _ask(len(current.legal_actions))
-            if choice == "resign":
+            if isinstance(choice, str):  # "resign"
                 await seat.resign()
             else:
                 try:
