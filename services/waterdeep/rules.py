@@ -625,6 +625,11 @@ class Rules:
                     log.emit(AgentRemoved(d.player, d.items[0], False, shares=d.items[1]))
                 elif d.kind == "ambassador" and s.ambassador == d.player:
                     log.emit(AmbassadorTaken(-1))
+                if d.kind in ("place", "reassign", "ambassador"):
+                    # No assignment, so no quest completion either: the turn is over.
+                    below = log.state.pending
+                    if below and below[-1].kind == "quest" and below[-1].player == d.player:
+                        log.emit(DecisionDone(len(below) - 1))
                 continue
             if s.current >= 0:
                 log.emit(TurnEnded(s.current))

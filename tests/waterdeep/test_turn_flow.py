@@ -83,6 +83,14 @@ def test_a_seat_with_no_legal_space_passes() -> None:
     assert state.round == 2  # nobody could place: the round is over
 
 
+def test_a_seat_that_passes_completes_no_quest() -> None:
+    state = seat(table(players=2), 0, cubes=(0, 4, 2, 0), quests=("raid_orc_stronghold",))
+    blocked = tuple(Placed(1, space) for space in options(state, 0))
+    state, events = settle(put(state, placed=blocked, pending=(), current=-1))
+    assert any(isinstance(e, PlacementPassed) and e.player == 0 for e in events)
+    assert state.seats[0].quests == ("raid_orc_stronghold",)
+
+
 def test_the_round_5_agent_and_the_first_player_marker_carry_over() -> None:
     state = place(table(), 0, "aurora_realms_shop")
     state = place(state, 1, "castle_waterdeep")
