@@ -352,6 +352,7 @@ class GameMatches:
         self.games = frozenset(self.rules)
         self._cache = _Lru(cache_size)
         self._redacted = _Lru(4 * cache_size)  # (key, seat, first, last) -> events: watchers share
+        self._views = _Lru(4 * cache_size)  # (key, version, head, seat) -> MatchView
 
     def _client(self, game: str) -> AsyncRulesClient:
         try:
@@ -929,16 +930,18 @@ class GameMatches:
             match = await self._load(key, fresh=True)
         if seat is not None and not 0 <= seat < match.seats:
             raise InvalidRequest(f"the match has no seat {seat}")
+        memo_key = (key, match.version, match.head, seat)
+        memo = self._views.get_fresh(memo_key)
+        if memo is not None:  # a state never changes at a version: watchers share one call
+            return memo  # type: ignore[no-any-return]
         client = self._client(match.game)
-        acting = seat is not None and seat in match.waiting_seats()
-        if acting:
-            assert seat is not None
-            (view, _), legal = await asyncio.gather(
-                client.view(match.state, seat), client.legal_actions(match.state, seat)
-            )
+        if seat is not None and seat in match.waiting_seats():
+            view, legal = await client.view_and_legal_actions(match.state, seat)
         else:
             (view, _), legal = await client.view(match.state, seat), []
-        return self._match_view(match, seat, view, legal)
+        result = self._match_view(match, seat, view, legal)
+        self._views.put(memo_key, result)
+        return result
 
     def _match_view(self, match: _Match, seat: int | None, view: bytes, legal: list[bytes]) -> MatchView:
         return MatchView(

@@ -226,6 +226,14 @@ class AsyncRulesClient:
         response = await self._stub.LegalActions(request, timeout=self._timeout)
         return list(response.actions)
 
+    async def view_and_legal_actions(
+        self, state: rules_pb2.GameState, player: int
+    ) -> tuple[bytes, list[bytes]]:
+        """A seat's view and its legal actions in one call."""
+        request = rules_pb2.ViewRequest(state=state, player=player, include_legal_actions=True)
+        response = await self._stub.View(request, timeout=self._timeout)
+        return response.view, list(response.legal_actions)
+
     async def view(
         self, state: rules_pb2.GameState, player: int | None, events: Sequence[Event] = ()
     ) -> tuple[bytes, tuple[Event, ...]]:

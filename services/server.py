@@ -144,7 +144,12 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
             self._event(self.spec.redact_event(e, viewer)) for e in self._decode_events(request, context)
         ]
         view = self.codec.encode_json(self.spec.view(state, viewer))
-        return rules_pb2.ViewResponse(view=view, events=events)
+        response = rules_pb2.ViewResponse(view=view, events=events)
+        if request.include_legal_actions and viewer is not None:
+            response.legal_actions.extend(
+                self.codec.encode_json(a) for a in self.spec.legal_actions(state, viewer)
+            )
+        return response
 
     # -- helpers ---------------------------------------------------------------------
 
