@@ -343,13 +343,19 @@ class GameMatches:
         timers: TimerPort | None = None,
         clock: Callable[[], int] = wall_clock_ms,
         cache_size: int = 10_000,
+        fresh_reads: bool = True,
     ) -> None:
+        """`fresh_reads=False` trusts the cached state for views when `observe_append` is fed by
+        the replica's gh:notify subscription: a view may then trail another replica's append by
+        the notification's delay (never a decision: appends check the version), and a GetView
+        costs no Redis round trip."""
         self.store = redis if isinstance(redis, AsyncRedisEventStore) else AsyncRedisEventStore(redis)
         self.rules = dict(rules)
         self.keyring = keyring
         self.timers = timers
         self.clock = clock
         self.games = frozenset(self.rules)
+        self.fresh_reads = fresh_reads
         self._cache = _Lru(cache_size)
         self._redacted = _Lru(4 * cache_size)  # (key, seat, first, last) -> events: watchers share
         self._views = _Lru(4 * cache_size)  # (key, version, head, seat) -> MatchView
@@ -926,7 +932,8 @@ class GameMatches:
         """What `seat` (None: a spectator) sees now, with its legal actions. Checks with Redis
         that the cached state is the latest (one small read) unless it is at least `min_version`."""
         match = await self._load(key)
-        if match.version < min_version or (min_version == 0 and not await self._check_fresh(match)):
+        check = self.fresh_reads and min_version == 0
+        if match.version < min_version or (check and not await self._check_fresh(match)):
             match = await self._load(key, fresh=True)
         if seat is not None and not 0 <= seat < match.seats:
             raise InvalidRequest(f"the match has no seat {seat}")

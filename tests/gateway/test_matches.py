@@ -611,3 +611,21 @@ def test_a_replica_told_of_a_newer_version_drops_its_cached_state(url: str, targ
                 await b.on_timer(key, 2, 1, "explode")
 
     asyncio.run(scenario())
+
+
+def test_without_fresh_reads_a_view_trusts_the_cache_until_told_of_an_append(
+    url: str, targets: dict[str, str]
+) -> None:
+    async def scenario() -> None:
+        async with gateway(url, targets) as a, gateway(url, targets, fresh_reads=False) as b:
+            key = await _create(a)
+            assert (await b.get_view(key, None)).version == 1
+            await a.submit(key, 0, TAKE_ONE, command_id="c1")
+            assert (await b.get_view(key, None)).version == 1  # no round trip: the cached view
+            b.observe_append(key, 2)
+            assert (await b.get_view(key, None)).version == 2
+            # A decision is never made on the stale state: the append checks the version.
+            await a.submit(key, 1, TAKE_ONE, command_id="c2")
+            assert (await b.submit(key, 0, TAKE_ONE, command_id="c3")).version == 4
+
+    asyncio.run(scenario())
