@@ -167,10 +167,13 @@ def placements(t: Tables, state: State, seat: int, areas: tuple[int, ...], rule:
     """PlaceMinion actions into `areas` (with `rule`, only those the placement rule allows)."""
     out: list[Action] = []
     if supply(state, seat) > 0:
-        for a in areas:
-            if not rule or placement_ok(t, state, seat, a):
-                out.append(PlaceMinion(a))
-        return out
+        if not rule:
+            return [PlaceMinion(a) for a in areas]
+        present = [a + 1 for a in range(AREAS) if state.minions[a][seat]]
+        if not present:
+            return [PlaceMinion(a) for a in areas]
+        reach = set(present).union(*(t.adj(a) for a in present))
+        return [PlaceMinion(a) for a in areas if a in reach]
     sources = [a + 1 for a in range(AREAS) if state.minions[a][seat]]
     for a in areas:
         for f in sources:
@@ -679,9 +682,10 @@ def shades_targets(t: Tables, state: State, area: int) -> tuple[int, ...]:
 
 
 def ability_options(t: Tables, state: State, seat: int) -> list[Action]:
-    if seat != state.current:
+    if seat != state.current or seat not in state.buildings:
         return []
-    return [UseAbility(a) for a in range(1, AREAS + 1) if ability_ready(t, state, seat, a)]
+    owned = [a + 1 for a, owner in enumerate(state.buildings) if owner == seat]
+    return [UseAbility(a) for a in owned if ability_ready(t, state, seat, a)]
 
 
 def use_ability(ctx: Ctx, seat: int, area: int) -> None:
