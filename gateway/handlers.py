@@ -9,6 +9,23 @@ version and chain head the decision was made on, never from sticky routing.
 The hot path of an accepted action with a warm cache is one rules call (Validate, which also
 returns the next state and the events as the actor sees them) and one Redis round trip (the
 append script); a cold cache adds one round trip (meta and snapshot, pipelined).
+
+Decisions (question -> decision):
+- Where does the seed live before the end? In the match's meta hash (server side only); the
+  stream holds only its commitment until `match_ended` reveals it, so `raw_events` (auditor
+  scope) never shows an unfinished match's seed.
+- How can an audit re-execute a stream of events? The action that caused an append is stored
+  beside the chain on its first entry (`action`), and Validate on the re-executed state must
+  give exactly the recorded events; a forgery re-signed with the gateway's own key still fails.
+- One receipt per append (on its last entry): it signs the head, which commits to every entry
+  before it; the audit pins a failure to the first entry after the last valid receipt.
+- A resigned seat in a match that goes on: the gateway makes its decisions (a legal action
+  chosen by the seed-keyed generator of `gateway.domain.timers.timeout_choice`), appended as
+  "gateway:seat:N"; when one seat (or none) is left, the match ends and the seats left win.
+- The gateway's own events (match_created, seat_resigned, turn_timed_out, match_ended) are
+  public and shown as stored; game events go through the rules service's redaction.
+- Gateway command ids ("gw create", "gw auto <v> <seat>", "gw timer <v> <seat>") contain spaces,
+  which client command ids cannot, so a client can never take one first.
 """
 
 from __future__ import annotations
