@@ -236,3 +236,21 @@ def test_the_30_line_example_runs_against_a_real_gateway(stack):
     )
     assert result.returncode == 0, result.stderr
     assert "seed matches commitment: True" in result.stdout and "ok=True" in result.stdout
+
+
+def test_the_bots_example_runs_against_a_real_gateway(stack):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [sys.executable, str(root / "examples" / "greedy_vs_random.py"), stack.target, GAME],
+        cwd=root,
+        env=stack.cli_env(GUILDHALL_API_KEY=stack.api_key),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "greedy bot, seat" in result.stdout and "random bot, seat" in result.stdout
