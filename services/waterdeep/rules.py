@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 
 from services.kernel import GameSpec, Rejection, Rng, SetupError, illegal
 from services.kernel.rng import RngCursor
+from services.kernel.spec import clip
 from services.waterdeep import scoring, views
 from services.waterdeep.apply import PALACE, make_applier
 from services.waterdeep.catalog import Catalog, Effect, Intrigue, Quest, Tile, catalog_digest, default_catalog
@@ -560,7 +561,7 @@ class Rules:
             if not isinstance(action, PlaceAgent):
                 return illegal(f"You must {prompt}.")
             if action.space not in options:
-                return illegal(f"You cannot assign an agent to {action.space!r} now.")
+                return illegal(f"You cannot assign an agent to {clip(action.space)!r} now.")
             answer = action.space
         elif d.kind == "quest":
             if isinstance(action, EndTurn):
@@ -575,7 +576,9 @@ class Rules:
             if not isinstance(action, Choose):
                 return illegal(f"You must {prompt}: choose one of {', '.join(options)}.")
             if action.option not in options:
-                return illegal(f"{action.option!r} is not an option: choose one of {', '.join(options)}.")
+                return illegal(
+                    f"{clip(action.option)!r} is not an option: choose one of {', '.join(options)}."
+                )
             answer = action.option
         log = _Log(self.apply, state)
         log.emit(DecisionDone(i))
@@ -588,7 +591,7 @@ class Rules:
     def _why_not_complete(self, state: State, p: int, q: str) -> str:
         x = state.seats[p]
         if q not in x.quests:
-            return f"{q!r} is not one of your active quests."
+            return f"{clip(q)!r} is not one of your active quests."
         if state.completed_turn:
             return "You may complete only one quest per turn."
         quest = self.quests[base(q)]
