@@ -146,7 +146,9 @@ def play(
     seats: Annotated[int, typer.Option(help="Seats at the table (matchmaking)")] = 2,
     bots: Annotated[int, typer.Option(help="Bots to queue with you (they take the other seats)")] = 0,
     bot_kind: Annotated[str, typer.Option(help=f"Kind of those bots: {', '.join(KINDS)}")] = "greedy",
-    invite: Annotated[str | None, typer.Option(help="Join a private table with this invite code")] = None,
+    invite: Annotated[
+        str | None, typer.Option(help="Join a private table with this invite code (--bots take other seats)")
+    ] = None,
     match: Annotated[
         str | None, typer.Option(help="Play a match you hold a seat token for (--token)")
     ] = None,
@@ -185,6 +187,7 @@ async def _play(
         if invite:
             seat = await client.claim_seat(invite, player)
             console.print(f"Claimed seat {seat.number} of match {seat.match_id}")
+            bot_tasks = await fill_seats(client, game, seats, bots, bot_kind, invite=invite)
         else:
             bot_tasks = await fill_seats(client, game, seats, bots, bot_kind, options=options)
             console.print(
@@ -265,6 +268,25 @@ def _read_line(prompt: str) -> str:
     if not line:
         raise KeyboardInterrupt  # end of input: stop rather than spin
     return line
+
+
+@app.command()
+def table(
+    ctx: typer.Context,
+    game: Annotated[str, typer.Argument(help="Game id")],
+    seats: Annotated[int, typer.Option(help="Seats at the table")] = 2,
+    options: Annotated[str | None, typer.Option(help="Match options as JSON")] = None,
+) -> None:
+    """Open a private table (tenant key): prints the invite code players join with `play --invite`."""
+
+    async def create() -> Any:
+        async with _client(ctx.obj, token="") as client:
+            return await client.create_table(game, seats, options=_options(options))
+
+    created = _run(create())
+    typer.echo(f"match: {created.match_id}")
+    typer.echo(f"invite code: {created.invite_code}")
+    typer.echo(f"spectator token: {created.spectator_token}")
 
 
 # -- watch, matches, replay, audit -------------------------------------------------------------------

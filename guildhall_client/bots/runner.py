@@ -63,10 +63,43 @@ async def queue_and_play(
     return BotResult(seat.match_id, number, kind, players, number in final.winners, final)
 
 
+async def claim_and_play(
+    client: AsyncClient, game: str, invite: str, kind: str, *, seed: int | None = None
+) -> BotResult:
+    """One bot: take a seat at a private table with its invite code and play it to the end."""
+    seat = await client.claim_seat(invite, f"bot-{kind}-{uuid.uuid4().hex[:8]}")
+    try:
+        final = await play_seat(seat, make_bot(kind, game, seed))
+    finally:
+        await seat.client.close()
+    number = final.seat if final.seat is not None else -1
+    return BotResult(
+        seat.match_id,
+        number,
+        kind,
+        len(final.view.get("seats", ())) if isinstance(final.view, dict) else 0,
+        number in final.winners,
+        final,
+    )
+
+
 async def fill_seats(
-    client: AsyncClient, game: str, seats: int, count: int, kind: str, *, options: object = None
+    client: AsyncClient,
+    game: str,
+    seats: int,
+    count: int,
+    kind: str,
+    *,
+    options: object = None,
+    invite: str | None = None,
 ) -> list[asyncio.Task[BotResult]]:
-    """Start `count` bots queueing for `game` (they play in the background)."""
+    """Start `count` bots queueing for `game`, or taking seats at the table `invite` (they play
+    in the background)."""
+    if invite:
+        return [
+            asyncio.create_task(claim_and_play(client, game, invite, kind), name=f"bot-{i}")
+            for i in range(count)
+        ]
     return [
         asyncio.create_task(queue_and_play(client, game, seats, kind, options=options), name=f"bot-{i}")
         for i in range(count)

@@ -163,3 +163,25 @@ def test_help_names_every_setting_and_its_environment_variable():
         assert name in result.stdout
     for cmd in ("play", "watch", "matches", "replay", "audit", "bots", "keys"):
         assert cmd in result.stdout
+
+
+def test_a_private_table_is_joined_by_invite_code_with_a_bot_in_the_other_seat(stack):
+    opened = run_cli(stack, "table", GAME, "--seats", "2")
+    assert opened.returncode == 0, opened.stderr
+    code = re.search(r"invite code: (\S+)", opened.stdout).group(1)
+    match_id = re.search(r"match: (\S+)", opened.stdout).group(1)
+    played = run_cli(stack, "play", GAME, "--invite", code, "--bots", "1", "--auto", "random")
+    assert played.returncode == 0, played.stdout + played.stderr
+    assert "Claimed seat" in played.stdout and f"Match {match_id} over at version" in played.stdout
+    # The same player claiming again gets its seat back; anybody else finds the table full.
+    again = run_cli(stack, "--player-id", "latecomer", "play", GAME, "--invite", code)
+    assert again.returncode == 1 and "seat_taken" in again.stderr
+
+
+def test_the_console_script_is_declared_and_loads_the_app():
+    import tomllib
+
+    from guildhall_client.cli import app
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["guildhall"] == "guildhall_client.cli:app" and app.info.name == "guildhall"
