@@ -34,3 +34,25 @@ def test_a_finished_game_refuses_everything() -> None:
     final = random_playout(GAME, 2, 4).final
     result = GAME.decide(final, 0, EndTurn())
     assert not isinstance(result, list) and result.code == "game_over"
+
+
+def test_a_forged_state_is_named_by_check_state() -> None:
+    import msgspec
+    import pytest
+
+    from services.waterdeep.model import Decision
+
+    state = table()
+    assert GAME.check_state is not None
+    GAME.check_state(state)
+    forged = [
+        msgspec.structs.replace(state, seats=state.seats[:1]),
+        msgspec.structs.replace(state, first=7),
+        msgspec.structs.replace(state, inn=("dragon_hunt", "", "", "")),
+        msgspec.structs.replace(state, pending=(Decision(0, "teleport"),)),
+        msgspec.structs.replace(state, pending=(Decision(0, "favor", source="ambush.1"),)),
+        msgspec.structs.replace(state, intrigue_deck=("no_card.1",)),
+    ]
+    for bad in forged:
+        with pytest.raises(ValueError):
+            GAME.check_state(bad)
