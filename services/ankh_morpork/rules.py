@@ -204,11 +204,20 @@ class Rules:
             raise ValueError("unknown random event")
         if not state.over and (not state.stack or not 0 <= state.current < n):
             raise ValueError("an unfinished game owes a decision")
+        if any(v < 0 for v in (*state.trolls, *state.demons)):
+            raise ValueError("negative trolls or demons")
         for frame in state.stack:
             if frame.kind not in DECISIONS and frame.kind not in AUTOMATIC:
                 raise ValueError(f"unknown pending step {frame.kind!r}")
             if not 0 <= frame.player < n and frame.kind in DECISIONS:
                 raise ValueError("a pending decision belongs to no seat")
+            if frame.kind in ("card", "choose_player", "penalty") and frame.card not in known:
+                raise ValueError("a pending step names an unknown card")
+            areas = (frame.area, frame.to_area, *frame.areas)
+            if any(not 0 <= a <= AREAS for a in areas) or any(not 0 <= s < n for s in frame.seats):
+                raise ValueError("a pending step names an area or seat that does not exist")
+            if not -2 <= frame.owner < n or not -1 <= frame.target < n or not -1 <= frame.actor < n:
+                raise ValueError("a pending step names a seat that does not exist")
 
 
 def _why(frame: Frame, action: Action) -> str:

@@ -144,6 +144,9 @@ def test_states_that_do_not_fit_the_game_are_refused() -> None:
         put(state, minions=state.minions[:5]),
         put(state, personalities=("x", "y", "z")),
         put(state, stack=(Frame(kind="bogus", player=0),)),
+        put(state, stack=(Frame(kind="choose_area", player=0, mode="move_to", areas=(99,)),)),
+        put(state, stack=(Frame(kind="card", player=0, card="no_such_card"),)),
+        put(state, trolls=(-1,) * 12),
     ):
         with pytest.raises(ValueError):
             RULES.check_state(bad)
