@@ -138,8 +138,13 @@ class ArchivedMatch(msgspec.Struct, frozen=True):
         return audit_events(self.events(), self.version, self.meta.get("head_hash", ""))
 
 
+# Entry fields that hold bytes, not text: the event's JSON, and what the gateway keeps beside the
+# chain (the action, and the receipt with its raw signature).
+_BINARY_FIELDS = frozenset({"payload", "action", "receipt"})
+
+
 def _stored_event(fields: Mapping[str, bytes]) -> StoredEvent:
-    text = {name: value.decode() for name, value in fields.items() if name != "payload"}
+    text = {name: value.decode() for name, value in fields.items() if name not in _BINARY_FIELDS}
     return StoredEvent(
         version=int(text["version"]),
         type=text["type"],
@@ -150,6 +155,8 @@ def _stored_event(fields: Mapping[str, bytes]) -> StoredEvent:
         time_ms=int(text["time_ms"]),
         prev_hash=text["prev_hash"],
         hash=text["hash"],
+        action=fields.get("action", b""),
+        receipt=fields.get("receipt", b""),
     )
 
 

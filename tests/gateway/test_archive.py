@@ -117,3 +117,39 @@ def test_an_s3_bucket_is_an_archive_store(redis_client: redis.Redis) -> None:
         ].read()
         assert decode(stored).version == 40
         assert archive.get("matches/none") is None
+
+
+def test_a_match_played_through_the_gateway_archives_with_its_receipts_and_actions(
+    redis_url: str, redis_client: redis.Redis, tmp_path: Path
+) -> None:
+    """Gateway entries carry binary fields beside the chain (the receipt's signature, the
+    action): they travel into the archive byte for byte and the archived chain verifies."""
+    import asyncio
+
+    from gateway.domain.receipts import decode_receipt, receipt_message
+    from tests.gateway.gwcore_support import SHARED_KEYS, gateway, play_first_legal
+    from tests.kernel.toy_game import GAME
+    from tests.rules_service import serving
+
+    key = MatchKey("acme", "played-1")
+    with serving(GAME) as rules:
+
+        async def play() -> None:
+            async with gateway(redis_url, {GAME.game_id: rules.target}) as matches:
+                await matches.create("acme", GAME.game_id, ["x", "y"], match_id=key.match_id)
+                assert (await play_first_legal(matches, key)).finished
+
+        asyncio.run(play())
+    live = [fields for _, fields in redis_client.xrange(match_keys(key).events)]
+    archive = DirectoryArchive(tmp_path)
+
+    report = archive_match(redis_client, archive, key)  # raises if anything does not verify
+    assert report.events == len(live)
+    archived = load(redis_client, archive, key)
+    assert archived is not None and archived.audit().ok
+    events = archived.events()
+    assert [e.receipt for e in events] == [f.get(b"receipt", b"") for f in live]
+    assert [e.action for e in events] == [f.get(b"action", b"") for f in live]
+    last = decode_receipt(events[-1].receipt)
+    message = receipt_message("acme", key.match_id, last.version, last.head_hash)
+    assert last.head_hash == events[-1].hash and SHARED_KEYS.verify(last.key_id, message, last.signature)
