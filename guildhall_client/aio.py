@@ -212,7 +212,8 @@ class AsyncClient:
         )
         if rating is not None:
             request.rating = rating
-        return Ticket.from_pb(await self._call(self._stub.CreateTicket, request))
+        # Not retried: a lost reply would queue the player twice (tickets carry no client id).
+        return Ticket.from_pb(await self._call(self._stub.CreateTicket, request, retry=False))
 
     async def get_ticket(self, ticket_id: str) -> Ticket:
         return Ticket.from_pb(
