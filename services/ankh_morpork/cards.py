@@ -452,12 +452,17 @@ def _on_build(ctx: Ctx, frame: Frame, action: Any) -> None:
 
 def _play_two_options(t: Tables, state: State, frame: Frame) -> list[Action]:
     out = playable(t, state, frame.player)
-    return [*out, Skip()] if out else []
+    if not out:
+        return []
+    return [*out, *ability_options(t, state, frame.player), Skip()]
 
 
 @decision("play_two", _play_two_options)
 def _on_play_two(ctx: Ctx, frame: Frame, action: Any) -> None:
     """Drumknott, Ponder Stibbons: up to two more cards, each resolved in full [FS 6 FAQ]."""
+    if isinstance(action, UseAbility):  # between the two cards is still your turn
+        use_ability(ctx, frame.player, action.area)
+        return
     if isinstance(action, Skip) or frame.count <= 1:
         ctx.pop()
     else:

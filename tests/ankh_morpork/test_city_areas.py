@@ -13,6 +13,7 @@ from services.ankh_morpork.model import (
     EndTurn,
     PlaceMinion,
     PlayCard,
+    Scroll,
     Skip,
     TakeMoney,
     UseAbility,
@@ -130,3 +131,9 @@ def test_isle_of_gods_pays_two_to_remove_a_trouble_marker() -> None:
 def test_small_gods_has_no_use_on_your_own_turn() -> None:
     state = table(hands={RED: HAND}, buildings={4: RED}, money=[9, 0, 0])
     assert UseAbility(4) not in legal(state, RED)
+
+
+def test_abilities_can_be_used_between_drumknotts_two_cards() -> None:
+    state = table(hands={RED: ["drumknott", "groat", "dwarves"]}, buildings={9: RED}, minions={1: {RED: 1}})
+    state, _ = run(state, (RED, PlayCard("drumknott")), (RED, Scroll()))
+    assert top(state).kind == "play_two" and UseAbility(9) in legal(state, RED)
