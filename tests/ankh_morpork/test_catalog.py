@@ -93,3 +93,11 @@ def test_a_broken_file_is_refused_naming_every_fault() -> None:
         parse_catalog("[[areas")
     with pytest.raises(CatalogError, match="cannot read"):
         load_catalog("/no/such/file.toml")
+
+
+def test_every_primitive_the_schema_names_has_an_implementation() -> None:
+    from services.ankh_morpork import catalog, events
+    from services.ankh_morpork.cards import SCROLLS
+
+    assert set(catalog.EFFECTS) == set(SCROLLS)
+    assert set(catalog.EVENT_EFFECTS) == set(events.EFFECTS)
