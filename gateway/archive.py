@@ -244,6 +244,19 @@ def load(client: redis.Redis, archive: ArchiveStore, key: MatchKey) -> ArchivedM
     return decode(blob)
 
 
+async def load_async(client: Any, archive: ArchiveStore, key: MatchKey) -> ArchivedMatch | None:
+    """`load` for the asyncio gateway (a redis.asyncio client): the archive store is blocking
+    (files, S3), so its read runs in a worker thread; archived matches are read rarely."""
+    import asyncio
+
+    if not await client.exists(tombstone_key(key)):
+        return None
+    blob = await asyncio.to_thread(archive.get, archive_name(key))
+    if blob is None:
+        raise ArchiveError(f"{key.tenant}/{key.match_id} was archived but its blob is missing")
+    return decode(blob)
+
+
 def _matches(client: redis.Redis, tenant: str) -> Iterator[MatchKey]:
     for raw in client.scan_iter(match=f"gh:{{{tenant}:*}}:meta", count=500):
         inner = raw.decode()[len("gh:{") : -len("}:meta")]

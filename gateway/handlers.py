@@ -35,9 +35,9 @@ import logging
 import secrets
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeAlias
 
 import grpc
 import msgspec
@@ -283,6 +283,10 @@ class _Match:
         return [s for s in self.status.active_players if s not in self.resigned]
 
 
+# Stream entries with their ids, as XRANGE gives them (or an archive, numbered in order).
+_Entries: TypeAlias = AsyncIterator[tuple[bytes, dict[bytes, bytes]]]
+
+
 class _Lru(OrderedDict[Any, Any]):
     def __init__(self, capacity: int) -> None:
         super().__init__()
@@ -361,6 +365,7 @@ class GameMatches:
         clock: Callable[[], int] = wall_clock_ms,
         cache_size: int = 10_000,
         fresh_reads: bool = True,
+        archive: Callable[[MatchKey], Awaitable[Any]] | None = None,
     ) -> None:
         """`fresh_reads=False` trusts the cached state for views when `observe_append` is fed by
         the replica's gh:notify subscription: a view may then trail another replica's append by
@@ -373,6 +378,9 @@ class GameMatches:
         self.clock = clock
         self.games = frozenset(self.rules)
         self.fresh_reads = fresh_reads
+        # Finished matches moved out of Redis (gateway.archive.load_async): replay, audit and
+        # raw reads find them there; play does not (they are over).
+        self.archive = archive
         self._cache = _Lru(cache_size)
         self._redacted = _Lru(4 * cache_size)  # (key, seat, first, last) -> events: watchers share
         self._views = _Lru(4 * cache_size)  # (key, version, head, seat) -> MatchView
@@ -553,10 +561,10 @@ class GameMatches:
             match = await self._fold(match, newer)
         return match
 
-    async def _replay(self, base: _Match, up_to: int | None) -> _Match:
+    async def _replay(self, base: _Match, up_to: int | None, source: _Entries | None = None) -> _Match:
         """Rebuild the state from the stream alone, from setup."""
         events: list[StoredEvent] = []
-        async for _, fields in self.store.raw_entries(base.key):
+        async for _, fields in source if source is not None else self.store.raw_entries(base.key):
             event = decode_entry(fields)
             if up_to is not None and event.version > up_to:
                 break
@@ -1016,26 +1024,41 @@ class GameMatches:
         stored = await self.store.read(key, after_version=after_version, limit=limit)
         return await self._redact(match, seat, stored)
 
+    async def _stream(self, key: MatchKey, meta: dict[str, str]) -> tuple[dict[str, str], _Entries | None]:
+        """Meta and entries of a match: Redis's (None: read them there), else its archive's."""
+        if meta:
+            return meta, None
+        archived = await self.archive(key) if self.archive is not None else None
+        if archived is None:
+            raise MatchNotFound(f"no match {key.match_id!r}")
+
+        async def entries() -> _Entries:
+            for number, fields in enumerate(archived.entries, start=1):
+                yield f"{number}-0".encode(), {name.encode(): value for name, value in fields.items()}
+
+        return dict(archived.meta), entries()
+
     async def replay(self, key: MatchKey, version: int, seat: int | None) -> MatchView:
         """The view at `version`, rebuilt from the stream (no legal actions: it is history)."""
-        meta = await self.store.meta(key)
-        if not meta or "seed" not in meta:
+        meta, source = await self._stream(key, await self.store.meta(key))
+        if "seed" not in meta:
             raise MatchNotFound(f"no match {key.match_id!r}")
         base = self._base(key, meta)
         if not 1 <= version <= base.version:
             raise InvalidRequest(f"the match has versions 1 to {base.version}, not {version}")
         if seat is not None and not 0 <= seat < base.seats:
             raise InvalidRequest(f"the match has no seat {seat}")
-        match = await self._replay(base, version)
+        match = await self._replay(base, version, source)
         view, _ = await self._client(match.game).view(match.state, seat)
         return self._match_view(match, seat, view, [])
 
     async def raw_events(self, key: MatchKey, after_version: int = 0, limit: int = 1000) -> list[RawEvent]:
         """Stream entries as stored (auditor scope): unredacted, with their receipts."""
-        meta = await self.store.meta(key)
-        if not meta:
-            raise MatchNotFound(f"no match {key.match_id!r}")
-        stored = await self.store.read(key, after_version=after_version, limit=limit)
+        meta, source = await self._stream(key, await self.store.meta(key))
+        if source is None:
+            stored = await self.store.read(key, after_version=after_version, limit=limit)
+        else:
+            stored = [e async for _, f in source if (e := decode_entry(f)).version > after_version][:limit]
         return [
             RawEvent(
                 e.version, e.type, e.actor, e.command_id, e.payload, e.rules_version, e.time_ms,
@@ -1113,9 +1136,8 @@ class GameMatches:
         against the rules service (it must give exactly the recorded events), the end, and the
         snapshot against the re-executed state. Names the first version that does not hold."""
         loaded = await self.store.load(key)
-        if not loaded.meta:
-            raise MatchNotFound(f"no match {key.match_id!r}")
-        return await _Auditor(self, key, loaded.meta, loaded.snapshot).run()
+        meta, source = await self._stream(key, loaded.meta)
+        return await _Auditor(self, key, meta, loaded.snapshot, source).run()
 
 
 def _receipt_of(entry: StoredEvent) -> Receipt | None:
@@ -1131,8 +1153,14 @@ class _Auditor:
     """One audit: the checks run in order; each finds its first bad version; the earliest wins."""
 
     def __init__(
-        self, matches: GameMatches, key: MatchKey, meta: dict[str, str], snap: dict[str, bytes]
+        self,
+        matches: GameMatches,
+        key: MatchKey,
+        meta: dict[str, str],
+        snap: dict[str, bytes],
+        source: _Entries | None = None,
     ) -> None:
+        self.source = source if source is not None else matches.store.raw_entries(key)
         self.matches = matches
         self.key = key
         self.meta = meta
@@ -1175,7 +1203,7 @@ class _Auditor:
         events: list[StoredEvent] = []
         head = GENESIS
         position = 0
-        async for entry_id, fields in self.matches.store.raw_entries(self.key):
+        async for entry_id, fields in self.source:
             position += 1
             if entry_id != f"{position}-0".encode():
                 self.fail(

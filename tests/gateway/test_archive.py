@@ -153,3 +153,54 @@ def test_a_match_played_through_the_gateway_archives_with_its_receipts_and_actio
     last = decode_receipt(events[-1].receipt)
     message = receipt_message("acme", key.match_id, last.version, last.head_hash)
     assert last.head_hash == events[-1].hash and SHARED_KEYS.verify(last.key_id, message, last.signature)
+
+
+def test_an_archived_match_is_still_replayed_audited_and_read_through_the_gateway(
+    redis_url: str, redis_client: redis.Redis, tmp_path: Path
+) -> None:
+    import asyncio
+
+    import redis.asyncio
+
+    from gateway.archive import load_async
+    from gateway.handlers import GameMatches, MatchNotFound
+    from gateway.rules_client import AsyncRulesClient
+    from tests.gateway.gwcore_support import SHARED_KEYS, gateway, play_first_legal
+    from tests.kernel.toy_game import GAME
+
+    key = MatchKey("acme", "old-1")
+    archive = DirectoryArchive(tmp_path)
+    from tests.rules_service import serving
+
+    with serving(GAME) as rules:
+
+        async def play() -> tuple[int, bytes]:
+            async with gateway(redis_url, {GAME.game_id: rules.target}) as matches:
+                await matches.create("acme", GAME.game_id, ["x", "y"], match_id=key.match_id)
+                final = await play_first_legal(matches, key)
+                return final.version, (await matches.replay(key, 3, 0)).view_json
+
+        version, view_at_3 = asyncio.run(play())
+        archive_match(redis_client, archive, key)
+
+        async def read_archived() -> None:
+            client = redis.asyncio.Redis.from_url(redis_url)
+            client_rules = {GAME.game_id: AsyncRulesClient(GAME.game_id, rules.target)}
+            try:
+                plain = GameMatches(client, client_rules, SHARED_KEYS)
+                with pytest.raises(MatchNotFound):
+                    await plain.audit(key)
+                matches = GameMatches(
+                    client, client_rules, SHARED_KEYS, archive=lambda k: load_async(client, archive, k)
+                )
+                assert (await matches.audit(key)).ok
+                assert (await matches.replay(key, 3, 0)).view_json == view_at_3
+                raw = await matches.raw_events(key, version - 2)
+                assert [e.version for e in raw] == [version - 1, version] and raw[-1].receipt is not None
+                with pytest.raises(MatchNotFound):
+                    await matches.audit(MatchKey("acme", "never"))
+            finally:
+                await client_rules[GAME.game_id].close()
+                await client.aclose()
+
+        asyncio.run(read_archived())
