@@ -175,13 +175,13 @@ def placements(t: Tables, state: State, seat: int, areas: tuple[int, ...], rule:
         reach = set(present).union(*(t.adj(a) for a in present))
         return [PlaceMinion(a) for a in areas if a in reach]
     sources = [a + 1 for a in range(AREAS) if state.minions[a][seat]]
-    reach: dict[int, set[int] | None] = {}  # per source: where the rule allows (None: anywhere)
+    reach_from: dict[int, set[int] | None] = {}  # per source: where the rule allows (None: anywhere)
     for f in sources:
         left = [a for a in sources if a != f or state.minions[f - 1][seat] > 1]
-        reach[f] = set(left).union(*(t.adj(a) for a in left)) if left else None
+        reach_from[f] = set(left).union(*(t.adj(a) for a in left)) if left else None
     for a in areas:
         for f in sources:
-            allowed = reach[f]
+            allowed = reach_from[f]
             if f != a and (not rule or allowed is None or a in allowed):
                 out.append(PlaceMinion(a, f))
     return out
