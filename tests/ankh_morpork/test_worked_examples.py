@@ -248,3 +248,30 @@ def test_with_more_than_five_cards_nothing_is_drawn_or_discarded() -> None:
 
 
 __all__ = ["BLUE", "ChooseCard"]
+
+
+def test_the_listed_placements_are_exactly_those_the_placement_rule_allows() -> None:
+    """With minions spread at random (all 12 out on every other try), the listing offered for
+    the M symbol equals the rule checked area by area (and source by source)."""
+    import msgspec
+
+    from services.ankh_morpork.engine import placement_ok, placements, supply
+    from services.ankh_morpork.rules import RULES
+    from services.kernel import Rng
+
+    cursor = Rng.from_seed(5).cursor()
+    base = table()
+    areas = tuple(range(1, 13))
+    for trial in range(300):
+        counts = [0] * 12
+        for _ in range(12 if trial % 2 else cursor.randbelow(13)):
+            counts[cursor.randbelow(12)] += 1
+        state = msgspec.structs.replace(base, minions=tuple((c, 0, 0) for c in counts))
+        if supply(state, RED):
+            expected = [PlaceMinion(a) for a in areas if placement_ok(RULES.t, state, RED, a)]
+        else:
+            sources = [a for a in areas if counts[a - 1]]
+            expected = [
+                PlaceMinion(a, f) for a in areas for f in sources if placement_ok(RULES.t, state, RED, a, f)
+            ]
+        assert placements(RULES.t, state, RED, areas, True) == expected
