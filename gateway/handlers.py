@@ -43,6 +43,7 @@ import grpc
 import msgspec
 from guildhall.rules.v1 import rules_pb2
 
+from gateway import metrics
 from gateway.domain.match import (
     ENCODER,
     FINISHED,
@@ -673,6 +674,7 @@ class GameMatches:
         )
         if result.status != OK:
             if result.status == CONFLICT:
+                metrics.APPEND_CONFLICTS.inc()
                 self._cache.pop(key, None)
             return _Appended(None, None, result.status, time_ms, events)
         new = replace(

@@ -629,3 +629,24 @@ def test_without_fresh_reads_a_view_trusts_the_cache_until_told_of_an_append(
             assert (await b.submit(key, 0, TAKE_ONE, command_id="c3")).version == 4
 
     asyncio.run(scenario())
+
+
+def test_a_lost_append_race_is_counted_and_decided_again_on_the_new_state(
+    url: str, targets: dict[str, str]
+) -> None:
+    from gateway import metrics
+
+    async def scenario() -> None:
+        async with gateway(url, targets) as a, gateway(url, targets) as b:
+            key = await _create(a)
+            await b.get_view(key, None)  # b caches version 1: seat 0 to act
+            assert (await a.submit(key, 0, TAKE_ONE, command_id="c1")).accepted
+            before = metrics.APPEND_CONFLICTS._value.get()
+            # b decides seat 0's second move on its stale state; the append refuses it; decided
+            # again on version 2, it is not seat 0's turn.
+            raced = await b.submit(key, 0, TAKE_ONE, command_id="c2")
+            assert raced.rejection is not None and raced.rejection.code == NOT_YOUR_TURN
+            assert metrics.APPEND_CONFLICTS._value.get() == before + 1
+            assert (await b.get_view(key, None)).version == 2
+
+    asyncio.run(scenario())
