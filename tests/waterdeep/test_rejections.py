@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import msgspec
+import pytest
+
 from services.waterdeep import GAME
-from services.waterdeep.model import Choose, CompleteQuest, EndTurn, PlaceAgent
+from services.waterdeep.model import Choose, CompleteQuest, Decision, EndTurn, PlaceAgent
 from tests.waterdeep.helpers import place, reject, table
 
 
@@ -37,11 +40,6 @@ def test_a_finished_game_refuses_everything() -> None:
 
 
 def test_a_forged_state_is_named_by_check_state() -> None:
-    import msgspec
-    import pytest
-
-    from services.waterdeep.model import Decision
-
     state = table()
     assert GAME.check_state is not None
     GAME.check_state(state)
