@@ -37,8 +37,8 @@ BUILDING_CLASS = {
 # Mean nuns on a population card: 24x4, 12x3, 12x2, 12x1 and 24x0 over 84 cards = 2.0 [catalog].
 MEAN_NUNS = 2.0
 NUNS_VARIANCE = 2.5  # of one unseen card's nuns under that split
-SURVIVAL_VALUE = 40.0  # a seat eliminated by the plague loses whatever it scored
-RAT_COST = 3.0  # per rat, whatever the odds (see rat_value); tuned with benchmarks/bench_bots.py
+SURVIVAL_VALUE = 60.0  # a seat eliminated by the plague loses whatever it scored
+RAT_COST = 10.0  # per rat, whatever the odds (see rat_value); tuned with benchmarks/bench_bots.py
 # Knowing a Nun-row card narrows the plague estimate the whole game relies on.
 LOOK_VALUE = 1.0
 _HAND_VALUE = {"joker": 1.2, "sword": 0.5, "flute": 0.5, "pass": 0.6, "gold": 0.9}
