@@ -789,7 +789,10 @@ class GameMatches:
             )
             status = appended.status
             if appended.match is not None:
-                shown = list(decision.redacted or decision.events)
+                shown: Sequence[Event] = decision.redacted
+                if decision.events and not decision.redacted:
+                    # A rules service without return_redacted: never show raw events, ask View.
+                    _, shown = await self._client(match.game).view(match.state, seat, decision.events)
                 events = appended.out(match.version, actor, shown)
                 await self._after(appended.match)
                 return SubmitOutcome(

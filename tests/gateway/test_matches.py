@@ -650,3 +650,38 @@ def test_a_lost_append_race_is_counted_and_decided_again_on_the_new_state(
             assert (await b.get_view(key, None)).version == 2
 
     asyncio.run(scenario())
+
+
+def test_with_a_rules_service_that_does_not_redact_on_validate_the_events_are_redacted_by_view(
+    url: str, targets: dict[str, str]
+) -> None:
+    """An older rules service ignores return_redacted: the caller must still never get raw events."""
+
+    class OldRules(AsyncRulesClient):
+        views = 0
+
+        async def validate(self, *args: Any, **kwargs: Any) -> Any:
+            return await super().validate(*args, **{**kwargs, "return_redacted": False})
+
+        async def view(self, *args: Any, **kwargs: Any) -> Any:
+            OldRules.views += 1
+            return await super().view(*args, **kwargs)
+
+    async def scenario() -> None:
+        client = redis.asyncio.Redis.from_url(url)
+        rules = OldRules(NIM, targets[NIM])
+        try:
+            from tests.gateway.gwcore_support import SHARED_KEYS
+
+            matches = GameMatches(client, {NIM: rules}, SHARED_KEYS)
+            key = await _create(matches)
+            view = await matches.get_view(key, 0)
+            before = OldRules.views
+            outcome = await matches.submit(key, 0, _play_card_of(view.view_json), command_id="c1")
+            assert outcome.accepted and OldRules.views == before + 1
+            assert [e.type for e in outcome.events] == ["counters_taken", "card_dealt"]
+        finally:
+            await rules.close()
+            await client.aclose()
+
+    asyncio.run(scenario())
