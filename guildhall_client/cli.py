@@ -177,14 +177,14 @@ async def _play(
 ) -> None:
     player = settings.player_id or "cli-player"
     bot_tasks: list[asyncio.Task[BotResult]] = []
-    if match:
-        if not settings.token:
-            raise typer.BadParameter("--match needs a seat token (--token or GUILDHALL_TOKEN)")
-        client = _client(settings)
-        seat = Seat(client, match)
-    else:
-        client = _client(settings, token="")
-        if invite:
+    seat: Seat | None = None
+    if match and not settings.token:
+        raise typer.BadParameter("--match needs a seat token (--token or GUILDHALL_TOKEN)")
+    client = _client(settings) if match else _client(settings, token="")
+    try:
+        if match:
+            seat = Seat(client, match)
+        elif invite:
             seat = await client.claim_seat(invite, player)
             console.print(f"Claimed seat {seat.number} of match {seat.match_id}")
             bot_tasks = await fill_seats(client, game, seats, bots, bot_kind, invite=invite)
@@ -196,7 +196,6 @@ async def _play(
             seat = await client.enqueue_and_wait(
                 game, seats=seats, player_id=player, options=options, timeout_s=wait
             )
-    try:
         final = await _play_seat(seat, game, auto)
         console.print(render_outcome(final.outcome))
         you = final.seat
@@ -206,10 +205,14 @@ async def _play(
         )
         for task in bot_tasks:
             await task
+    except TimeoutError:
+        err.print(f"no match within {wait:.0f} s; the ticket was withdrawn")
+        raise typer.Exit(1) from None
     finally:
         for task in bot_tasks:
             task.cancel()
-        await seat.client.close()
+        if seat is not None and seat.client is not client:
+            await seat.client.close()
         await client.close()
 
 
