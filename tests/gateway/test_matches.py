@@ -685,3 +685,54 @@ def test_with_a_rules_service_that_does_not_redact_on_validate_the_events_are_re
             await client.aclose()
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_concurrent_traffic_from_two_replicas_keeps_one_clean_stream(
+    seed: int, url: str, targets: dict[str, str], redis_client: redis.Redis
+) -> None:
+    """Submits (legal, illegal, repeated, with stale versions), resignations and timer expiries,
+    a few at a time from two replicas: every audit passes and no command is appended twice."""
+    import random
+
+    async def scenario() -> None:
+        rng = random.Random(seed)
+        async with gateway(url, targets) as a, gateway(url, targets) as b:
+            key = await _create(a, players=3)
+            used: list[tuple[int, str]] = []
+            for step in range(40):
+                view = await a.get_view(key, None)
+                if view.finished:
+                    break
+                calls = []
+                for _ in range(rng.randint(1, 3)):
+                    replica = rng.choice((a, b))
+                    seat = rng.choice(view.active_seats or [0])
+                    kind = rng.random()
+                    if kind < 0.6:
+                        count = rng.choice((1, 1, 2, 7))
+                        action = json.dumps({"type": "take", "count": count}).encode()
+                        if used and rng.random() < 0.2:
+                            seat, command = rng.choice(used)  # a retry, or another seat's id
+                            seat = rng.choice((seat, (seat + 1) % 3))
+                        else:
+                            command = f"s{step}-{len(calls)}"
+                            used.append((seat, command))
+                        expected = rng.choice((None, view.version, view.version - 1))
+                        calls.append(
+                            replica.submit(key, seat, action, command_id=command, expected_version=expected)
+                        )
+                    elif kind < 0.7:
+                        calls.append(replica.resign(key, rng.randrange(3), command_id=f"r{step}"))
+                    else:
+                        policy = rng.choice(("random_action", "forfeit"))
+                        calls.append(replica.on_timer(key, view.version, seat, policy))
+                await asyncio.gather(*calls)
+            result = await b.audit(key)
+            assert result.ok, result
+            raw = await a.raw_events(key)
+            assert [e.version for e in raw] == list(range(1, len(raw) + 1))
+            appends = [e.command_id for e in raw if e.receipt is not None]
+            assert len(appends) == len(set(appends))
+
+    asyncio.run(scenario())
