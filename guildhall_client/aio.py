@@ -97,6 +97,7 @@ class AsyncClient:
         self.timeout_s = timeout_s
         self.retries = retries
         self.reconnects = reconnects
+        self.resumed = 0  # Watch streams resumed after a drop (for logs and tests)
         self.verify_receipts = verify_receipts
         self._owns_channel = channel is None
         if channel is None:
@@ -477,6 +478,7 @@ class AsyncClient:
                     raise errors.from_rpc_error(error) from None
             finally:
                 call.cancel()
+            self.resumed += 1
             await asyncio.sleep(_backoff(attempt))
 
     # -- audit ---------------------------------------------------------------------------------

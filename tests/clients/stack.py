@@ -85,9 +85,10 @@ class GatewayStack:
         )
         wait_serving(self.target, 60.0, self.process)
 
-    def stop_gateway(self) -> None:
+    def stop_gateway(self, *, kill: bool = False) -> None:
+        """SIGTERM (the gateway drains and ends its streams) or SIGKILL (connections just drop)."""
         if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
+            self.process.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
             try:
                 self.process.wait(15)
             except subprocess.TimeoutExpired:

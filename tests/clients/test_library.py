@@ -168,7 +168,8 @@ def test_a_retry_after_a_lost_reply_returns_the_first_result_never_a_double_move
     assert [e.version for e in events] == list(range(1, after.version + 1))
 
 
-def test_a_watcher_resumes_after_the_gateway_restarts_with_no_gap_and_no_duplicate(stack):
+@pytest.mark.parametrize("kill", [False, True], ids=["drained", "killed"])
+def test_a_watcher_resumes_after_the_gateway_restarts_with_no_gap_and_no_duplicate(stack, kill):
     async def go():
         async with AsyncClient(stack.target, api_key=stack.api_key, retries=30) as gh:
             created = await gh.create_match(GAME, players())
@@ -203,16 +204,17 @@ def test_a_watcher_resumes_after_the_gateway_restarts_with_no_gap_and_no_duplica
                         break
                 if moves == 20 and not restarted.is_set():
                     # The replica goes away under the watcher and comes back on the same address.
-                    await asyncio.to_thread(stack.stop_gateway)
+                    await asyncio.to_thread(stack.stop_gateway, kill=kill)
                     await asyncio.to_thread(stack.start_gateway)
                     restarted.set()
             final = await asyncio.wait_for(watching, 60)
             complete = await gh.events(created.match_id)
             for seat in seats:
                 await seat.client.close()
-            return final, seen, complete
+            return final, seen, complete, watcher.resumed
 
-    final, seen, complete = run(go())
+    final, seen, complete, resumed = run(go())
+    assert resumed >= 1  # the stream really broke and was resumed
     assert final > 20
     assert seen == list(range(1, final + 1))  # every version exactly once, in order
     assert seen == [e.version for e in complete]
