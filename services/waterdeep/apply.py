@@ -9,6 +9,7 @@ from typing import Any
 import msgspec
 
 from services.waterdeep.model import (
+    CUBE_SUPPLY,
     HARBOR,
     OVER,
     ActionBegun,
@@ -68,6 +69,25 @@ def without(items: tuple[str, ...], item: str) -> tuple[str, ...]:
     return items[:i] + items[i + 1 :]
 
 
+def _supply(s: State) -> list[int]:
+    """Adventurers of each type left in the supply (25 of each in the box)."""
+    return [
+        CUBE_SUPPLY - sum(x.cubes[k] for x in s.seats) - sum(b.stock[k] for b in s.buildings)
+        for k in range(4)
+    ]
+
+
+def _stocked(stock: tuple[int, ...], add: tuple[int, ...], supply: list[int]) -> tuple[int, ...]:
+    """`stock` plus `add`, adventurers only as far as `supply` goes (which it spends)."""
+    out = list(stock)
+    for k, n in enumerate(add):
+        if k < 4:
+            n = max(0, min(n, supply[k]))
+            supply[k] -= n
+        out[k] += n
+    return tuple(out)
+
+
 def make_applier(
     stock_of: Callable[[str], tuple[int, ...]], is_mandatory: Callable[[str], bool]
 ) -> Callable[[State, Event], State]:
@@ -75,10 +95,9 @@ def make_applier(
 
     def round_started(s: State, e: RoundStarted) -> State:
         hall_vp = tuple(v + 1 if t else v for t, v in zip(s.hall, s.hall_vp, strict=True))
+        supply = _supply(s)
         buildings = tuple(
-            _replace(b, stock=tuple(a + b_ for a, b_ in zip(b.stock, stock_of(b.tile), strict=True)))
-            if any(stock_of(b.tile))
-            else b
+            _replace(b, stock=_stocked(b.stock, stock_of(b.tile), supply)) if any(stock_of(b.tile)) else b
             for b in s.buildings
         )
         seats = s.seats
@@ -263,7 +282,8 @@ def make_applier(
     def bought(s: State, e: BuildingBought) -> State:
         x = s.seats[e.player]
         seats = seat(s, e.player, gold=x.gold - e.cost, vp=x.vp + e.vp)
-        building = Building(e.tile, e.player, stock_of(e.tile))  # first stock when bought [FACTS 4]
+        # Its first stock when bought [FACTS 4], adventurers as far as the supply goes.
+        building = Building(e.tile, e.player, _stocked((0,) * 6, stock_of(e.tile), _supply(s)))
         if e.slot >= 0:
             hall = tuple("" if i == e.slot else t for i, t in enumerate(s.hall))
             hall_vp = tuple(0 if i == e.slot else v for i, v in enumerate(s.hall_vp))

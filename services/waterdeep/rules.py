@@ -990,7 +990,7 @@ class Rules:
         if exact is None:
             for k in range(4):
                 if d[k] > 0:
-                    d[k] = min(d[k], self._supply(s, k))
+                    d[k] = max(0, min(d[k], self._supply(s, k)))
         if not any(d):
             return
         log.emit(Gained(p, tuple(d), why))

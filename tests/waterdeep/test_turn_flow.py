@@ -27,6 +27,7 @@ from tests.waterdeep.helpers import (
     seat,
     settle,
     table,
+    with_building,
 )
 
 
@@ -112,3 +113,15 @@ def test_a_quest_short_of_adventurers_is_refused() -> None:
     state = place(state, 0, "field_of_triumph")
     assert reject(state, 0, CompleteQuest("bolster_city_guard")).code == "illegal_action"
     assert options(state, 0) == ["raid_orc_stronghold", "end_turn"]
+
+
+def test_adventurers_are_limited_to_the_25_of_each_type() -> None:
+    """A gain takes only what the supply has left, accumulating tiles too [SEED Preparar; FACTS 0]."""
+    state = seat(table(), 1, cubes=(0, 0, 0, 24))
+    state = place(state, 0, "blackstaff_tower")
+    assert res(state, 0)["w"] == 1
+    state = place(state, 1, "the_plinth")
+    state = with_building(state, "tower_of_the_order", 0)
+    state = put(state, pending=(), current=-1, seats=tuple(put(x, pool=0) for x in state.seats))
+    state, _ = settle(state)
+    assert state.buildings[0].stock[3] == 0  # no Wizard left to pile up
