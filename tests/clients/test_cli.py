@@ -4,15 +4,19 @@ audit it; list matches, run bots, show keys."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pexpect
 import pytest
+
+from guildhall_client.cli import app
 
 GAME = "rattus_cartus"
 ROOT = Path(__file__).resolve().parents[2]
@@ -147,8 +151,6 @@ def test_keys_public_and_new(stack):
     assert new.returncode == 0
     key = re.search(r"(ghk_\S+)", new.stdout).group(1)
     entry = json.loads(new.stdout[new.stdout.index("{") :])
-    import hashlib
-
     assert entry["id"] == "k9" and entry["sha256"] == hashlib.sha256(key.encode()).hexdigest()
 
 
@@ -179,9 +181,26 @@ def test_a_private_table_is_joined_by_invite_code_with_a_bot_in_the_other_seat(s
 
 
 def test_the_console_script_is_declared_and_loads_the_app():
-    import tomllib
-
-    from guildhall_client.cli import app
-
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts["guildhall"] == "guildhall_client.cli:app" and app.info.name == "guildhall"
+
+
+def test_settings_come_from_the_config_file_when_no_flag_or_variable_names_them(stack, tmp_path):
+    config = tmp_path / "guildhall.toml"
+    config.write_text(f'target = "{stack.target}"\napi_key = "{stack.api_key}"\n')
+    env = stack.cli_env(GUILDHALL_CONFIG=str(config))
+    del env["GUILDHALL_TARGET"], env["GUILDHALL_API_KEY"]
+    listed = subprocess.run(
+        [*command(), "matches", "--json"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert listed.returncode == 0, listed.stderr
+    # A flag still wins over the file: a wrong target given on the command line is used (and fails).
+    wrong = subprocess.run(
+        [*command(), "--target", "127.0.0.1:1", "--timeout", "2", "matches"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert wrong.returncode == 1 and "UNAVAILABLE" in wrong.stderr

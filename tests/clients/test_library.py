@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import subprocess
+import sys
 import uuid
+from pathlib import Path
 
 import grpc
 import pytest
@@ -221,10 +224,6 @@ def test_a_watcher_resumes_after_the_gateway_restarts_with_no_gap_and_no_duplica
 
 
 def test_the_30_line_example_runs_against_a_real_gateway(stack):
-    import subprocess
-    import sys
-    from pathlib import Path
-
     root = Path(__file__).resolve().parents[2]
     example = root / "examples" / "client_in_30_lines.py"
     assert len(example.read_text().splitlines()) <= 40  # 30 lines of code plus its docstring
@@ -241,10 +240,6 @@ def test_the_30_line_example_runs_against_a_real_gateway(stack):
 
 
 def test_the_bots_example_runs_against_a_real_gateway(stack):
-    import subprocess
-    import sys
-    from pathlib import Path
-
     root = Path(__file__).resolve().parents[2]
     result = subprocess.run(
         [sys.executable, str(root / "examples" / "greedy_vs_random.py"), stack.target, GAME],
