@@ -28,10 +28,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from soak.flood import measure_flood
 from soak.stack import SoakStack, TenantSpec
 
 # How long one logical call may keep failing over (both replicas, backoff) before it is given up.
 CALL_GIVE_UP_S = 90.0
+# The flooding tenant's actions-per-second quota.
+FLOOD_QUOTA = 20.0
 # Gateway replicas stay down this long (seconds, uniform) when killed.
 GATEWAY_DOWN_S = (0.5, 3.0)
 
@@ -80,6 +83,7 @@ class Report:
     errors: dict[str, int] = field(default_factory=dict)
     faults: dict[str, int] = field(default_factory=dict)
     per_game_completed: dict[str, int] = field(default_factory=dict)
+    flood: dict[str, float] = field(default_factory=dict)  # soak.flood figures, when measured
 
     @property
     def ok(self) -> bool:
@@ -116,6 +120,25 @@ class Report:
             ("completed per game", ", ".join(f"{k} {v}" for k, v in sorted(self.per_game_completed.items()))),
             ("verdict", "PASS" if self.ok else "FAIL"),
         ]
+        if self.flood:
+            f = self.flood
+            rows += [
+                (
+                    "victim tenant SubmitAction p50 / p99 alone",
+                    f"{f['victim_p50_ms_alone']:.1f} / {f['victim_p99_ms_alone']:.1f} ms",
+                ),
+                (
+                    "victim p50 / p99 while another tenant floods",
+                    f"{f['victim_p50_ms_flooded']:.1f} / {f['victim_p99_ms_flooded']:.1f} ms",
+                ),
+                ("victim p99 ratio (flooded / alone; target at most 2)", f"{f['p99_ratio']:.2f}"),
+                (
+                    "flooder accepted / refused (quota)",
+                    f"{f['flood_accepted_per_s']:.1f}/s / {f['flood_refused']:.0f} "
+                    f"({f['flood_quota_per_s']:.0f}/s)",
+                ),
+                ("victim refused by quota", f"{f['victim_refused']:.0f}"),
+            ]
         lines = ["| figure | value |", "|---|---|"] + [f"| {name} | {value} |" for name, value in rows]
         for problem in (self.audits_failed + self.mismatches)[:20]:
             lines.append(f"\n- {problem}")
@@ -428,6 +451,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=None, help="seed of the bots and the fault schedule")
     parser.add_argument("--report-dir", default="var/soak", help="where report.json and report.md go")
     parser.add_argument("--keep", action="store_true", help="keep the work dir (logs, AOF) afterwards")
+    parser.add_argument(
+        "--flood-seconds",
+        type=float,
+        default=15.0,
+        help="afterwards, seconds of another tenant's latency alone and under a flood (0 = skip)",
+    )
     args = parser.parse_args(argv)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
 
@@ -435,9 +464,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     report_dir.mkdir(parents=True, exist_ok=True)
     work_dir = report_dir / "work" if args.keep else None
     print(f"soak: starting the stack (seed {seed})", file=sys.stderr, flush=True)
-    with SoakStack(
-        games=args.games, replicas=args.replicas, tenants=(TenantSpec("acme"),), work_dir=work_dir
-    ) as stack:
+    tenants = (TenantSpec("acme"), TenantSpec("rival"), TenantSpec("flood", actions_per_second=FLOOD_QUOTA))
+    with SoakStack(games=args.games, replicas=args.replicas, tenants=tenants, work_dir=work_dir) as stack:
         show, stop_progress, _ = _progress_printer()
         soak = Soak(
             stack,
@@ -452,6 +480,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             report = asyncio.run(soak.run())
         finally:
             stop_progress()
+        if args.flood_seconds > 0:
+            print(
+                f"soak: measuring a tenant flood ({2 * args.flood_seconds:.0f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
+            figures = measure_flood(
+                stack.targets[0],
+                stack.api_keys["rival"],
+                stack.targets[0],
+                stack.api_keys["flood"],
+                quota_per_s=FLOOD_QUOTA,
+                seconds=args.flood_seconds,
+            )
+            report.flood = {
+                **{k: float(v) for k, v in asdict(figures).items()},
+                "p99_ratio": figures.p99_ratio,
+                "flood_accepted_per_s": figures.flood_accepted_per_s,
+            }
     markdown = report.markdown()
     (report_dir / "report.md").write_text(markdown + "\n")
     (report_dir / "report.json").write_text(

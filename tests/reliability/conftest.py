@@ -9,6 +9,10 @@ import pytest
 
 from soak.processes import RedisProcess
 from soak.stack import SoakStack, TenantSpec
+from tests.reliability.gateway_helpers import settle
+
+# The flooding tenant's quota in the shared stack: low, so a few loops exceed it at once.
+FLOOD_QUOTA = 5.0
 
 
 @pytest.fixture
@@ -26,7 +30,7 @@ def aof_redis(tmp_path: Path) -> Iterator[RedisProcess]:
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SoakStack]:
     """Redis (AOF always), every registered game's rules service and two gateway replicas,
     shared by the tests that go through the gateway (each xdist worker starts its own)."""
-    tenants = (TenantSpec("acme"), TenantSpec("rival"), TenantSpec("flood", actions_per_second=50))
+    tenants = (TenantSpec("acme"), TenantSpec("rival"), TenantSpec("flood", actions_per_second=FLOOD_QUOTA))
     with SoakStack(work_dir=tmp_path_factory.mktemp("stack"), tenants=tenants) as started:
         yield started
 
@@ -43,4 +47,5 @@ def healthy(stack: SoakStack) -> SoakStack:
         client.config_set("maxmemory", 0)
     finally:
         client.close()
+    settle(stack)
     return stack

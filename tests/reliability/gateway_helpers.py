@@ -90,3 +90,30 @@ async def eventually(check: Callable[[], Awaitable[Any]], what: str) -> Any:
             if time.monotonic() > deadline:
                 raise AssertionError(f"gave up waiting for {what}: {error}") from error
             await asyncio.sleep(0.05)
+
+
+def settle(stack: SoakStack, calls: int = 64) -> None:
+    """Make each replica answer a round of `calls` concurrent Redis-backed calls. After a Redis
+    restart each pooled connection of a replica fails once (UNAVAILABLE, which clients retry:
+    the gateway's Redis client does not retry on connection errors); tests that check single
+    calls precisely start after that has played out."""
+    import grpc
+    from guildhall.gateway.v1 import gateway_pb2 as pb
+    from guildhall.gateway.v1 import gateway_pb2_grpc as pb_grpc
+
+    credentials = (("authorization", f"Bearer {stack.api_keys['acme']}"),)
+    for target in stack.targets:
+        with grpc.insecure_channel(target) as channel:
+            stub = pb_grpc.GatewayServiceStub(channel)
+            deadline = time.monotonic() + GIVE_UP_S
+            while True:  # rounds of concurrent calls, so every pooled connection gets used
+                request = pb.ListMatchesRequest(limit=1)
+                futures = [
+                    stub.ListMatches.future(request, metadata=credentials, timeout=5) for _ in range(calls)
+                ]
+                failed = [f for f in futures if f.exception() is not None]
+                if not failed:
+                    break
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"{target} keeps failing: {failed[0].exception()}")
+                time.sleep(0.05)

@@ -18,6 +18,7 @@ from tests.reliability.gateway_helpers import (
     both_replicas,
     close_all,
     eventually,
+    settle,
     tenant_clients,
 )
 
@@ -134,6 +135,7 @@ def test_redis_killed_mid_match_gives_unavailable_and_the_retried_command_lands_
                 with pytest.raises(Unavailable):
                     await call()
             healthy.redis.start()
+            await asyncio.to_thread(settle, healthy)  # pooled connections fail once each; see settle
 
             retried = await eventually(
                 lambda: table.submit(seat, view.raw_legal_actions[0], command_id="during-outage"),
@@ -241,6 +243,7 @@ def test_outage_answers_are_never_wrong_answers(healthy: SoakStack) -> None:
             assert set(outcomes) == {"Unavailable"}, outcomes
         finally:
             healthy.redis.start()
+            await asyncio.to_thread(settle, healthy)
             await close_all(a, _b)
 
     asyncio.run(scenario())
