@@ -125,3 +125,11 @@ def test_adventurers_are_limited_to_the_25_of_each_type() -> None:
     state = put(state, pending=(), current=-1, seats=tuple(put(x, pool=0) for x in state.seats))
     state, _ = settle(state)
     assert state.buildings[0].stock[3] == 0  # no Wizard left to pile up
+
+
+def test_the_without_larissa_variant_never_deals_larissa() -> None:
+    variant = GAME.variants["without_larissa"]
+    dealt = {x.lord for seed in range(12) for x in GAME.setup(5, seed, variant).seats}
+    assert "larissa_neathal" not in dealt and len(dealt) > 5
+    standard = {x.lord for seed in range(12) for x in GAME.setup(5, seed, Options()).seats}
+    assert "larissa_neathal" in standard
