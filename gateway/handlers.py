@@ -96,7 +96,7 @@ from gateway.eventstore.base import (
     chain_hash,
     wall_clock_ms,
 )
-from gateway.eventstore.redis_store import MalformedEntry, decode_entry
+from gateway.eventstore.redis_store import MalformedEntry, decode_entry, match_keys
 from gateway.rules_client import Accepted, AsyncRulesClient, Event, Status
 from gateway.signing import KeyRing, PublicKey
 from services.kernel import (
@@ -1166,6 +1166,7 @@ class _Auditor:
         source: _Entries | None = None,
     ) -> None:
         self.source = source if source is not None else matches.store.raw_entries(key)
+        self.live = source is None  # in Redis, with its command table (an archive has its own)
         self.matches = matches
         self.key = key
         self.meta = meta
@@ -1182,6 +1183,8 @@ class _Auditor:
         checked = len(events)
         if events:
             self._receipts(events)
+            if self.live:
+                await self._commands(events)
             try:
                 await self._execute(events)
             except grpc.aio.AioRpcError as error:
@@ -1202,6 +1205,40 @@ class _Auditor:
         ]
         version, reason, _ = min(precise, key=lambda bad: bad[0])
         return AuditResult(False, max(version - 1, 0), version, reason)
+
+    async def _commands(self, events: list[StoredEvent]) -> None:
+        """The command table against the stream (issue 15): a planted id would hand its caller
+        another append's result, and a removed one would let a retried command apply twice."""
+        table = await self.matches.store.client.hgetall(match_keys(self.key).commands)
+        runs: dict[str, tuple[int, int, str]] = {}
+        for event in events:
+            first, last, actor = runs.get(event.command_id, (event.version, event.version, event.actor))
+            runs[event.command_id] = (first, event.version, actor)
+        for raw_id, raw_value in table.items():
+            command_id, value = raw_id.decode(errors="replace"), raw_value.decode(errors="replace")
+            first_text, _, rest = value.partition(":")
+            last_text, _, actor = rest.partition(":")
+            run = runs.get(command_id)
+            if not (first_text.isdigit() and last_text.isdigit()):
+                self.fail(1, f"the command table entry of {command_id!r} does not parse: {value!r}")
+            elif run is None or run[:2] != (int(first_text), int(last_text)) or (actor and actor != run[2]):
+                # The first version where the table's range and the stream's run part ways.
+                first, last = int(first_text), int(last_text)
+                if run is None:
+                    bad = first
+                elif run[0] != first:
+                    bad = min(run[0], first)
+                else:
+                    bad = min(run[1], last) + 1 if run[1] != last else first
+                self.fail(
+                    max(bad, 1),
+                    f"command id {command_id!r} is recorded for {value!r}, not what the stream holds",
+                )
+        for command_id, (first, _, _) in runs.items():
+            if command_id.encode() not in table:
+                self.fail(
+                    first, f"command id {command_id!r} of version {first} is missing from the command table"
+                )
 
     async def _chain(self) -> list[StoredEvent]:
         """Entry ids, versions and hashes, in order; stops at the first broken link."""
