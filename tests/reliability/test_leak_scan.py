@@ -11,7 +11,9 @@ scan rebuilds every state from the stored stream with the game's own rules and c
   a view does not change when what its viewer cannot see is reshuffled);
 - nothing sent before `match_ended` carries the seed, in hex, decimal or base64;
 - nothing sent at all carries the generator's key;
-- rejections are short (no unbounded echo of the input) and carry neither.
+- rejections are short (no unbounded echo of the input) and carry neither;
+- on the way, actions the seat is not offered (once-legal ones, garbled ones) are rejected and
+  leave the match at its version.
 
 LEAK_SCAN_ACTIONS (default 30) sets how many actions each playout has before the seats resign.
 """
@@ -75,18 +77,29 @@ async def play_and_collect(
     table = await Table.create(tenant, game, players, seed=seed)
     rng = random.Random(seed)
     last_command: dict[int, str] = {}
+    seen_actions: list[bytes] = []
     for number in range(actions):
         move = await table.next_move()
         if move is None:
             break
         seat, view = move
         sent[seat].views.append((view.version, json.dumps(view.view).encode()))
-        if number % 6 == 0:  # a garbled action and an action out of turn: rejections are sent too
-            for bad_seat, bad in ((seat, b'{"type": "no_such_action", "x": "' + b"A" * 5000 + b'"}'),):
-                try:
-                    await table.submit(bad_seat, bad)
-                except (Rejected, GatewayError) as refusal:
-                    sent[bad_seat].messages.append(str(refusal))
+        # Illegal actions (a garbled one, and actions once legal but not now for this seat) are
+        # rejected, leave the match where it was, and their rejections are scanned too.
+        legal_now = set(view.raw_legal_actions)
+        illegal = [a for a in seen_actions[-50:] if a not in legal_now][:2]
+        if number % 6 == 0:
+            illegal.append(b'{"type": "no_such_action", "x": "' + b"A" * 5000 + b'"}')
+        for bad in illegal:
+            try:
+                await table.submit(seat, bad)
+            except (Rejected, GatewayError) as refusal:
+                sent[seat].messages.append(str(refusal))
+            else:
+                raise AssertionError(f"seat {seat} was allowed an unlisted action {bad[:100]!r}")
+        if illegal:
+            assert (await tenant.get_view(table.match_id)).version == view.version, "a rejection wrote"
+        seen_actions.extend(view.raw_legal_actions[:5])
         command_id = f"leak-{number}"
         action = rng.choice(view.raw_legal_actions)
         accepted = await table.submit(seat, action, command_id=command_id)
