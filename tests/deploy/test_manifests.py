@@ -174,3 +174,18 @@ def test_prod_runs_no_redis_or_generated_secrets_of_its_own() -> None:
     assert env["REDIS_URL"]["valueFrom"]["secretKeyRef"]["name"] == "guildhall-redis"
     durability = Path(OVERLAYS / "prod" / "kustomization.yaml").read_text()
     assert "appendfsync always" in durability and "noeviction" in durability
+
+
+def test_the_dev_secrets_are_ones_the_gateway_accepts(tmp_path: Path) -> None:
+    """The dev overlay's generated Secrets load through the gateway's own loaders."""
+    from gateway.auth import hash_key, load_tenants
+    from gateway.signing import KeyRing
+
+    secrets = Path(__file__).resolve().parents[2] / "deploy/k8s/overlays/dev/secrets"
+    tenants = load_tenants(secrets / "tenants.json")
+    assert tenants["dev"].keys[0].sha256 == hash_key("dev-only-tenant-key-do-not-use-in-production")
+    ring = KeyRing.from_dir(secrets / "signing")
+    key_id, signature = ring.sign(b"guildhall")
+    assert key_id == "dev-key-1" and ring.verify(key_id, b"guildhall", signature)
+    env = named("dev", "Deployment", "gateway")["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert {e["name"] for e in env} >= {"REDIS_URL", "SIGNING_KEYS_DIR", "TENANTS_FILE"}
