@@ -45,8 +45,14 @@ GRPC_OPTIONS = [
     ("grpc.keepalive_time_ms", 60_000),
     ("grpc.http2.max_pings_without_data", 0),
     ("grpc.max_concurrent_streams", 20_000),
+    # gRPC core cancels calls that arrive faster than the server takes them once more than 1,000
+    # wait (3,000 hard): thousands of Watch streams reconnecting at once after a replica drains
+    # must queue, not be cancelled.
+    ("grpc.server.max_pending_requests", 20_000),
+    ("grpc.server.max_pending_requests_hard_limit", 40_000),
 ]
 METRICS_REFRESH_S = 15.0
+REDIS_CONNECTIONS = 256  # per replica (plain Redis); the cluster client pools per node
 
 
 @dataclass
@@ -181,7 +187,10 @@ def redis_clients(url: str, cluster: bool) -> tuple[Any, Any]:
             ssl=parts.scheme == "rediss",
         )
         return cluster_client, subscriber
-    client = aioredis.Redis.from_url(url)
+    # A bounded pool that queues: a burst (thousands of watchers connecting at once) waits for a
+    # connection instead of opening thousands of sockets to Redis.
+    pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=REDIS_CONNECTIONS, timeout=20)
+    client = aioredis.Redis(connection_pool=pool)
     return client, client  # pubsub takes its own connection from the pool
 
 
