@@ -408,9 +408,25 @@ class Soak:
                 )
 
 
-def _progress_printer() -> tuple[Callable[[Report, float], None], Callable[[], None], float]:
-    """A rich progress bar on a terminal, plain lines otherwise."""
+def _progress_printer(duration_s: float) -> tuple[Callable[[Report, float], None], Callable[[], None]]:
+    """A rich progress bar on a terminal; a plain line every 10 s otherwise (CI logs)."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    def line(report: Report) -> str:
+        return (
+            f"matches {report.matches_started} · actions {report.actions_accepted} · "
+            f"faults {sum(report.faults.values())} · transient errors {sum(report.errors.values())}"
+        )
+
+    if not sys.stderr.isatty():
+        last = [-10.0]
+
+        def show_plain(report: Report, elapsed: float) -> None:
+            if elapsed - last[0] >= 10.0:
+                last[0] = elapsed
+                print(f"soak {elapsed:5.0f}/{duration_s:.0f} s: {line(report)}", file=sys.stderr, flush=True)
+
+        return show_plain, lambda: None
 
     progress = Progress(
         TextColumn("soak"),
@@ -419,19 +435,13 @@ def _progress_printer() -> tuple[Callable[[Report, float], None], Callable[[], N
         TextColumn("{task.fields[line]}"),
         transient=False,
     )
-    task = progress.add_task("soak", total=1.0, line="")
+    task = progress.add_task("soak", total=duration_s, line="")
     progress.start()
 
     def show(report: Report, elapsed: float) -> None:
-        errors = sum(report.errors.values())
-        faults = sum(report.faults.values())
-        line = (
-            f"matches {report.matches_started} · actions {report.actions_accepted} · "
-            f"faults {faults} · transient errors {errors}"
-        )
-        progress.update(task, completed=elapsed, line=line)
+        progress.update(task, completed=min(elapsed, duration_s), line=line(report))
 
-    return show, progress.stop, 0.0
+    return show, progress.stop
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -466,7 +476,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"soak: starting the stack (seed {seed})", file=sys.stderr, flush=True)
     tenants = (TenantSpec("acme"), TenantSpec("rival"), TenantSpec("flood", actions_per_second=FLOOD_QUOTA))
     with SoakStack(games=args.games, replicas=args.replicas, tenants=tenants, work_dir=work_dir) as stack:
-        show, stop_progress, _ = _progress_printer()
+        show, stop_progress = _progress_printer(args.duration)
         soak = Soak(
             stack,
             duration_s=args.duration,
@@ -474,7 +484,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             fault_interval_s=args.fault_interval,
             seed=seed,
             max_matches=args.max_matches,
-            progress=lambda report, elapsed: show(report, min(elapsed / args.duration, 1.0)),
+            progress=show,
         )
         try:
             report = asyncio.run(soak.run())
