@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 import pytest
 
@@ -245,5 +246,35 @@ def test_outage_answers_are_never_wrong_answers(healthy: SoakStack) -> None:
             healthy.redis.start()
             await asyncio.to_thread(settle, healthy)
             await close_all(a, _b)
+
+    asyncio.run(scenario())
+
+
+def test_turn_timers_fire_once_per_turn_with_a_replica_killed(healthy: SoakStack) -> None:
+    """Nobody acts; 1 s turn timers play for the seats (random_action) on whichever replica
+    claims them, one replica is SIGKILLed meanwhile: each (version, seat) times out once."""
+
+    async def scenario() -> None:
+        a, b = tenant_clients(healthy, retries=3)
+        try:
+            created = await a.create_match("rattus_cartus", ["p0", "p1"], turn_timer=(1, "random_action"))
+            await asyncio.sleep(1.5)
+            healthy.gateways[0].kill()
+            # Wait (without acting) until the timers have played several turns.
+            stream: list[Any] = []
+            for _ in range(200):
+                stream = await b.read_events(created.match_id)
+                if sum(e.type == "turn_timed_out" for e in stream) >= 4:
+                    break
+                await asyncio.sleep(0.1)
+            timed_out = [json.loads(e.payload) for e in stream if e.type == "turn_timed_out"]
+            assert len(timed_out) >= 4, [e.type for e in stream]
+            turns = [(t["version"], t["seat"]) for t in timed_out]
+            assert len(turns) == len(set(turns)), turns  # never twice for one turn
+            assert contiguous([e.version for e in stream])
+            assert (await b.audit(created.match_id)).ok
+        finally:
+            healthy.gateways[0].start()
+            await close_all(a, b)
 
     asyncio.run(scenario())
