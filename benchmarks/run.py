@@ -1,6 +1,11 @@
 """`make bench`: every benchmark section, each figure beside its baseline; writes
 bench/results.json and bench/results.md. `make bench-quick` (or --quick) runs in under a minute.
 
+Sections: rules (per game, in process and over gRPC), eventstore (append beside bare XADD,
+reads), path (SubmitAction through the gateway at 1, 8, 32 and 128 always-busy matches beside a
+bare gRPC call, CPU per action split by process), capacity (paced matches with every seat
+watching).
+
 Usage: python -m benchmarks.run [--quick] [--sections rules eventstore ...]
 """
 
@@ -9,13 +14,15 @@ from __future__ import annotations
 import argparse
 import time
 
-from benchmarks import bench_eventstore, bench_rules
+from benchmarks import bench_eventstore, bench_path, bench_rules
 from benchmarks.report import Report
 from gateway.eventstore.local_redis import redis_server_process
 from services.observability import configure_logging
 from services.registry import GAMES
 
-SECTIONS = ("rules", "eventstore")
+SECTIONS = ("rules", "eventstore", "path", "capacity")
+# The whole path is measured with this game: the issue's figures were taken with it.
+PATH_GAME, PATH_PLAYERS = "rattus_cartus", 2
 
 
 def main() -> None:
@@ -35,6 +42,29 @@ def main() -> None:
         elif section == "eventstore":
             with redis_server_process(appendonly=True) as url:
                 bench_eventstore.run(report, url, 0.5 if args.quick else 3.0)
+        elif section in ("path", "capacity"):
+            with redis_server_process(appendonly=True) as url:
+                bench_path.run(
+                    report,
+                    url,
+                    PATH_GAME,
+                    PATH_PLAYERS,
+                    args.quick,
+                    sizes=bench_path.SIZES if section == "path" else (),
+                    capacity=section == "capacity",
+                )
+                if section == "path":  # the same load with the rules hop as before, same run
+                    bench_path.run(
+                        report,
+                        url,
+                        PATH_GAME,
+                        PATH_PLAYERS,
+                        args.quick,
+                        sizes=(32,),
+                        capacity=False,
+                        env=bench_path.LEVERS_OFF,
+                        label="threaded rules server, unary calls",
+                    )
         print(f"      ({time.perf_counter() - started:.0f} s)", flush=True)
     json_path, md_path = report.write()
     print(f"wrote {json_path} and {md_path}")

@@ -97,7 +97,7 @@ from gateway.eventstore.base import (
     wall_clock_ms,
 )
 from gateway.eventstore.redis_store import MalformedEntry, decode_entry, match_keys
-from gateway.rules_client import Accepted, AsyncRulesClient, Event, Status
+from gateway.rules_client import Accepted, AsyncRulesClient, Event, SeatView, Status
 from gateway.signing import KeyRing, PublicKey
 from services.kernel import (
     GAME_OVER,
@@ -711,7 +711,8 @@ class GameMatches:
     async def _decide(self, match: _Match, seat: int, action: bytes) -> tuple[_Match, Accepted | Rejection]:
         client = self._client(match.game)
         try:
-            return match, await client.validate(match.state, seat, action)
+            # The next seats' views come back too, so their GetView costs no rules call.
+            return match, await client.validate(match.state, seat, action, return_views=True)
         except grpc.aio.AioRpcError as error:
             if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
                 raise
@@ -719,7 +720,18 @@ class GameMatches:
         _log.info("state of %s made by other rules: replaying", match.key)
         match = await self._replay(replace(match, resigned=frozenset(), ended=False), None)
         self._cache.put(match.key, match)
-        return match, await client.validate(match.state, seat, action)
+        return match, await client.validate(match.state, seat, action, return_views=True)
+
+    def _remember_views(self, match: _Match, views: Sequence[SeatView]) -> None:
+        """Keep the views Validate returned with the next state, as get_view would make them."""
+        waiting = match.waiting_seats()
+        for seat_view in views:
+            if seat_view.player in waiting:
+                memo_key = (match.key, match.version, match.head, seat_view.player)
+                view = self._match_view(
+                    match, seat_view.player, seat_view.view, list(seat_view.legal_actions)
+                )
+                self._views.put(memo_key, view)
 
     async def _first_result(
         self, key: MatchKey, seat: int | None, command_id: str, *, actor: str
@@ -794,6 +806,7 @@ class GameMatches:
                     # A rules service without return_redacted: never show raw events, ask View.
                     _, shown = await self._client(match.game).view(match.state, seat, decision.events)
                 events = appended.out(match.version, actor, shown)
+                self._remember_views(appended.match, decision.views)
                 await self._after(appended.match)
                 return SubmitOutcome(
                     True, None, appended.match.version, events, appended.receipt, game=match.game

@@ -1,15 +1,22 @@
 """The gateway's port to one game's rules service over gRPC.
 
 `AsyncRulesClient` (grpc.aio) is what the gateway uses: no thread per call, no hop between
-the event loop and a thread pool. `RulesClient` is the blocking twin for tools, benchmarks and
-tests that talk to a rules service directly.
+the event loop and a thread pool, and its calls go as messages over open `Session` streams (a
+message costs a fraction of a unary call's machinery on both ends), falling back to the unary
+RPCs when a service has no Session (an older one) or a stream is lost. `RulesClient` is the
+blocking twin for tools, benchmarks and tests that talk to a rules service directly.
 """
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import json
-from collections.abc import Sequence
+import os
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
 import msgspec
@@ -62,6 +69,14 @@ class Status(msgspec.Struct, frozen=True):
     outcome: bytes = b""
 
 
+class SeatView(msgspec.Struct, frozen=True):
+    """A seat's view of a state and its legal actions there (JSON each)."""
+
+    player: int
+    view: bytes
+    legal_actions: tuple[bytes, ...]
+
+
 @dataclass(frozen=True)
 class Accepted:
     """An accepted action: its events, and the next state when it was asked for."""
@@ -71,6 +86,8 @@ class Accepted:
     status: Status | None
     # The events as the acting seat sees them, when asked for (return_redacted).
     redacted: tuple[Event, ...] = ()
+    # With return_views: the next state's view and legal actions of each seat owing a decision.
+    views: tuple[SeatView, ...] = ()
 
 
 def _status(status: rules_pb2.Status) -> Status:
@@ -155,7 +172,93 @@ def _accepted(response: rules_pb2.ValidateResponse) -> Accepted | Rejection:
         accepted.state if accepted.HasField("state") else None,
         _status(accepted.status) if accepted.HasField("status") else None,
         _events(accepted.redacted_events),
+        tuple(SeatView(v.player, v.view, tuple(v.legal_actions)) for v in accepted.views),
     )
+
+
+# How long a client uses the unary RPCs after a stream was lost before it opens a new one, and
+# after a service said it has no Session before it asks again (it may have been upgraded).
+SESSION_RETRY_S = 1.0
+# Open Session streams per client (each one pod's); 0 = unary calls only (how it was measured
+# before streams, kept for comparison and as a switch if a proxy in between mishandles streams).
+SESSIONS_ENV = "RULES_SESSIONS"
+DEFAULT_SESSIONS = 2
+SESSION_UNSUPPORTED_RETRY_S = 60.0
+_STATUS_BY_NUMBER = {code.value[0]: code for code in grpc.StatusCode}
+
+
+class _SessionLost(Exception):
+    """The stream ended before this call's answer came: the call is made again as a unary call."""
+
+
+def _fault(fault: rules_pb2.Fault) -> grpc.aio.AioRpcError:
+    """A call's fault on a Session as the error the unary RPC would have raised."""
+    code = _STATUS_BY_NUMBER.get(fault.code, grpc.StatusCode.UNKNOWN)
+    return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), details=fault.message)
+
+
+class _Session:
+    """Calls multiplexed over one open Session stream, matched to answers by id."""
+
+    def __init__(self, stub: rules_pb2_grpc.RulesServiceStub) -> None:
+        self._queue: asyncio.Queue[rules_pb2.SessionRequest | None] = asyncio.Queue()
+        self._pending: dict[int, asyncio.Future[rules_pb2.SessionResponse]] = {}
+        self._ids = itertools.count(1)
+        self.closed = False
+        self.unsupported = False
+        self._call = stub.Session(self._requests())
+        self._reader = asyncio.create_task(self._read())
+
+    async def _requests(self) -> AsyncIterator[rules_pb2.SessionRequest]:
+        while (request := await self._queue.get()) is not None:
+            yield request
+
+    async def _read(self) -> None:
+        try:
+            async for response in self._call:
+                future = self._pending.pop(response.id, None)
+                if future is not None and not future.done():
+                    future.set_result(response)
+        except grpc.aio.AioRpcError as error:
+            self.unsupported = error.code() == grpc.StatusCode.UNIMPLEMENTED
+        except asyncio.CancelledError:
+            pass
+        finally:
+            self.closed = True
+            for future in self._pending.values():
+                if not future.done():
+                    future.set_exception(_SessionLost())
+            self._pending.clear()
+
+    async def call(self, kind: str, request: Any, timeout_s: float) -> Any:
+        """The answer to one call (the kind's response message), or its fault raised."""
+        if self.closed:
+            raise _SessionLost()
+        number = next(self._ids)
+        future: asyncio.Future[rules_pb2.SessionResponse] = asyncio.get_running_loop().create_future()
+        self._pending[number] = future
+        self._queue.put_nowait(rules_pb2.SessionRequest(id=number, **{kind: request}))
+        try:
+            async with asyncio.timeout(timeout_s):
+                response = await future
+        except TimeoutError:
+            raise grpc.aio.AioRpcError(
+                grpc.StatusCode.DEADLINE_EXCEEDED,
+                grpc.aio.Metadata(),
+                grpc.aio.Metadata(),
+                details=f"no answer on the rules session within {timeout_s} s",
+            ) from None
+        finally:
+            self._pending.pop(number, None)
+        if response.WhichOneof("result") == "fault":
+            raise _fault(response.fault)
+        return getattr(response, kind)
+
+    async def close(self) -> None:
+        self._queue.put_nowait(None)
+        self._call.cancel()
+        self._reader.cancel()
+        await asyncio.gather(self._reader, return_exceptions=True)
 
 
 class AsyncRulesClient:
@@ -163,17 +266,57 @@ class AsyncRulesClient:
 
     Same service config as the blocking client: round robin over every pod behind a headless
     Service, health checking, retries on UNAVAILABLE (rules calls are pure, so safe to repeat).
+    Calls travel over `sessions` open Session streams taken in turn (each stream is one pod's,
+    so several spread over pods); a call whose stream is lost is made again as a unary call.
     """
 
-    def __init__(self, game_id: str, target: str, *, timeout_s: float = 10.0) -> None:
+    def __init__(
+        self, game_id: str, target: str, *, timeout_s: float = 10.0, sessions: int | None = None
+    ) -> None:
+        """`sessions` None: RULES_SESSIONS from the environment, else 2; 0 makes every call unary."""
+        if sessions is None:
+            sessions = int(os.environ.get(SESSIONS_ENV) or DEFAULT_SESSIONS)
         self.game_id = game_id
         self.target = target
         self._timeout = timeout_s
         self._channel = grpc.aio.insecure_channel(target, options=GRPC_OPTIONS)
         self._stub = rules_pb2_grpc.RulesServiceStub(self._channel)
+        self._sessions: list[_Session | None] = [None] * max(sessions, 0)
+        self._turn = itertools.count()
+        self._unary_until = 0.0  # monotonic time before which calls go unary (a stream was lost)
 
     async def close(self) -> None:
+        for session in self._sessions:
+            if session is not None:
+                await session.close()
+        self._sessions = [None] * len(self._sessions)
         await self._channel.close()
+
+    def _session(self) -> _Session | None:
+        if not self._sessions:
+            return None
+        slot = next(self._turn) % len(self._sessions)
+        session = self._sessions[slot]
+        if session is not None and not session.closed:
+            return session
+        now = time.monotonic()
+        if session is not None:  # lost: use unary calls for a while, then open a new stream
+            self._sessions[slot] = None
+            pause = SESSION_UNSUPPORTED_RETRY_S if session.unsupported else SESSION_RETRY_S
+            self._unary_until = max(self._unary_until, now + pause)
+        if now < self._unary_until:
+            return None
+        session = self._sessions[slot] = _Session(self._stub)
+        return session
+
+    async def _call(self, kind: str, request: Any, unary: Callable[..., Awaitable[Any]]) -> Any:
+        session = self._session()
+        if session is not None:
+            try:
+                return await session.call(kind, request, self._timeout)
+            except _SessionLost:
+                pass  # rules calls are pure: asking again cannot apply anything twice
+        return await unary(request, timeout=self._timeout)
 
     async def describe(self) -> rules_pb2.DescribeResponse:
         response: rules_pb2.DescribeResponse = await self._stub.Describe(
@@ -186,7 +329,7 @@ class AsyncRulesClient:
     ) -> tuple[rules_pb2.GameState, Status]:
         """The opening state; `seed` is the match's 32 random bytes (an integer, big-endian)."""
         request = rules_pb2.SetupRequest(game_id=self.game_id, players=players, seed=seed, options=options)
-        response = await self._stub.Setup(request, timeout=self._timeout)
+        response = await self._call("setup", request, self._stub.Setup)
         return response.state, _status(response.status)
 
     async def validate(
@@ -197,6 +340,7 @@ class AsyncRulesClient:
         *,
         return_state: bool = True,
         return_redacted: bool = True,
+        return_views: bool = False,
     ) -> Accepted | Rejection:
         request = rules_pb2.ValidateRequest(
             state=state,
@@ -204,8 +348,9 @@ class AsyncRulesClient:
             action=action,
             return_state=return_state,
             return_redacted=return_redacted,
+            return_views=return_views,
         )
-        return _accepted(await self._stub.Validate(request, timeout=self._timeout))
+        return _accepted(await self._call("validate", request, self._stub.Validate))
 
     async def apply(
         self, state: rules_pb2.GameState, events: Sequence[Event]
@@ -214,16 +359,16 @@ class AsyncRulesClient:
         status = None
         for start in range(0, len(events), APPLY_BATCH):
             request = rules_pb2.ApplyRequest(state=state, events=_wire(events[start : start + APPLY_BATCH]))
-            response = await self._stub.Apply(request, timeout=self._timeout)
+            response = await self._call("apply", request, self._stub.Apply)
             state, status = response.state, _status(response.status)
         if status is None:  # no events: ask nothing of the service but the status
-            response = await self._stub.Apply(rules_pb2.ApplyRequest(state=state), timeout=self._timeout)
+            response = await self._call("apply", rules_pb2.ApplyRequest(state=state), self._stub.Apply)
             state, status = response.state, _status(response.status)
         return state, status
 
     async def legal_actions(self, state: rules_pb2.GameState, player: int) -> list[bytes]:
         request = rules_pb2.LegalActionsRequest(state=state, player=player)
-        response = await self._stub.LegalActions(request, timeout=self._timeout)
+        response = await self._call("legal_actions", request, self._stub.LegalActions)
         return list(response.actions)
 
     async def view_and_legal_actions(
@@ -231,7 +376,7 @@ class AsyncRulesClient:
     ) -> tuple[bytes, list[bytes]]:
         """A seat's view and its legal actions in one call."""
         request = rules_pb2.ViewRequest(state=state, player=player, include_legal_actions=True)
-        response = await self._stub.View(request, timeout=self._timeout)
+        response = await self._call("view", request, self._stub.View)
         return response.view, list(response.legal_actions)
 
     async def view(
@@ -241,5 +386,5 @@ class AsyncRulesClient:
         request = rules_pb2.ViewRequest(state=state, events=_wire(events))
         if player is not None:
             request.player = player
-        response = await self._stub.View(request, timeout=self._timeout)
+        response = await self._call("view", request, self._stub.View)
         return response.view, _events(response.events)

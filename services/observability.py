@@ -86,6 +86,28 @@ class _Undecodable:
 refused_requests = {"oversized": 0, "undecodable": 0}
 
 
+def count_refused(reason: str) -> None:
+    """Count a request refused before any project code ran ("oversized" or "undecodable")."""
+    refused_requests[reason] += 1
+
+
+def rpc_log_fields(
+    rpc: str, context: dict[str, Any], status: str, outcome: str, started: float, detail: str | None
+) -> dict[str, Any]:
+    """The canonical line's fields for one call (the asyncio servers log it in one call, without
+    binding and unbinding context vars per call: the same line, for less CPU)."""
+    fields: dict[str, Any] = {
+        "rpc": rpc,
+        **context,
+        "status": status,
+        "outcome": outcome,
+        "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+    }
+    if detail is not None:
+        fields["detail"] = detail
+    return fields
+
+
 class CanonicalLogInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
     """Binds per-RPC context (rpc, plus what `context_of` finds) and logs one line per call.
 

@@ -9,12 +9,14 @@ graceful stop on SIGTERM.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import importlib
 import os
 import signal
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent import futures
 from typing import Any, NoReturn
 
@@ -28,7 +30,12 @@ from guildhall.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.kernel import UNKNOWN_ACTION, GameSpec, Rejection, SetupConfig, SetupError, json_schemas
 from services.kernel.spec import clip
-from services.observability import CanonicalLogInterceptor, configure_logging
+from services.observability import (
+    CanonicalLogInterceptor,
+    configure_logging,
+    count_refused,
+    rpc_log_fields,
+)
 
 MiB = 1024 * 1024
 # Batch Apply carries whole matches; the 4 MiB default is too tight for long replays. This is
@@ -111,6 +118,17 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
             state = self.spec.evolve(state, result)
             accepted.state.CopyFrom(self._pack(state))
             accepted.status.CopyFrom(self._status(state))
+            if request.return_views:
+                accepted.views.extend(
+                    rules_pb2.SeatView(
+                        player=seat,
+                        view=self.codec.encode_json(self.spec.view(state, seat)),
+                        legal_actions=[
+                            self.codec.encode_json(a) for a in self.spec.legal_actions(state, seat)
+                        ],
+                    )
+                    for seat in accepted.status.active_players
+                )
         return rules_pb2.ValidateResponse(accepted=accepted)
 
     def Apply(self, request: Any, context: grpc.ServicerContext) -> Any:
@@ -332,6 +350,176 @@ def build_server(
     return server, port, health_servicer
 
 
+class _Aborted(Exception):
+    """A call's fault, raised where the sync server would call context.abort."""
+
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class _RaisingContext:
+    """The servicer's context on the asyncio paths: abort raises, the caller answers."""
+
+    def abort(self, code: grpc.StatusCode, message: str) -> NoReturn:
+        raise _Aborted(code, message)
+
+
+_RAISING = _RaisingContext()
+_SERVICE = "guildhall.rules.v1.RulesService"
+# Session's call kinds: the oneof field, the servicer method, the RPC name for limits and logs.
+_SESSION_CALLS = {
+    "setup": "Setup",
+    "validate": "Validate",
+    "apply": "Apply",
+    "legal_actions": "LegalActions",
+    "view": "View",
+}
+_STATUS_BY_NUMBER = {code.value[0]: code for code in grpc.StatusCode}
+
+
+class AsyncRules:
+    """The RulesService on grpc.aio: every call runs on the event loop, no thread hand-off.
+
+    The sync server spent most of its CPU on polling and handing each call to a worker thread;
+    the game logic is a few per cent of a call. Here a unary call is parsed, decided and answered
+    on the loop, and `Session` answers many calls over one stream. Same limits, statuses and one
+    log line per call as the sync server's interceptor.
+    """
+
+    def __init__(self, servicer: RulesServicer) -> None:
+        self.servicer = servicer
+        self._log = structlog.get_logger("rpc")
+
+    def _call(self, rpc: str, request: Any) -> Any:
+        """One call: its response, or _Aborted with the status the caller gets."""
+        started = time.perf_counter()
+        outcome, status, detail = "ok", "OK", None
+        try:
+            response = getattr(self.servicer, rpc)(request, _RAISING)
+            if rpc == "Validate" and response.HasField("rejection"):
+                outcome = f"rejected:{response.rejection.code}"
+            return response
+        except _Aborted as aborted:
+            outcome, status, detail = "fault", aborted.code.name, aborted.message
+            raise
+        except Exception:
+            outcome, status = "error", grpc.StatusCode.INTERNAL.name
+            detail = f"internal error in {rpc}; the server log has details"
+            self._log.exception("unhandled error", rpc=rpc)
+            raise _Aborted(grpc.StatusCode.INTERNAL, detail) from None
+        finally:
+            self._log.info(
+                "rpc", **rpc_log_fields(rpc, _context_of(request), status, outcome, started, detail)
+            )
+
+    def _unary(self, rpc: str, parse: Callable[[bytes], Any], serialize: Any) -> Any:
+        limit = REQUEST_LIMITS.get(rpc)
+
+        def deserialize(data: bytes) -> Any:
+            if limit is not None and len(data) > limit:
+                count_refused("oversized")
+                return _Aborted(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED, f"{rpc} requests are at most {limit} bytes"
+                )
+            try:
+                return parse(data)
+            except Exception:  # protobuf's DecodeError, or worse: the bytes are not this message
+                count_refused("undecodable")
+                return _Aborted(grpc.StatusCode.INVALID_ARGUMENT, f"the {rpc} request is not valid protobuf")
+
+        async def handle(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            if isinstance(request, _Aborted):
+                self._log.info(
+                    "rpc",
+                    **rpc_log_fields(
+                        rpc, {}, request.code.name, "fault", time.perf_counter(), request.message
+                    ),
+                )
+                await context.abort(request.code, request.message)
+            try:
+                return self._call(rpc, request)
+            except _Aborted as aborted:
+                await context.abort(aborted.code, aborted.message)
+
+        return grpc.unary_unary_rpc_method_handler(
+            handle, request_deserializer=deserialize, response_serializer=serialize
+        )
+
+    async def session(
+        self, requests: AsyncIterator[Any], context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[Any]:
+        """Answer each request in turn; a fault answers that request alone."""
+        async for request in requests:
+            kind = request.WhichOneof("call")
+            response = rules_pb2.SessionResponse(id=request.id)
+            if kind is None:
+                response.fault.code = grpc.StatusCode.INVALID_ARGUMENT.value[0]
+                response.fault.message = "a session request names one call"
+                yield response
+                continue
+            rpc = _SESSION_CALLS[kind]
+            inner = getattr(request, kind)
+            limit = REQUEST_LIMITS.get(rpc)
+            try:
+                if limit is not None and limit < MAX_MESSAGE_BYTES and inner.ByteSize() > limit:
+                    count_refused("oversized")
+                    raise _Aborted(
+                        grpc.StatusCode.RESOURCE_EXHAUSTED, f"{rpc} requests are at most {limit} bytes"
+                    )
+                getattr(response, kind).CopyFrom(self._call(rpc, inner))
+            except _Aborted as aborted:
+                response.fault.code = aborted.code.value[0]
+                response.fault.message = aborted.message
+            yield response
+
+    def handler(self) -> grpc.GenericRpcHandler:
+        methods = {
+            rpc: self._unary(
+                rpc,
+                getattr(rules_pb2, f"{rpc}Request").FromString,
+                getattr(rules_pb2, f"{rpc}Response").SerializeToString,
+            )
+            for rpc in ("Describe", "Setup", "Validate", "Apply", "LegalActions", "View")
+        }
+        methods["Session"] = grpc.stream_stream_rpc_method_handler(
+            self.session,
+            request_deserializer=rules_pb2.SessionRequest.FromString,
+            response_serializer=rules_pb2.SessionResponse.SerializeToString,
+        )
+        return grpc.method_handlers_generic_handler(_SERVICE, methods)
+
+
+def fault_status(code: int) -> grpc.StatusCode:
+    """The status code of a Session fault's number (UNKNOWN for a number gRPC does not have)."""
+    return _STATUS_BY_NUMBER.get(code, grpc.StatusCode.UNKNOWN)
+
+
+async def build_aio_server(
+    spec: GameSpec[Any], address: str = "127.0.0.1:0"
+) -> tuple[grpc.aio.Server, int, Any]:
+    """The asyncio server for one game, bound but not started; build it inside the running loop.
+
+    What `python -m services.<game>` runs; `build_server` (threads) stays for in-process tools.
+    """
+    server = grpc.aio.server(options=GRPC_OPTIONS)
+    server.add_generic_rpc_handlers((AsyncRules(RulesServicer(spec)).handler(),))
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    service_names = (_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME)
+    reflection.enable_server_reflection(service_names, server)
+    try:
+        port = server.add_insecure_port(address)
+    except RuntimeError:  # grpcio raises here when the port is taken (SO_REUSEPORT is off)
+        port = 0
+    if port == 0:
+        raise OSError(f"cannot listen on {address}: the port is taken or the address is not local")
+    for name in ("", _SERVICE):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    return server, port, health_servicer
+
+
 # Set by a local supervisor (gateway.stack) to its pid: the service stops once it is no longer that
 # process's child, so a crashed or killed `make run`, demo or test never leaves services behind.
 EXIT_WITH_PARENT_ENV = "GUILDHALL_EXIT_WITH_PARENT"
@@ -418,6 +606,17 @@ def main(game_id: str, argv: Sequence[str] | None = None) -> None:
             "the shipped data",
         ),
     )
+    parser.add_argument(
+        "--server",
+        choices=("asyncio", "threads"),
+        default=env.get("RULES_SERVER", "asyncio"),
+        help=_env_help(
+            "asyncio (grpc.aio, with Session streams) or threads (the thread-pool server, kept for "
+            "comparison: it spends most of its CPU polling and handing calls to threads)",
+            "RULES_SERVER",
+            "asyncio",
+        ),
+    )
     args = parser.parse_args(argv)
     try:
         configure_logging(f"rules-{game_id}", args.log_level)
@@ -426,29 +625,71 @@ def main(game_id: str, argv: Sequence[str] | None = None) -> None:
 
     spec = _load_spec(game_id, args.data) if args.data else GAMES[game_id]
     try:
-        server, port, health_servicer = build_server(spec, f"{args.host}:{args.port}")
+        if args.server == "threads":
+            _serve_threads(spec, game_id, args.host, args.port, args.drain, args.grace)
+        else:
+            asyncio.run(_serve(spec, game_id, args.host, args.port, args.drain, args.grace))
     except OSError as exc:
         raise SystemExit(str(exc)) from None
+
+
+def _serve_threads(
+    spec: GameSpec[Any], game_id: str, host: str, port: int, drain: float, grace: float
+) -> None:
+    server, bound, health_servicer = build_server(spec, f"{host}:{port}")
     stopping = threading.Event()
 
     def stop(signum: int, _frame: object) -> None:
-        # Only sets a flag: a signal handler must not block (a second signal arrives while the
-        # first is being handled when Ctrl-C is followed by SIGTERM).
         if not stopping.is_set():
-            _log.info("stopping", signal=signal.Signals(signum).name, drain_s=args.drain, grace_s=args.grace)
+            _log.info("stopping", signal=signal.Signals(signum).name, drain_s=drain, grace_s=grace)
         stopping.set()
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    supervisor = env.get(EXIT_WITH_PARENT_ENV)
+    supervisor = os.environ.get(EXIT_WITH_PARENT_ENV)
     if supervisor:
         threading.Thread(target=_stop_when_orphaned, args=(int(supervisor), stopping), daemon=True).start()
     server.start()
-    _log.info("serving", game=game_id, rules_version=spec.rules_version, address=f"{args.host}:{port}")
-    # Wake up regularly: a bare wait() can miss the signal handler's flag on some Pythons.
-    while not stopping.wait(0.2):
+    _log.info("serving", game=game_id, rules_version=spec.rules_version, address=f"{host}:{bound}")
+    while not stopping.wait(0.2):  # a bare wait() can miss the signal handler's flag
         pass
-    health_servicer.enter_graceful_shutdown()  # readiness fails first, so traffic moves away
-    time.sleep(max(args.drain, 0.0))
-    server.stop(args.grace).wait()
+    health_servicer.enter_graceful_shutdown()
+    time.sleep(max(drain, 0.0))
+    server.stop(grace).wait()
+    _log.info("stopped", game=game_id)
+
+
+async def _serve(spec: GameSpec[Any], game_id: str, host: str, port: int, drain: float, grace: float) -> None:
+    server, bound, health_servicer = await build_aio_server(spec, f"{host}:{port}")
+    stopping = threading.Event()
+    loop = asyncio.get_running_loop()
+    wake = asyncio.Event()
+
+    def stop(signum: int, _frame: object) -> None:
+        # Only sets flags: a signal handler must not block (a second signal arrives while the
+        # first is being handled when Ctrl-C is followed by SIGTERM).
+        if not stopping.is_set():
+            _log.info("stopping", signal=signal.Signals(signum).name, drain_s=drain, grace_s=grace)
+        stopping.set()
+        loop.call_soon_threadsafe(wake.set)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    supervisor = os.environ.get(EXIT_WITH_PARENT_ENV)
+    if supervisor:
+
+        def orphaned() -> None:
+            _stop_when_orphaned(int(supervisor), stopping)
+            loop.call_soon_threadsafe(wake.set)
+
+        threading.Thread(target=orphaned, daemon=True).start()
+    await server.start()
+    _log.info("serving", game=game_id, rules_version=spec.rules_version, address=f"{host}:{bound}")
+    while not stopping.is_set():
+        # Wake up regularly too: a flag set by a signal handler is seen even if a wake-up is lost.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(wake.wait(), 0.5)
+    await health_servicer.enter_graceful_shutdown()  # readiness fails first, so traffic moves away
+    await asyncio.sleep(max(drain, 0.0))
+    await server.stop(grace)
     _log.info("stopped", game=game_id)

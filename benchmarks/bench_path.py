@@ -1,0 +1,429 @@
+"""The whole path of issue 14: client → gateway → rules service → Redis (AOF, appendfsync always).
+
+Sections 3 and 4 of `make bench`:
+- SubmitAction with 1, 8, 32 and 128 always-busy matches: accepted actions/s and the call's
+  p50/p99, beside a bare gRPC call (health Check) to the same gateway by as many callers in the
+  same run, and the CPU one accepted action costs in each process (gateway, rules service,
+  Redis, and the load generator itself), read from /proc before and after the measured window.
+  Each driver plays one match as a real bot does: GetView (the acting seat's legal actions),
+  then SubmitAction with the version it saw; the rate counts accepted actions only.
+- Capacity: paced matches (one action per match every 2 s) with every seat watching, on a
+  ladder of sizes, until one misses zero errors / p99 SubmitAction ≤ 50 ms; reports the largest
+  that held, the open Watch streams and the append-to-delivery p99 at that load.
+
+Everything runs on this machine, so the load generator's own CPU competes with the stack; it is
+reported so the figures can be read with that in mind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import resource
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+import redis
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from guildhall.gateway.v1 import gateway_pb2 as pb
+from guildhall.gateway.v1 import gateway_pb2_grpc
+
+from benchmarks.report import Figure, Report, percentiles
+from gateway.stack import Stack
+
+PATH = "whole path"
+CAPACITY = "capacity"
+SIZES = (1, 8, 32, 128)
+# The rules hop as it was before issue 14: the thread-pool rules server, one unary call per use.
+LEVERS_OFF = {"RULES_SERVER": "threads", "RULES_SESSIONS": "0"}
+P99_LIMIT_S = 0.050
+PACE_S = 2.0
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _bearer(credential: str) -> list[tuple[str, str]]:
+    return [("authorization", f"Bearer {credential}")]
+
+
+def _cpu_of(pid: int) -> float:
+    """User + system CPU seconds of a process (its threads included)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _TICK
+
+
+def _self_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+@dataclass
+class _Cpu:
+    """CPU seconds per process over a window."""
+
+    pids: dict[str, int]
+    start: dict[str, float] = field(default_factory=dict)
+
+    def begin(self) -> None:
+        self.start = {name: _cpu_of(pid) for name, pid in self.pids.items()}
+        self.start["load generator"] = _self_cpu()
+
+    def end(self) -> dict[str, float]:
+        used = {name: _cpu_of(pid) - self.start[name] for name, pid in self.pids.items()}
+        used["load generator"] = _self_cpu() - self.start["load generator"]
+        return used
+
+
+class _Driver:
+    """Keeps one match going: the acting seat's view, then one of its legal actions."""
+
+    def __init__(
+        self, stub: Any, api_key: str, game: str, players: int, seed: int, pace_s: float = 0.0
+    ) -> None:
+        self.stub, self.api_key, self.game, self.players = stub, api_key, game, players
+        self.rng = random.Random(seed)
+        self.pace_s = pace_s
+        self.accepted = 0
+        self.errors = 0
+        self.latencies: list[float] = []
+        self.sent: dict[int, float] = {}
+
+    async def new_match(self) -> Any:
+        created = await self.stub.CreateMatch(
+            pb.CreateMatchRequest(game_id=self.game, players=[f"p{n}" for n in range(self.players)]),
+            metadata=_bearer(self.api_key),
+        )
+        self.match_id = created.match_id
+        self.tokens = {s.seat: _bearer(s.token) for s in created.seats}
+        self.seat = 0
+        self.sent = {}
+        return created
+
+    def reset(self) -> None:
+        self.accepted, self.errors, self.latencies = 0, 0, []
+
+    async def run(self, stop: asyncio.Event) -> None:
+        if not hasattr(self, "match_id"):
+            await self.new_match()
+        if self.pace_s:  # spread paced matches over the period instead of a thundering herd
+            await asyncio.sleep(self.rng.random() * self.pace_s)
+        while not stop.is_set():
+            try:
+                await self._step()
+            except grpc.aio.AioRpcError:
+                self.errors += 1
+                await asyncio.sleep(0.05)
+
+    async def _step(self) -> None:
+        view = await self.stub.GetView(
+            pb.GetViewRequest(match_id=self.match_id), metadata=self.tokens[self.seat]
+        )
+        if view.finished:
+            await self.new_match()
+            return
+        if not view.legal_actions:
+            self.seat = self.rng.choice(list(view.active_seats))
+            return
+        request = pb.SubmitActionRequest(
+            match_id=self.match_id,
+            action=self.rng.choice(list(view.legal_actions)),
+            command_id=uuid.uuid4().hex,
+            expected_version=view.version,
+        )
+        started = time.perf_counter()
+        self.sent[view.version + 1] = started
+        answer = await self.stub.SubmitAction(request, metadata=self.tokens[self.seat])
+        self.latencies.append(time.perf_counter() - started)
+        if answer.HasField("accepted"):
+            self.accepted += 1
+            if self.pace_s:
+                await asyncio.sleep(self.pace_s)
+
+
+async def _submit_load(
+    targets: Sequence[str], api_key: str, game: str, players: int, matches: int, seconds: float, cpu: _Cpu
+) -> tuple[float, list[float], dict[str, float], int]:
+    count = max(len(targets), min(4, matches // 8))
+    channels = [grpc.aio.insecure_channel(targets[n % len(targets)]) for n in range(count)]
+    try:
+        stubs = [gateway_pb2_grpc.GatewayServiceStub(c) for c in channels]
+        drivers = [_Driver(stubs[n % len(stubs)], api_key, game, players, n) for n in range(matches)]
+        stop = asyncio.Event()
+        tasks = [asyncio.create_task(d.run(stop)) for d in drivers]
+        await asyncio.sleep(min(2.0, seconds / 2))  # warm: caches, connections, matches created
+        for d in drivers:
+            d.reset()
+        cpu.begin()
+        started = time.perf_counter()
+        await asyncio.sleep(seconds)
+        elapsed = time.perf_counter() - started
+        used = cpu.end()
+        accepted = sum(d.accepted for d in drivers)
+        errors = sum(d.errors for d in drivers)
+        latencies = [x for d in drivers for x in d.latencies]
+        stop.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    finally:
+        for channel in channels:
+            await channel.close()
+    per_action = {name: seconds_used / max(accepted, 1) for name, seconds_used in used.items()}
+    return accepted / elapsed, latencies, per_action, errors
+
+
+async def _echo(target: str, callers: int, seconds: float) -> tuple[float, list[float]]:
+    async with grpc.aio.insecure_channel(target) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        latencies: list[float] = []
+        stop = time.perf_counter() + seconds
+
+        async def caller() -> None:
+            while time.perf_counter() < stop:
+                started = time.perf_counter()
+                await health.Check(health_pb2.HealthCheckRequest())
+                latencies.append(time.perf_counter() - started)
+
+        started = time.perf_counter()
+        await asyncio.gather(*(caller() for _ in range(callers)))
+        return len(latencies) / (time.perf_counter() - started), latencies
+
+
+@dataclass
+class _Paced:
+    matches: int
+    rate: float
+    p99: float
+    errors: int
+    streams: int
+    delivery_p99: float | None
+    deliveries: int
+
+
+async def _paced(target: str, api_key: str, game: str, players: int, matches: int, seconds: float) -> _Paced:
+    """`matches` paced matches, every seat watching its own match, for `seconds`."""
+    channels = [grpc.aio.insecure_channel(target) for _ in range(max(1, matches // 250))]
+    stubs = [gateway_pb2_grpc.GatewayServiceStub(c) for c in channels]
+    drivers = [
+        _Driver(stubs[n % len(stubs)], api_key, game, players, n, pace_s=PACE_S) for n in range(matches)
+    ]
+    delays: list[float] = []
+    opened = 0
+    watch_errors = 0
+
+    async def watcher(driver: _Driver, token: str, ready: asyncio.Event) -> None:
+        nonlocal opened, watch_errors
+        stream = driver.stub.Watch(pb.WatchRequest(match_id=driver.match_id), metadata=_bearer(token))
+        first = True
+        try:
+            async for update in stream:
+                if first:
+                    first = False
+                    opened += 1
+                    if opened == len(drivers) * players:
+                        ready.set()
+                now = time.perf_counter()
+                for event in update.events:
+                    at = driver.sent.get(event.version)
+                    if at is not None:
+                        delays.append(now - at)
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.CANCELLED:
+                watch_errors += 1
+
+    try:
+        semaphore = asyncio.Semaphore(64)
+
+        async def create(driver: _Driver) -> Any:
+            async with semaphore:
+                return await driver.new_match()
+
+        created = await asyncio.gather(*(create(d) for d in drivers))
+        ready = asyncio.Event()
+        watchers = [
+            asyncio.create_task(watcher(d, seat.token, ready))
+            for d, c in zip(drivers, created, strict=True)
+            for seat in c.seats
+        ]
+        await asyncio.wait_for(ready.wait(), 120)
+        stop = asyncio.Event()
+        tasks = [asyncio.create_task(d.run(stop)) for d in drivers]
+        await asyncio.sleep(PACE_S)
+        for d in drivers:
+            d.reset()
+        delays.clear()
+        started = time.perf_counter()
+        await asyncio.sleep(seconds)
+        elapsed = time.perf_counter() - started
+        stop.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        latencies = [x for d in drivers for x in d.latencies]
+        measured = list(delays)
+        for task in watchers:
+            task.cancel()
+        await asyncio.gather(*watchers, return_exceptions=True)
+    finally:
+        for channel in channels:
+            await channel.close()
+    return _Paced(
+        matches,
+        sum(d.accepted for d in drivers) / elapsed,
+        percentiles(latencies)[1] if latencies else float("inf"),
+        sum(d.errors for d in drivers) + watch_errors,
+        opened,
+        percentiles(measured)[1] if measured else None,
+        len(measured),
+    )
+
+
+def _redis_pid(url: str) -> int:
+    client = redis.Redis.from_url(url)
+    try:
+        return int(client.info("server")["process_id"])
+    finally:
+        client.close()
+
+
+def run(
+    report: Report,
+    redis_url: str,
+    game: str,
+    players: int,
+    quick: bool,
+    *,
+    sizes: Sequence[int] = SIZES,
+    capacity: bool = True,
+    gateways: int = 1,
+    env: dict[str, str] | None = None,
+    label: str = "",
+) -> None:
+    """`gateways` > 1 runs that many gateway processes with the load spread over them (what
+    several processes behind one SO_REUSEPORT port would share); their CPU is summed. `env` is
+    given to every process of the stack (e.g. LEVERS_OFF: the threaded rules server and unary
+    rules calls, as before issue 14), and `label` names that variant in the figures."""
+    seconds = 1.5 if quick else 10.0
+    settings = {"REDIS_URL": redis_url, **(env or {})}  # the stack's local_redis uses REDIS_URL
+    previous = {name: os.environ.get(name) for name in settings}
+    os.environ.update(settings)
+    try:
+        with Stack(
+            [game],
+            gateways=gateways,
+            log_dir=Path("var/bench-logs"),
+            gateway_env={"LOG_LEVEL": "warning"},
+        ) as stack:
+            target, key = stack.gateway_targets[0], stack.api_key
+            pids = {f"gateway-{n}": stack.processes[f"gateway-{n}"].pid for n in range(gateways)}
+            pids |= {"rules service": stack.processes[game].pid, "redis": _redis_pid(redis_url)}
+            cpu = _Cpu(pids)
+            for matches in sizes:
+                _whole_path(report, stack.gateway_targets, key, game, players, matches, seconds, cpu, label)
+            if capacity:
+                _capacity(report, target, key, game, players, quick)
+    finally:
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _whole_path(
+    report: Report,
+    targets: Sequence[str],
+    key: str,
+    game: str,
+    players: int,
+    matches: int,
+    seconds: float,
+    cpu: _Cpu,
+    variant: str = "",
+) -> None:
+    rate, latencies, per_action, errors = asyncio.run(
+        _submit_load(targets, key, game, players, matches, seconds, cpu)
+    )
+    echo, echo_latencies = asyncio.run(_echo(targets[0], matches, seconds / 2))
+    p50, p99 = percentiles(latencies) if latencies else (float("nan"), float("nan"))
+    e50, e99 = percentiles(echo_latencies)
+    label = f"{matches} match{'es' * (matches > 1)}"
+    if len(targets) > 1:
+        label += f", {len(targets)} gateway processes"
+    if variant:
+        label += f", {variant}"
+    report.add(
+        Figure(
+            PATH,
+            f"accepted actions/s, {label}",
+            rate,
+            "actions/s",
+            f"bare gRPC call, {matches} callers",
+            echo,
+            f"{game} {players}p, AOF always, GetView + SubmitAction each; {errors} errors",
+        )
+    )
+    report.add(
+        Figure(
+            PATH,
+            f"SubmitAction p99, {label}",
+            p99 * 1e3,
+            "ms",
+            "bare gRPC call p99",
+            e99 * 1e3,
+            f"p50 {p50 * 1e3:.2f} ms vs bare {e50 * 1e3:.2f} ms",
+        )
+    )
+    split = ", ".join(f"{name} {value * 1e6:,.0f}" for name, value in per_action.items())
+    server_side = sum(v for name, v in per_action.items() if name != "load generator")
+    report.add(
+        Figure(
+            PATH,
+            f"server CPU per accepted action, {label}",
+            server_side * 1e6,
+            "µs",
+            note=f"µs per action: {split}",
+        )
+    )
+
+
+def _capacity(report: Report, target: str, key: str, game: str, players: int, quick: bool) -> None:
+    ladder = (50, 200) if quick else (100, 250, 500, 1000, 2000, 5000)
+    seconds = 3.0 if quick else 10.0
+    best: _Paced | None = None
+    for matches in ladder:
+        result = asyncio.run(_paced(target, key, game, players, matches, seconds))
+        held = result.errors == 0 and result.p99 <= P99_LIMIT_S
+        print(
+            f"    {matches} paced matches: {result.rate:,.0f} actions/s, p99 {result.p99 * 1e3:.1f} ms, "
+            f"{result.errors} errors, {result.streams} streams: {'held' if held else 'missed'}",
+            flush=True,
+        )
+        if not held:
+            break
+        best = result
+    if best is None:
+        report.add(Figure(CAPACITY, "paced matches sustained", 0, "matches", note=f"none of {ladder} held"))
+        return
+    tried = "the largest tried" if best.matches == ladder[-1] else "the next step missed"
+    report.add(
+        Figure(
+            CAPACITY,
+            "paced matches sustained (1 action / match / 2 s, every seat watching)",
+            best.matches,
+            "matches",
+            note=f"zero errors, p99 SubmitAction {best.p99 * 1e3:.1f} ms; {tried}",
+        )
+    )
+    report.add(Figure(CAPACITY, "open Watch streams, one gateway process", best.streams, "streams"))
+    if best.delivery_p99 is not None:
+        report.add(
+            Figure(
+                CAPACITY,
+                f"append to delivery p99, {best.streams} streams",
+                best.delivery_p99 * 1e3,
+                "ms",
+                note=f"{best.deliveries} deliveries",
+            )
+        )
