@@ -40,8 +40,10 @@ from gateway.stack import Stack
 PATH = "whole path"
 CAPACITY = "capacity"
 SIZES = (1, 8, 32, 128)
+QUICK_SIZES = (1, 32)
 # The rules hop as it was before issue 14: the thread-pool rules server, one unary call per use.
-LEVERS_OFF = {"RULES_SERVER": "threads", "RULES_SESSIONS": "0"}
+# Not RULES_*: the gateway reads every RULES_<GAME> variable as a rules service target.
+LEVERS_OFF = {"GUILDHALL_RULES_SERVER": "threads", "GUILDHALL_RULES_SESSIONS": "0"}
 P99_LIMIT_S = 0.050
 PACE_S = 2.0
 _TICK = os.sysconf("SC_CLK_TCK")
@@ -389,8 +391,8 @@ def _whole_path(
 
 
 def _capacity(report: Report, target: str, key: str, game: str, players: int, quick: bool) -> None:
-    ladder = (50, 200) if quick else (100, 250, 500, 1000, 2000, 5000)
-    seconds = 3.0 if quick else 10.0
+    ladder = (50,) if quick else (100, 250, 500, 1000, 2000, 5000)
+    seconds = 2.0 if quick else 10.0
     best: _Paced | None = None
     for matches in ladder:
         result = asyncio.run(_paced(target, key, game, players, matches, seconds))

@@ -50,7 +50,9 @@ def main() -> None:
                     PATH_GAME,
                     PATH_PLAYERS,
                     args.quick,
-                    sizes=bench_path.SIZES if section == "path" else (),
+                    sizes=(bench_path.QUICK_SIZES if args.quick else bench_path.SIZES)
+                    if section == "path"
+                    else (),
                     capacity=section == "capacity",
                 )
                 if section == "path":  # the same load with the rules hop as before, same run

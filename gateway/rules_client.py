@@ -181,7 +181,7 @@ def _accepted(response: rules_pb2.ValidateResponse) -> Accepted | Rejection:
 SESSION_RETRY_S = 1.0
 # Open Session streams per client (each one pod's); 0 = unary calls only (how it was measured
 # before streams, kept for comparison and as a switch if a proxy in between mishandles streams).
-SESSIONS_ENV = "RULES_SESSIONS"
+SESSIONS_ENV = "GUILDHALL_RULES_SESSIONS"
 DEFAULT_SESSIONS = 2
 SESSION_UNSUPPORTED_RETRY_S = 60.0
 _STATUS_BY_NUMBER = {code.value[0]: code for code in grpc.StatusCode}
@@ -273,7 +273,7 @@ class AsyncRulesClient:
     def __init__(
         self, game_id: str, target: str, *, timeout_s: float = 10.0, sessions: int | None = None
     ) -> None:
-        """`sessions` None: RULES_SESSIONS from the environment, else 2; 0 makes every call unary."""
+        """`sessions` None: GUILDHALL_RULES_SESSIONS from the environment, else 2; 0: unary only."""
         if sessions is None:
             sessions = int(os.environ.get(SESSIONS_ENV) or DEFAULT_SESSIONS)
         self.game_id = game_id

@@ -609,11 +609,11 @@ def main(game_id: str, argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--server",
         choices=("asyncio", "threads"),
-        default=env.get("RULES_SERVER", "asyncio"),
+        default=env.get("GUILDHALL_RULES_SERVER", "asyncio"),
         help=_env_help(
             "asyncio (grpc.aio, with Session streams) or threads (the thread-pool server, kept for "
             "comparison: it spends most of its CPU polling and handing calls to threads)",
-            "RULES_SERVER",
+            "GUILDHALL_RULES_SERVER",
             "asyncio",
         ),
     )
