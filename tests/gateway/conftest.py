@@ -50,6 +50,25 @@ def tenants_document(actions_per_second: float = 10_000, active_matches: int = 1
     }
 
 
+def private_database(redis_url: str, slot: int) -> str:
+    """The same Redis, another logical database (emptied): for a stack that lives through a whole
+    module, which other modules' tests (that flush their own database) must not wipe under it.
+    `slot` is one of 8, 10, 12, 14 (databases 0-7 are the workers' own)."""
+    from urllib.parse import urlsplit
+
+    import redis
+
+    parts = urlsplit(redis_url)
+    if parts.scheme not in ("redis", "rediss"):
+        return redis_url
+    database = (int(parts.path.strip("/") or 0) % 2 + slot) % 16
+    url = parts._replace(path=f"/{database}").geturl()
+    client = redis.Redis.from_url(url)
+    client.flushdb()
+    client.close()
+    return url
+
+
 def bearer(credential: str) -> list[tuple[str, str]]:
     return [("authorization", f"Bearer {credential}")]
 

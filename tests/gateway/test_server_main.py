@@ -18,7 +18,7 @@ from guildhall.gateway.v1 import gateway_pb2_grpc
 
 from gateway.bootstrap import Config, parse_args
 from gateway.stack import Stack
-from tests.gateway.conftest import bearer
+from tests.gateway.conftest import bearer, private_database
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -91,7 +91,7 @@ def test_the_deployment_manifest_uses_the_gateways_variable_names() -> None:
 def test_a_stop_signal_drains_health_first_then_ends_watch_streams_and_exits_cleanly(
     tmp_path: Path, redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setenv("REDIS_URL", private_database(redis_url, 12))
     with Stack(
         ["rattus_cartus"],
         gateways=1,

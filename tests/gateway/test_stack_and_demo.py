@@ -14,24 +14,26 @@ import pytest
 from gateway import demo
 from gateway.stack import Stack
 from services.registry import GAMES
+from tests.gateway.conftest import private_database
 
 ROOT = Path(__file__).resolve().parents[2]
+DEMO_GAME = "rattus_cartus" if "rattus_cartus" in GAMES else next(iter(GAMES))
 
 
 def test_the_demo_plays_watches_and_audits_every_game_through_the_gateway(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("REDIS_URL", redis_url)
-    code = demo.main(["--seed", "2024", "--log-dir", str(tmp_path), "--players", "2"])
+    monkeypatch.setenv("REDIS_URL", private_database(redis_url, 14))
+    # One game: every registered game is played through the gateway in test_e2e.py already.
+    code = demo.main(["--seed", "2024", "--log-dir", str(tmp_path), "--players", "2", "--games", DEMO_GAME])
     out = capsys.readouterr().out
     assert code == 0, out
     assert "All matches played, watched and audited." in out
-    for game in GAMES:
-        assert f"{game}: 2 players, match " in out
-    assert out.count("spectator: saw every event") == len(GAMES)
-    assert out.count("snapshots): OK") == len(GAMES)
-    assert out.count("seed revealed matches its commitment: OK") == len(GAMES)
-    assert out.count("receipts verify with the published keys: OK") == len(GAMES)
+    assert f"{DEMO_GAME}: 2 players, match " in out
+    assert out.count("spectator: saw every event") == 1
+    assert out.count("snapshots): OK") == 1
+    assert out.count("seed revealed matches its commitment: OK") == 1
+    assert out.count("receipts verify with the published keys: OK") == 1
 
 
 def test_the_stack_stops_every_child_process(
@@ -48,7 +50,7 @@ def test_the_stack_stops_every_child_process(
 def test_make_run_stops_cleanly_on_ctrl_c(redis_url: str, tmp_path: Path) -> None:
     env = {**os.environ, "REDIS_URL": redis_url}
     run = subprocess.Popen(
-        [sys.executable, "-m", "gateway.stack", "--any-ports", "--dir", str(tmp_path)],
+        [sys.executable, "-m", "gateway.stack", "--any-ports", "--dir", str(tmp_path), "--games", DEMO_GAME],
         cwd=ROOT,
         env=env,
         stderr=subprocess.PIPE,
