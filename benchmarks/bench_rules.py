@@ -6,6 +6,9 @@ For each registered game:
   - the encoded state's size at the end of a game with the most players;
   - a full-match replay (fold every event from the opening), in process;
   - a Validate round trip over gRPC on loopback beside a bare Describe call on the same server;
+  - the rules hop as the gateway makes it (one game): CPU per Validate in the rules process and
+    in the caller, with 8 calls in flight, for the thread-pool server with unary calls (the
+    baseline), the asyncio server with unary calls, and the asyncio server's Session stream;
 and the cost of one draw of the kernel's generator (keyed BLAKE2b in counter mode) beside the
 stdlib's Mersenne Twister (`random.getrandbits(64)`).
 
@@ -15,14 +18,21 @@ Usage: python -m benchmarks.bench_rules [--games G ...] [--quick]
 from __future__ import annotations
 
 import argparse
+import asyncio
+import os
 import random
+import resource
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from guildhall.rules.v1 import rules_pb2
 
 from benchmarks.report import Figure, Report, percentiles
-from gateway.rules_client import RulesClient
+from gateway.rules_client import AsyncRulesClient, RulesClient
+from gateway.stack import free_port, wait_serving
 from services.kernel import GameSpec, Rng
 from services.kernel.testing import random_playout
 from services.observability import configure_logging
@@ -125,11 +135,95 @@ def bench_grpc(report: Report, spec: GameSpec[Any], calls: int) -> None:
     )  # fmt: skip
 
 
+_TICK = os.sysconf("SC_CLK_TCK")
+HOP_GAME = "rattus_cartus"
+
+
+def _cpu_of(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _TICK
+
+
+def _own_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+async def _hop_load(
+    target: str, sessions: int, packed: list[Any], seconds: float, pid: int, in_flight: int = 8
+) -> tuple[float, float, float]:
+    """(calls/s, rules-process CPU µs per call, caller CPU µs per call)."""
+    client = AsyncRulesClient(HOP_GAME, target, sessions=sessions)
+    calls = 0
+
+    async def caller(start: int, until: float) -> None:
+        nonlocal calls
+        index = start
+        while time.perf_counter() < until:
+            wire, player, action = packed[index % len(packed)]
+            index += in_flight
+            await client.validate(wire, player, action, return_views=True)
+            calls += 1
+
+    try:
+        warm = time.perf_counter() + min(1.0, seconds / 2)
+        await asyncio.gather(*(caller(n, warm) for n in range(in_flight)))
+        calls, server0, caller0, started = 0, _cpu_of(pid), _own_cpu(), time.perf_counter()
+        await asyncio.gather(*(caller(n, started + seconds) for n in range(in_flight)))
+        elapsed = time.perf_counter() - started
+        server_us = (_cpu_of(pid) - server0) / max(calls, 1) * 1e6
+        caller_us = (_own_cpu() - caller0) / max(calls, 1) * 1e6
+    finally:
+        await client.close()
+    return calls / elapsed, server_us, caller_us
+
+
+def bench_hop(report: Report, seconds: float) -> None:
+    """The rules hop's CPU per call: threads + unary (baseline) against asyncio unary and Session."""
+    spec = GAMES[HOP_GAME]
+    playout = random_playout(spec, 2, 3)
+    packed, state = [], spec.start(playout.config)
+    for step in playout.steps[:300]:
+        wire = rules_pb2.GameState(
+            game_id=spec.game_id, rules_version=spec.rules_version, state=spec.codec.encode_state(state)
+        )
+        packed.append((wire, step.player, spec.codec.encode_json(step.action)))
+        state = spec.evolve(state, step.events)
+    results: dict[str, tuple[float, float, float]] = {}
+    for server, sessions in (("threads", 0), ("asyncio", 0), ("asyncio", 2)):
+        port = free_port()
+        command = [sys.executable, "-m", f"services.{HOP_GAME}", "--port", str(port), "--server", server]
+        env = {**os.environ, "LOG_LEVEL": "info"}  # as deployed: one line per call
+        process = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
+        try:
+            wait_serving(f"127.0.0.1:{port}", 30, process)
+            name = f"{server}, {'Session stream' if sessions else 'unary calls'}"
+            results[name] = asyncio.run(
+                _hop_load(f"127.0.0.1:{port}", sessions, packed, seconds, process.pid)
+            )
+        finally:
+            process.terminate()
+            process.wait(30)
+    base_name = "threads, unary calls"
+    _, base_server, base_caller = results[base_name]
+    for name, (rate, server_us, caller_us) in results.items():
+        report.add(
+            Figure(SECTION, f"rules hop, {name}: rules-process CPU per Validate", server_us, "µs",
+                   f"{base_name}", base_server if name != base_name else None,
+                   f"{HOP_GAME}, 8 in flight, {rate:,.0f} calls/s")
+        )  # fmt: skip
+        report.add(
+            Figure(SECTION, f"rules hop, {name}: caller CPU per Validate", caller_us, "µs",
+                   f"{base_name}", base_caller if name != base_name else None)
+        )  # fmt: skip
+
+
 def run(report: Report, games: list[str], quick: bool) -> None:
     bench_generator(report, 20_000 if quick else 200_000)
     for game in games:
         bench_game(report, GAMES[game], 2 if quick else 6)
         bench_grpc(report, GAMES[game], 300 if quick else 2000)
+    bench_hop(report, 1.0 if quick else 5.0)
 
 
 def main() -> None:
