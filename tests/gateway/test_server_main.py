@@ -8,16 +8,18 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from guildhall.gateway.v1 import gateway_pb2 as pb
 from guildhall.gateway.v1 import gateway_pb2_grpc
 
 from gateway.bootstrap import Config, parse_args
-from gateway.stack import Stack
+from gateway.stack import Stack, free_port
 from tests.gateway.conftest import bearer, private_database
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,11 +94,13 @@ def test_a_stop_signal_drains_health_first_then_ends_watch_streams_and_exits_cle
     tmp_path: Path, redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("REDIS_URL", private_database(redis_url, 12))
+    metrics_port = free_port()
+    env = {"DRAIN_SECONDS": "1", "GRACE_SECONDS": "5", "METRICS_PORT": str(metrics_port)}
     with Stack(
         ["rattus_cartus"],
         gateways=1,
         log_dir=tmp_path,
-        gateway_env={"DRAIN_SECONDS": "1", "GRACE_SECONDS": "5"},
+        gateway_env=env,
     ) as stack:
         target = stack.gateway_targets[0]
         process = stack.processes["gateway-0"]
@@ -111,6 +115,19 @@ def test_a_stop_signal_drains_health_first_then_ends_watch_streams_and_exits_cle
                 pb.WatchRequest(match_id=created.match_id), metadata=bearer(created.spectator_token)
             )
             assert next(stream).view.version == 1
+            # Reflection names the service (grpcurl needs no proto files).
+            reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
+            asked = iter([reflection_pb2.ServerReflectionRequest(list_services="")])
+            answer = next(reflection.ServerReflectionInfo(asked))
+            assert "guildhall.gateway.v1.GatewayService" in {
+                s.name for s in answer.list_services_response.service
+            }
+            # Prometheus: the open stream is counted, and the calls so far.
+            text = (
+                urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10).read().decode()
+            )
+            assert "guildhall_watch_streams_open 1.0" in text
+            assert 'guildhall_gateway_requests_total{code="OK",rpc="CreateMatch"} 1.0' in text
             process.send_signal(signal.SIGTERM)
             statuses = []
             deadline = time.monotonic() + 10
