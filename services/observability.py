@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import grpc
+import msgspec
 import structlog
 
 _configured = False
@@ -27,6 +28,11 @@ class _CurrentStderr:
 
     def flush(self) -> None:
         sys.stderr.flush()
+
+
+def _json_line(event: dict[str, Any], default: Callable[[Any], Any] | None = None, **_: Any) -> str:
+    """A log line as JSON by msgspec: every RPC writes one, and the stdlib encoder costs more."""
+    return msgspec.json.encode(event, enc_hook=default).decode()
 
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
@@ -47,7 +53,9 @@ def configure_logging(service: str, level: str = "INFO") -> None:
     _configured = True
     numeric_level = parse_log_level(level)
     renderer: Any = (
-        structlog.dev.ConsoleRenderer() if sys.stderr.isatty() else structlog.processors.JSONRenderer()
+        structlog.dev.ConsoleRenderer()
+        if sys.stderr.isatty()
+        else structlog.processors.JSONRenderer(serializer=_json_line)
     )
 
     def add_service(_logger: Any, _method: str, event: dict[str, Any]) -> dict[str, Any]:
