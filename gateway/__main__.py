@@ -6,7 +6,9 @@ import asyncio
 import os
 import sys
 
+from gateway.auth import TenantsError
 from gateway.bootstrap import parse_args, serve
+from gateway.signing import KeyRingError
 from services.observability import configure_logging
 from services.server import EXIT_WITH_PARENT_ENV
 
@@ -19,7 +21,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python -m gateway: {exc}", file=sys.stderr)
         return 2
     supervisor = os.environ.get(EXIT_WITH_PARENT_ENV)
-    asyncio.run(serve(config, supervisor_pid=int(supervisor) if supervisor else None))
+    try:
+        asyncio.run(serve(config, supervisor_pid=int(supervisor) if supervisor else None))
+    except (TenantsError, KeyRingError) as exc:  # a configuration fault: say which, no traceback
+        print(f"python -m gateway: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -154,3 +154,20 @@ def test_python_m_gateway_help_runs() -> None:
         env={**os.environ},
     )
     assert result.returncode == 0 and "SIGNING_KEYS_DIR" in result.stdout
+
+
+def test_a_malformed_tenants_file_stops_the_gateway_with_a_message(tmp_path: Path) -> None:
+    bad = tmp_path / "tenants.json"
+    bad.write_text('{"tenants": {"acme": {"keys": [{"id": "k", "sha256": "nothex"}]}}}')
+    env = {
+        **os.environ,
+        "TENANTS_FILE": str(bad),
+        "RULES_YS": "127.0.0.1:1",
+        "METRICS_PORT": "0",
+        "PORT": "0",
+    }
+    result = subprocess.run(
+        [sys.executable, "-m", "gateway"], cwd=ROOT, capture_output=True, text=True, env=env
+    )
+    assert result.returncode == 2
+    assert "sha256 must be 64 hex digits" in result.stderr and "Traceback" not in result.stderr
