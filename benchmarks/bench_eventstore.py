@@ -3,6 +3,9 @@
   * appends/s of RedisEventStore.append (1 event + a 2 KB snapshot per append, the Lua script)
     with 1 and with 32 concurrent writers (each its own match and connection), next to bare
     XADDs of the same payload at the same concurrency;
+  * the same with the gateway's asyncio store (`AsyncRedisEventStore`, hiredis, one event loop,
+    N concurrent coroutines, the head chained as the gateway does) next to bare XADDs through
+    the same asyncio client at the same concurrency: what the gateway's hot path pays;
   * read + decode of a 1,000-event match next to a bare XRANGE of the same stream.
 
 Redis runs as in production: AOF with `appendfsync always`.
@@ -12,6 +15,7 @@ Usage: python -m benchmarks.bench_eventstore [--seconds 3]
 from __future__ import annotations
 
 import argparse
+import asyncio
 import threading
 import time
 from collections.abc import Callable
@@ -19,7 +23,8 @@ from collections.abc import Callable
 import redis
 
 from benchmarks.report import Figure, Report
-from gateway.eventstore.base import MatchKey, NewEvent
+from gateway.eventstore.async_redis import OK, AsyncRedisEventStore
+from gateway.eventstore.base import GENESIS, MatchKey, NewEvent
 from gateway.eventstore.local_redis import redis_server_process
 from gateway.eventstore.redis_store import RedisEventStore
 
@@ -56,6 +61,50 @@ def concurrent_rate(
     return sum(counts) / (time.perf_counter() - started)
 
 
+async def _async_rates(url: str, writers: int, seconds: float) -> tuple[float, float]:
+    """(appends/s, bare XADDs/s) of `writers` coroutines on one event loop, as in the gateway."""
+    import redis.asyncio
+
+    client = redis.asyncio.Redis.from_url(url, max_connections=max(writers, 1) + 4)
+    store = AsyncRedisEventStore(client)
+    event = NewEvent("card_played", EVENT_PAYLOAD)
+    snapshot = {"rules_version": "bench", "state": SNAPSHOT}
+
+    async def timed(work: Callable[[int], object]) -> float:
+        counts = [0] * writers
+        stop = time.perf_counter() + seconds
+
+        async def writer(w: int) -> None:
+            while time.perf_counter() < stop:
+                await work(w)  # type: ignore[misc]
+                counts[w] += 1
+
+        started = time.perf_counter()
+        await asyncio.gather(*(writer(w) for w in range(writers)))
+        return sum(counts) / (time.perf_counter() - started)
+
+    heads = {w: (0, GENESIS) for w in range(writers)}
+    run_id = time.monotonic_ns()
+
+    async def append(w: int) -> None:
+        version, head = heads[w]
+        key = MatchKey("bench", f"async-{run_id}-{writers}-{w}")
+        outcome = await store.append(
+            key, version, head, [event], actor="seat:0", command_id=f"c{version}",
+            rules_version="bench", time_ms=0, snapshot=snapshot,
+        )  # fmt: skip
+        assert outcome.status == OK, outcome
+        heads[w] = (outcome.last, outcome.hashes[-1])
+
+    async def bare(w: int) -> None:
+        await client.xadd(f"bench:abare:{run_id}:{w}", {"payload": EVENT_PAYLOAD})
+
+    try:
+        return await timed(append), await timed(bare)
+    finally:
+        await client.aclose()
+
+
 def run(report: Report, url: str, seconds: float) -> None:
     event = NewEvent("card_played", EVENT_PAYLOAD)
     pool = redis.ConnectionPool.from_url(url, max_connections=64)
@@ -80,6 +129,13 @@ def run(report: Report, url: str, seconds: float) -> None:
         report.add(
             Figure(SECTION, f"append, {label}", appended, "appends/s", f"bare XADD, {label}", xadd, note)
         )
+    for writers in (1, 32):
+        appended, xadd = asyncio.run(_async_rates(url, writers, seconds))
+        label = f"{writers} coroutine{'s' * (writers > 1)}"
+        report.add(
+            Figure(SECTION, f"async append (gateway's store), {label}", appended, "appends/s",
+                   f"bare async XADD, {label}", xadd, "1 event + 2 KB snapshot, Lua, AOF always")
+        )  # fmt: skip
     key = MatchKey("bench", "read")
     for i in range(READ_LENGTH):
         store.append(key, i, [event], actor="seat:0", command_id=f"r{i}", rules_version="bench")
