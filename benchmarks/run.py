@@ -67,6 +67,17 @@ def main() -> None:
                         env=bench_path.LEVERS_OFF,
                         label="threaded rules server, unary calls",
                     )
+                if section == "path" and not args.quick:  # does a second gateway process pay?
+                    bench_path.run(
+                        report,
+                        url,
+                        PATH_GAME,
+                        PATH_PLAYERS,
+                        args.quick,
+                        sizes=(32,),
+                        capacity=False,
+                        gateways=2,
+                    )
         print(f"      ({time.perf_counter() - started:.0f} s)", flush=True)
     json_path, md_path = report.write()
     print(f"wrote {json_path} and {md_path}")
