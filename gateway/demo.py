@@ -1,21 +1,23 @@
-"""`make demo`: every registered game played to the end through the gateway, over gRPC.
+"""`make demo`: every registered game played to the end through the gateway, with the client library.
 
-It starts Redis, one rules service per game and a gateway (gateway/stack.py). For each game,
-one bot client per seat queues through matchmaking (CreateTicket, WatchTicket until matched,
-which hands it its seat token), then plays over its own Watch stream: whenever its view says
-it owes a decision, it submits one of the legal actions the view lists, picked at random. A
-spectator watches each match with a spectator token. At the end each match is audited by the
-gateway (re-executed against the rules service: chain, receipts, seed, snapshots); the demo
-itself checks the revealed seed against the commitment published at creation and the last
-receipt's signature against the published keys, and prints a summary.
+It starts Redis, one rules service per game and a gateway (gateway/stack.py). For each game, one
+bot per seat queues through matchmaking with `guildhall_client` (`enqueue_and_wait` hands it its
+seat token) and plays its seat with one of the library's bots, greedy and random seats
+alternating: whenever its own view says it owes a decision, it submits the legal action its bot
+picks. A spectator follows each match with the library's resuming Watch. At the end each match
+is audited by the gateway (re-executed against the rules service: chain, receipts, seed,
+snapshots) and the demo checks locally, with `guildhall_client.verify`, every receipt the
+spectator saw against the published keys and the revealed seed against the commitment published
+at creation, and prints a summary.
+
+The end-to-end tests play their matches with `queue_bots` and `play_match` from here, so the
+client library is exercised on every run.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
-import json
 import os
 import random
 import sys
@@ -26,18 +28,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import grpc
 import msgspec
-from guildhall.gateway.v1 import gateway_pb2 as pb
-from guildhall.gateway.v1 import gateway_pb2_grpc
 
 from gateway.stack import Stack
+from guildhall_client import AsyncClient, Seat, errors
+from guildhall_client.bots import Bot, make_bot
+from guildhall_client.bots.runner import play_seat
+from guildhall_client.types import AuditReport, Event, MatchView, Ticket
+from guildhall_client.verify import Verification, verify_events
 from services.kernel import Outcome
 from services.observability import configure_logging
 
 MATCH_TIMEOUT_S = 600.0
-SEED_DOMAIN = b"guildhall-seed-v1"
-RECEIPT_DOMAIN = b"guildhall-receipt-v1"
+# Seat 0 greedy, seat 1 random, seat 2 greedy...: both kinds of bot play every game. The greedy
+# bots look one ply ahead from the seat's view, cheap enough for the demo and the tests.
+KINDS = ("greedy", "random")
 
 
 @dataclass
@@ -45,157 +50,145 @@ class MatchReport:
     game: str
     players: int
     match_id: str = ""
+    tickets: list[Ticket] = field(default_factory=list)  # in seat order
+    kinds: dict[int, str] = field(default_factory=dict)  # seat -> bot kind
     actions: int = 0
-    events: int = 0
-    spectator_events: int = 0
-    outcome: Outcome | None = None
-    audit_ok: bool = False
-    audit_reason: str = ""
-    seed_ok: bool = False
-    receipt_ok: bool = False
+    spectated: list[Event] = field(default_factory=list)  # what the spectator's Watch delivered
+    final: MatchView | None = None  # the public view at the end
+    audits: list[AuditReport] = field(default_factory=list)
+    verification: Verification | None = None  # receipts and seed, checked locally
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
 
     @property
+    def events(self) -> int:
+        return self.final.version if self.final is not None else 0
+
+    @property
+    def outcome(self) -> Outcome | None:
+        if self.final is None or self.final.outcome is None:
+            return None
+        return msgspec.convert(self.final.outcome, Outcome)
+
+    @property
+    def spectator_saw_all(self) -> bool:
+        """Every version once, in order, from match_created to the end: no gap, no duplicate."""
+        return self.events > 0 and [e.version for e in self.spectated] == list(range(1, self.events + 1))
+
+    @property
+    def audit_ok(self) -> bool:
+        return bool(self.audits) and all(a.ok and a.checked_versions == self.events for a in self.audits)
+
+    @property
+    def seed_ok(self) -> bool:
+        return self.verification is not None and self.verification.seed_ok is True
+
+    @property
+    def receipts_ok(self) -> bool:
+        v = self.verification
+        return v is not None and v.receipts_checked > 0 and not v.bad_receipts
+
+    @property
     def ok(self) -> bool:
         return (
-            self.audit_ok
+            self.final is not None
+            and self.final.finished
+            and self.audit_ok
             and self.seed_ok
-            and self.receipt_ok
+            and self.receipts_ok
+            and self.spectator_saw_all
             and not self.errors
-            and self.spectator_events == self.events
         )
 
 
-def bearer(credential: str) -> list[tuple[str, str]]:
-    return [("authorization", f"Bearer {credential}")]
-
-
-async def _matched(stub: Any, api_key: str, ticket_id: str) -> pb.Ticket:
-    """Follow a ticket until it is matched (the update carries the seat token)."""
-    async for ticket in stub.WatchTicket(
-        pb.WatchTicketRequest(ticket_id=ticket_id), metadata=bearer(api_key)
-    ):
-        if ticket.state == pb.Ticket.MATCHED:
-            matched: pb.Ticket = ticket
-            return matched
-        if ticket.state in (pb.Ticket.CANCELLED, pb.Ticket.EXPIRED):
-            raise RuntimeError(f"ticket {ticket_id} ended {pb.Ticket.State.Name(ticket.state)}")
-    raise RuntimeError(f"the ticket stream of {ticket_id} ended before a match")
-
-
-async def _bot(stub: Any, match_id: str, token: str, rng: random.Random, report: MatchReport) -> None:
-    """One seat's client: act whenever its own view says it owes a decision."""
-    stream = stub.Watch(pb.WatchRequest(match_id=match_id), metadata=bearer(token))
-    try:
-        async for update in stream:
-            if not update.HasField("view"):
-                continue  # a catch-up batch: the view comes with the last one
-            view = update.view
-            if view.finished:
-                return
-            if view.seat not in view.active_seats or not view.legal_actions:
-                continue
-            action = rng.choice(list(view.legal_actions))
-            answer = await stub.SubmitAction(
-                pb.SubmitActionRequest(
-                    match_id=match_id,
-                    action=action,
-                    command_id=uuid.uuid4().hex,
-                    expected_version=view.version,
-                ),
-                metadata=bearer(token),
+async def queue_bots(
+    clients: Sequence[AsyncClient],
+    game: str,
+    players: int,
+    *,
+    options: Any = None,
+    timeout_s: float = MATCH_TIMEOUT_S,
+) -> list[Seat]:
+    """One bot per seat queues for `game` through matchmaking, ticket n through clients[n % len]
+    (one client per gateway replica spreads the seats over them): their seats, in seat order."""
+    seats = await asyncio.gather(
+        *(
+            clients[n % len(clients)].enqueue_and_wait(
+                game,
+                seats=players,
+                player_id=f"bot-{game}-{n}-{uuid.uuid4().hex[:6]}",
+                options=options,
+                timeout_s=timeout_s,
             )
-            if answer.HasField("accepted"):
-                report.actions += 1
-            elif answer.rejection.code != "stale_version":
-                # Another seat acting at the same moment makes our view stale; anything else
-                # means a listed legal action was refused: a bug somewhere.
-                report.errors.append(f"seat {view.seat}: {answer.rejection.code}: {answer.rejection.message}")
-                return
-    finally:
-        stream.cancel()
+            for n in range(players)
+        )
+    )
+    match_ids = {seat.match_id for seat in seats}
+    if len(match_ids) != 1:
+        raise RuntimeError(f"{game}: the bots were put in {len(match_ids)} matches")
+    return sorted(seats, key=lambda seat: seat.ticket.seat if seat.ticket is not None else -1)
 
 
-async def _spectate(stub: Any, match_id: str, token: str) -> list[pb.MatchEvent]:
-    """The public stream from the start until the match's last event."""
-    events: list[pb.MatchEvent] = []
-    stream = stub.Watch(pb.WatchRequest(match_id=match_id), metadata=bearer(token))
+async def play_match(
+    clients: Sequence[AsyncClient],
+    seats: Sequence[Seat],
+    *,
+    seed: int,
+    auditors: Sequence[AsyncClient] = (),
+) -> MatchReport:
+    """Play the queued `seats` to the end with the library's bots while a spectator (on the last
+    client's gateway) watches; then audit it (by each of `auditors`, else the first client) and
+    check locally every receipt the spectator saw and the revealed seed."""
+    tickets = [seat.ticket for seat in seats if seat.ticket is not None]
+    game, match_id = tickets[0].game, seats[0].match_id
+    report = MatchReport(game, len(seats), match_id, tickets)
+    token, _ = await clients[0].issue_token(match_id)
+    watching = asyncio.create_task(_spectate(clients[-1].for_token(token), match_id))
     try:
-        async for update in stream:
-            events.extend(update.events)
-            if any(e.type == "match_ended" for e in update.events):
-                return events
+        try:
+            async with asyncio.TaskGroup() as group:
+                for number, seat in enumerate(seats):
+                    kind = report.kinds[number] = KINDS[number % len(KINDS)]
+                    bot = make_bot(kind, game, random.Random(f"{seed}/{game}/{number}").getrandbits(64))
+                    group.create_task(_play(seat, number, bot, report))
+        except* errors.Rejected:
+            pass  # recorded in report.errors; the other seats were stopped
+        if not report.errors:  # else the match will not end
+            report.spectated = await asyncio.wait_for(asyncio.shield(watching), 60)
     finally:
-        stream.cancel()
+        watching.cancel()
+    report.actions = sum(seat.actions for seat in seats)
+    report.final = await clients[0].get_view(match_id)
+    for auditor in auditors or clients[:1]:
+        report.audits.append(await auditor.audit(match_id))
+    report.verification = verify_events(report.spectated, await clients[0].public_keys(), match_id=match_id)
+    return report
+
+
+async def _play(seat: Seat, number: int, bot: Bot, report: MatchReport) -> None:
+    try:
+        await play_seat(seat, bot)
+    except errors.Rejected as rejection:
+        # Another seat acting first (not_your_turn, stale_version) is retried by the library;
+        # anything else means a listed legal action was refused: a bug somewhere.
+        report.errors.append(f"seat {number}: {rejection}")
+        raise
+
+
+async def _spectate(spectator: AsyncClient, match_id: str) -> list[Event]:
+    """The public stream from the start until the match is over (resumed should it break)."""
+    events: list[Event] = []
+    async for update in spectator.watch(match_id):
+        events.extend(update.events)
     return events
 
 
-def _check_seed(events: Sequence[pb.MatchEvent]) -> bool:
-    """The seed revealed at the end hashes to the commitment published at creation."""
-    created = next((json.loads(e.json) for e in events if e.type == "match_created"), None)
-    ended = next((json.loads(e.json) for e in events if e.type == "match_ended"), None)
-    if created is None or ended is None:
-        return False
-    seed = bytes.fromhex(ended["seed"])
-    return bool(hashlib.sha256(SEED_DOMAIN + seed).hexdigest() == created["seed_commitment"])
-
-
-def _check_receipt(receipt: pb.Receipt, keys: dict[str, bytes]) -> bool:
-    """The receipt verifies with the published key it names (Ed25519 over the framed fields)."""
-    from cryptography.exceptions import InvalidSignature
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
-    if receipt.key_id not in keys:
-        return False
-    message = RECEIPT_DOMAIN
-    for part in (receipt.tenant, receipt.match_id, str(receipt.version), receipt.head_hash):
-        data = part.encode()
-        message += len(data).to_bytes(8, "big") + data
-    try:
-        Ed25519PublicKey.from_public_bytes(keys[receipt.key_id]).verify(receipt.signature, message)
-    except InvalidSignature:
-        return False
-    return True
-
-
 async def play_game(target: str, api_key: str, game: str, players: int, seed: int) -> MatchReport:
-    """Queue `players` bots for `game`, play the match to its end, watch it, audit it."""
-    report = MatchReport(game, players)
+    """Queue `players` bots for `game`, play the match to its end, watch it, audit it, verify it."""
     started = time.monotonic()
-    async with grpc.aio.insecure_channel(target) as channel:
-        stub = gateway_pb2_grpc.GatewayServiceStub(channel)
-        tickets = [
-            await stub.CreateTicket(
-                pb.CreateTicketRequest(
-                    game_id=game, min_seats=players, max_seats=players, player_id=f"bot-{game}-{n}"
-                ),
-                metadata=bearer(api_key),
-            )
-            for n in range(players)
-        ]
-        matched = await asyncio.gather(*(_matched(stub, api_key, t.ticket_id) for t in tickets))
-        match_ids = {t.match_id for t in matched}
-        if len(match_ids) != 1:
-            raise RuntimeError(f"{game}: the bots were put in {len(match_ids)} matches")
-        report.match_id = match_id = matched[0].match_id
-        spectator = await stub.IssueToken(pb.IssueTokenRequest(match_id=match_id), metadata=bearer(api_key))
-        watching = asyncio.create_task(_spectate(stub, match_id, spectator.token))
-        rngs = {t.seat: random.Random(f"{seed}/{game}/{t.seat}") for t in matched}
-        await asyncio.gather(*(_bot(stub, match_id, t.seat_token, rngs[t.seat], report) for t in matched))
-        events = await asyncio.wait_for(watching, 60)
-        report.spectator_events = len(events)
-        final = await stub.GetView(pb.GetViewRequest(match_id=match_id), metadata=bearer(api_key))
-        report.events = final.version
-        if final.outcome:
-            report.outcome = msgspec.json.decode(final.outcome, type=Outcome)
-        audit = await stub.Audit(pb.AuditRequest(match_id=match_id), metadata=bearer(api_key))
-        report.audit_ok, report.audit_reason = audit.ok, audit.reason
-        report.seed_ok = _check_seed(events)
-        keys = await stub.GetPublicKeys(pb.GetPublicKeysRequest())
-        receipts = [e.receipt for e in events if e.HasField("receipt")]
-        published = {k.key_id: k.ed25519 for k in keys.keys}
-        report.receipt_ok = bool(receipts) and all(_check_receipt(r, published) for r in receipts[-3:])
+    async with AsyncClient(target, api_key=api_key) as client:
+        seats = await queue_bots([client], game, players)
+        report = await play_match([client], seats, seed=seed)
     report.seconds = time.monotonic() - started
     return report
 
@@ -212,30 +205,41 @@ async def play_all(target: str, api_key: str, games: dict[str, int], seed: int) 
 def render(reports: Sequence[MatchReport]) -> str:
     lines = [
         "",
-        "Guildhall demo: one match per game through the gateway (queue, seat tokens, watch, audit)",
+        "Guildhall demo: one match per game through the gateway with guildhall_client",
+        "(queue, seat tokens, greedy and random bots, a spectator's watch, audit, local checks)",
         "",
     ]
     for r in reports:
         lines.append(f"{r.game}: {r.players} players, match {r.match_id}")
-        if r.outcome is not None:
-            winners = ", ".join(f"seat {w}" for w in r.outcome.winners) or "nobody (all lost)"
-            lines.append(f"  winner: {winners}")
-            for result in sorted(r.outcome.results, key=lambda x: -x.score):
+        outcome = r.outcome
+        if outcome is not None:
+            winners = ", ".join(f"seat {w} ({r.kinds.get(w, '?')})" for w in outcome.winners)
+            lines.append(f"  winner: {winners or 'nobody (all lost)'}")
+            for result in sorted(outcome.results, key=lambda x: -x.score):
                 fate = "  (eliminated)" if result.eliminated else ""
                 parts = ", ".join(f"{k} {v}" for k, v in result.breakdown.items() if v)
                 facts = "".join(f", {k} {v}" for k, v in result.facts.items())
-                lines.append(f"    seat {result.player}: {result.score:>3} points{fate}  [{parts}]{facts}")
+                kind = r.kinds.get(result.player, "?")
+                lines.append(
+                    f"    seat {result.player} ({kind}): {result.score:>3} points{fate}  [{parts}]{facts}"
+                )
         lines.append(f"  {r.actions} actions, {r.events} events in the stream, {r.seconds:.1f}s")
         lines.append(
-            f"  spectator: {'saw every event' if r.spectator_events == r.events else 'MISSED EVENTS'}"
-            f" ({r.spectator_events} of {r.events})"
+            f"  spectator: {'saw every event' if r.spectator_saw_all else 'MISSED EVENTS'}"
+            f" ({len(r.spectated)} of {r.events})"
         )
+        failed = next((a for a in r.audits if not a.ok), None)
         lines.append(
             f"  audit (re-executed; chain, receipts, seed, snapshots): {'OK' if r.audit_ok else 'FAILED'}"
-            + ("" if r.audit_ok else f": {r.audit_reason}")
+            + (f": {failed.reason}" if failed is not None else "")
         )
         lines.append(f"  seed revealed matches its commitment: {'OK' if r.seed_ok else 'FAILED'}")
-        lines.append(f"  receipts verify with the published keys: {'OK' if r.receipt_ok else 'FAILED'}")
+        checked = r.verification.receipts_checked if r.verification is not None else 0
+        bad = r.verification.bad_receipts if r.verification is not None else []
+        lines.append(
+            f"  receipts verify with the published keys: {'OK' if r.receipts_ok else 'FAILED'}"
+            f" ({checked} checked locally" + (f", bad at versions {bad[:5]})" if bad else ")")
+        )
         lines.extend(f"  error: {error}" for error in r.errors)
         lines.append("")
     return "\n".join(lines)

@@ -545,6 +545,8 @@ class Seat:
         self.match_id = match_id
         self.ticket: Ticket | None = None
         self.number: int | None = None
+        # Submissions this handle had accepted (a retried call counts once): what a bot did.
+        self.actions = 0
 
     @property
     def token(self) -> str:
@@ -562,7 +564,9 @@ class Seat:
         return view
 
     async def submit(self, action: Any, **kwargs: Any) -> Accepted:
-        return await self.client.submit(self.match_id, action, **kwargs)
+        accepted = await self.client.submit(self.match_id, action, **kwargs)
+        self.actions += 1
+        return accepted
 
     async def resign(self, **kwargs: Any) -> Accepted:
         return await self.client.resign(self.match_id, **kwargs)

@@ -18,6 +18,7 @@ CONTROL = 3.0  # an area this seat controls, for goals and City Area cards
 
 
 def _area(view: Mapping[str, Any], number: int) -> Mapping[str, Any] | None:
+    area: Mapping[str, Any]
     for area in view["areas"]:
         if area["area"] == number:
             return area
@@ -36,7 +37,7 @@ def _controls(area: Mapping[str, Any], seat: int, extra_minions: int = 0, buildi
     ]
     mine = pieces[seat]
     others = max((n for p, n in enumerate(pieces) if p != seat), default=0)
-    return mine > others and mine > area["trolls"]
+    return bool(mine > others and mine > area["trolls"])
 
 
 def _rival_control_lost(area: Mapping[str, Any], seat: int, owner: int) -> float:
@@ -78,7 +79,7 @@ def _base(view: Mapping[str, Any], action: Mapping[str, Any], seat: int) -> floa
         if area is None:
             return 0.0
         building = kind == "build"
-        before = area["controller"] == seat
+        before = bool(area["controller"] == seat)
         after = _controls(area, seat, 0 if building else 1, building)
         value = CONTROL * (after - before)
         if kind == "place_minion":
@@ -113,6 +114,6 @@ def _base(view: Mapping[str, Any], action: Mapping[str, Any], seat: int) -> floa
         if target == seat:
             return -1.0
         rival = view["seats"][target]
-        return 0.05 * (rival.get("money", 0) + MINION * (12 - rival.get("minions_in_supply", 12)))
+        return 0.05 * float(rival.get("money", 0) + MINION * (12 - rival.get("minions_in_supply", 12)))
     # skip, end_turn, choose_area, choose_card, choose_option: the baseline.
     return 0.0

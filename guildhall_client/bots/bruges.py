@@ -55,7 +55,7 @@ def _play_value(view: Mapping[str, Any], me: Mapping[str, Any], action: Mapping[
         have = me["workers"].get(colour, 0)
         return 1.2 + (0.6 if have == 0 else 0.0)
     if kind == "guilders":
-        return 0.35 * view["dice"].get(colour, 0)
+        return 0.35 * float(view["dice"].get(colour, 0))
     if kind == "threat":
         threats = me["threats"].get(colour, 0)
         return 2.5 if threats >= 2 else 0.8
@@ -75,9 +75,9 @@ def evaluate(view: Mapping[str, Any], action: Mapping[str, Any], seat: int) -> f
     if kind == "discard_card":
         return -_card_worth(int(action["card"]))
     if kind == "give_worker":
-        return 0.1 * me["workers"].get(action["colour"], 0)  # give from the largest pile
+        return 0.1 * float(me["workers"].get(action["colour"], 0))  # give from the largest pile
     if kind == "return_threat":
-        return 0.5 * me["threats"].get(action["colour"], 0)  # the most dangerous colour first
+        return 0.5 * float(me["threats"].get(action["colour"], 0))  # the most dangerous colour first
     if kind == "suffer_calamity":
         house = int(action.get("house", -1))
         if 0 <= house < len(me["houses"]):

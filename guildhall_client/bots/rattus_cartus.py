@@ -66,9 +66,8 @@ def rat_value(view: Mapping[str, Any], seat: int, change: int) -> float:
     after = max(rats + change, 0)
     # Besides the chance of dying now, every rat is one more to shed before the end: a seat far
     # past the line must still prefer fewer rats, or it gives up on surviving.
-    return -SURVIVAL_VALUE * (elimination_chance(view, after) - elimination_chance(view, rats)) - RAT_COST * (
-        after - rats
-    )
+    dying = elimination_chance(view, after) - elimination_chance(view, rats)
+    return -SURVIVAL_VALUE * dying - RAT_COST * float(after - rats)
 
 
 def _unseen(view: Mapping[str, Any]) -> int:
@@ -76,7 +75,7 @@ def _unseen(view: Mapping[str, Any]) -> int:
 
 
 def _progress(view: Mapping[str, Any]) -> float:
-    return min(view["round"] / max(view["rounds"], 1), 1.0)
+    return min(float(view["round"]) / max(int(view["rounds"]), 1), 1.0)
 
 
 def _awards(players: int) -> tuple[int, ...]:
@@ -184,7 +183,7 @@ def evaluate(view: Mapping[str, Any], action: Mapping[str, Any], seat: int) -> f
     kind = action["type"]
     if kind == "choose_supply":
         card = view["row"][action["building"]]
-        return (
+        return float(
             card.get("draw", 0) * hand_value(view, "peasantry:0")
             + rat_value(view, seat, -card.get("discard_rats", 0))
             + LOOK_VALUE * min(card.get("look", 0), _unseen(view))

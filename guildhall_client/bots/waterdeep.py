@@ -117,7 +117,7 @@ def _quest_value(view: Mapping[str, Any], seat: int, qid: str) -> float:
         return 0.0
     gap = _deficit(quest, _have(view["seats"][seat]))
     reward = {r: getattr(quest.reward, r) for r in RESOURCES}
-    return (
+    return float(
         reward["vp"]
         + _lord_bonus(view, seat, quest)
         + 0.5 * _value(view, seat, reward)
@@ -137,7 +137,7 @@ def _leader_value(view: Mapping[str, Any], option: str) -> float:
     target = option.partition(":")[0]
     if not target.isdigit() or int(target) >= len(view["seats"]):
         return 0.0
-    return 0.1 * view["seats"][int(target)]["vp"]
+    return 0.1 * float(view["seats"][int(target)]["vp"])
 
 
 def evaluate(view: Mapping[str, Any], action: Mapping[str, Any], seat: int) -> float:

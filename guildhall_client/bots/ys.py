@@ -31,7 +31,7 @@ SPREAD = 1.5  # how sharply the chance of winning a place follows the lead (brok
 
 
 def _parties(view: Mapping[str, Any]) -> int:
-    return view["players"] + (1 if view.get("neutral") else 0)
+    return int(view["players"]) + (1 if view.get("neutral") else 0)
 
 
 def _gem_counts(view: Mapping[str, Any]) -> list[dict[str, int]]:
@@ -185,10 +185,10 @@ def evaluate(view: Mapping[str, Any], action: Mapping[str, Any], seat: int) -> f
         return _gem_position(view, seat, gems, prices)
     if kind == "bid":
         # Low bids keep the strong brokers for the board; the order card matters less.
-        return -0.2 * sum(action["values"])
+        return -0.2 * float(sum(action["values"]))
     if kind == "choose_order_card":
-        return -0.3 * action["card"]  # earlier placement and ties to the lower card
+        return -0.3 * float(action["card"])  # earlier placement and ties to the lower card
     if kind == "send_to_throne":
-        return 0.5 * action["value"]
+        return 0.5 * float(action["value"])
     # Character cards, peeks, passes, Conjurer replacements: no estimate; ties are random.
     return 0.0

@@ -5,9 +5,7 @@ appends made on every node (PUBLISH reaches the whole cluster)."""
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import Iterator
-from typing import Any
 
 import grpc
 import pytest
@@ -17,6 +15,7 @@ from guildhall.gateway.v1 import gateway_pb2_grpc
 from gateway import demo
 from gateway.eventstore.local_cluster import LocalCluster
 from gateway.stack import Stack
+from guildhall_client import AsyncClient
 from services.registry import GAMES
 from tests.gateway.conftest import ACME_KEY, bearer, tenants_document
 
@@ -36,51 +35,28 @@ def cluster_gateway(local_cluster: LocalCluster, tmp_path_factory: pytest.TempPa
         yield stack.gateway_targets[0]
 
 
-async def _play(target: str, matches: int) -> list[dict[str, Any]]:
-    async with grpc.aio.insecure_channel(target) as channel:
-        stub = gateway_pb2_grpc.GatewayServiceStub(channel)
+async def _play(target: str, matches: int) -> list[demo.MatchReport]:
+    """`matches` matches at once, each queued, played, watched and audited through the client
+    library (demo.queue_bots / demo.play_match); options differ per match, so no two pair."""
+    async with AsyncClient(target, api_key=ACME_KEY) as client:
         players = min(GAMES[GAME].player_counts)
 
-        async def one(n: int) -> dict[str, Any]:
-            tickets = [
-                await stub.CreateTicket(
-                    pb.CreateTicketRequest(
-                        game_id=GAME,
-                        min_seats=players,
-                        player_id=f"c{n}-{k}",
-                        options=f'{{"vp_token_value": {n + 1}}}'.encode(),
-                    ),
-                    metadata=bearer(ACME_KEY),
-                )
-                for k in range(players)
-            ]
-            matched = await asyncio.gather(*(demo._matched(stub, ACME_KEY, t.ticket_id) for t in tickets))
-            match_id = matched[0].match_id
-            spectator = await stub.IssueToken(
-                pb.IssueTokenRequest(match_id=match_id), metadata=bearer(ACME_KEY)
-            )
-            watching = asyncio.create_task(demo._spectate(stub, match_id, spectator.token))
-            report = demo.MatchReport(GAME, players)
-            await asyncio.gather(
-                *(demo._bot(stub, match_id, t.seat_token, random.Random(t.seat), report) for t in matched)
-            )
-            events = await asyncio.wait_for(watching, 60)
-            audit = await stub.Audit(pb.AuditRequest(match_id=match_id), metadata=bearer(ACME_KEY))
-            final = await stub.GetView(pb.GetViewRequest(match_id=match_id), metadata=bearer(ACME_KEY))
-            return {"tickets": matched, "events": events, "audit": audit, "final": final, "report": report}
+        async def one(n: int) -> demo.MatchReport:
+            seats = await demo.queue_bots([client], GAME, players, options={"vp_token_value": n + 1})
+            return await demo.play_match([client], seats, seed=n)
 
         return list(await asyncio.gather(*(one(n) for n in range(matches))))
 
 
 def test_matches_queued_played_and_watched_on_a_cluster_pass_their_audits(cluster_gateway: str) -> None:
-    results = asyncio.run(_play(cluster_gateway, 3))
-    assert len({r["final"].match_id for r in results}) == 3  # keys of several matches, several slots
-    for result in results:
-        assert not result["report"].errors
-        assert result["final"].finished
-        versions = [e.version for e in result["events"]]
-        assert versions == list(range(1, result["final"].version + 1))
-        assert result["audit"].ok and result["audit"].checked_versions == result["final"].version
+    reports = asyncio.run(_play(cluster_gateway, 3))
+    assert len({r.match_id for r in reports}) == 3  # keys of several matches, several slots
+    for report in reports:
+        assert not report.errors
+        assert report.final is not None and report.final.finished
+        versions = [e.version for e in report.spectated]
+        assert versions == list(range(1, report.final.version + 1))
+        assert report.audits[0].ok and report.audits[0].checked_versions == report.final.version
 
 
 def test_a_private_table_and_quotas_work_on_a_cluster(cluster_gateway: str) -> None:
