@@ -177,7 +177,10 @@ async def _submit_load(
     return accepted / elapsed, latencies, per_action, errors
 
 
-async def _echo(target: str, callers: int, seconds: float) -> tuple[float, list[float]]:
+async def _echo(
+    target: str, callers: int, seconds: float, cpu: _Cpu | None = None
+) -> tuple[float, list[float]]:
+    """Bare calls (a health Check) by `callers`; with `cpu`, its window is these calls."""
     async with grpc.aio.insecure_channel(target) as channel:
         health = health_pb2_grpc.HealthStub(channel)
         latencies: list[float] = []
@@ -189,6 +192,8 @@ async def _echo(target: str, callers: int, seconds: float) -> tuple[float, list[
                 await health.Check(health_pb2.HealthCheckRequest())
                 latencies.append(time.perf_counter() - started)
 
+        if cpu is not None:
+            cpu.begin()
         started = time.perf_counter()
         await asyncio.gather(*(caller() for _ in range(callers)))
         return len(latencies) / (time.perf_counter() - started), latencies
@@ -347,7 +352,9 @@ def _whole_path(
     rate, latencies, per_action, errors = asyncio.run(
         _submit_load(targets, key, game, players, matches, seconds, cpu)
     )
-    echo, echo_latencies = asyncio.run(_echo(targets[0], matches, seconds / 2))
+    echo, echo_latencies = asyncio.run(_echo(targets[0], matches, seconds / 2, cpu))
+    echo_cpu = cpu.end()
+    gateway_per_echo = echo_cpu["gateway-0"] / max(len(echo_latencies), 1)
     p50, p99 = percentiles(latencies) if latencies else (float("nan"), float("nan"))
     e50, e99 = percentiles(echo_latencies)
     label = f"{matches} match{'es' * (matches > 1)}"
@@ -375,6 +382,18 @@ def _whole_path(
             "bare gRPC call p99",
             e99 * 1e3,
             f"p50 {p50 * 1e3:.2f} ms vs bare {e50 * 1e3:.2f} ms",
+        )
+    )
+    gateway_per_action = sum(v for name, v in per_action.items() if name.startswith("gateway"))
+    report.add(
+        Figure(
+            PATH,
+            f"gateway CPU per accepted action, {label}",
+            gateway_per_action * 1e6,
+            "µs",
+            "gateway CPU per bare gRPC call",
+            gateway_per_echo * 1e6,
+            "an action is 2 client calls (GetView, SubmitAction) plus its rules message and Redis",
         )
     )
     split = ", ".join(f"{name} {value * 1e6:,.0f}" for name, value in per_action.items())
