@@ -545,8 +545,7 @@ class Seat:
         self.match_id = match_id
         self.ticket: Ticket | None = None
         self.number: int | None = None
-        # Submissions this handle had accepted (a retried call counts once): what a bot did.
-        self.actions = 0
+        self._accepted: set[str] = set()  # command ids of the submissions accepted through this handle
 
     @property
     def token(self) -> str:
@@ -563,9 +562,14 @@ class Seat:
         self.number = view.seat
         return view
 
+    @property
+    def actions(self) -> int:
+        """Actions accepted through this handle: each command once, however often it was sent."""
+        return len(self._accepted)
+
     async def submit(self, action: Any, **kwargs: Any) -> Accepted:
         accepted = await self.client.submit(self.match_id, action, **kwargs)
-        self.actions += 1
+        self._accepted.add(accepted.command_id)
         return accepted
 
     async def resign(self, **kwargs: Any) -> Accepted:

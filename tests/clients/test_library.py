@@ -129,6 +129,30 @@ def test_rule_violations_and_bad_credentials_are_typed_errors_and_change_nothing
     run(go())
 
 
+def test_a_seat_counts_each_accepted_action_once_and_no_rejected_one(stack):
+    async def go():
+        async with AsyncClient(stack.target, api_key=stack.api_key) as gh:
+            created = await gh.create_match(GAME, players())
+            active = (await gh.get_view(created.match_id)).active_seats[0]
+            mover = gh.seat(created.match_id, created.seats[active].token)
+            idle = gh.seat(created.match_id, created.seats[1 - active].token)
+            action = (await mover.view()).legal_actions[0]
+            first = await mover.submit(action, command_id="counted")
+            again = await mover.submit(action, command_id="counted")  # the same command, answered again
+            with pytest.raises(errors.UnknownAction):
+                await mover.submit({"type": "fly_away"})
+            with pytest.raises(errors.StaleVersion):
+                await idle.submit(action, expected_version=first.version - 1)
+            stored = await gh.read_events(created.match_id)
+            return first, again, mover.actions, idle.actions, stored
+
+    first, again, moved, idled, stored = run(go())
+    assert not first.repeated and again.repeated
+    assert (moved, idled) == (1, 0)
+    counted = {e.command_id for e in stored if e.command_id.endswith("counted")}
+    assert len(counted) == 1  # in the stream as one command
+
+
 class LoseFirstSubmitReply(grpc.aio.UnaryUnaryClientInterceptor):
     """Lets the first SubmitAction reach the gateway and be applied, then loses its reply."""
 
