@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import json
 import random
+import shutil
 import sys
 import time
 from collections import Counter
@@ -460,7 +461,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--replicas", type=int, default=2, help="gateway replicas (default 2)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the bots and the fault schedule")
     parser.add_argument("--report-dir", default="var/soak", help="where report.json and report.md go")
-    parser.add_argument("--keep", action="store_true", help="keep the work dir (logs, AOF) afterwards")
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the work dir (logs, AOF) even when the soak passes"
+    )
     parser.add_argument(
         "--flood-seconds",
         type=float,
@@ -472,7 +475,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     report_dir = Path(args.report_dir)
     report_dir.mkdir(parents=True, exist_ok=True)
-    work_dir = report_dir / "work" if args.keep else None
+    # Logs and the AOF stay in <report-dir>/work after a FAIL, for the post-mortem.
+    work_dir = report_dir / "work"
+    shutil.rmtree(work_dir, ignore_errors=True)
     print(f"soak: starting the stack (seed {seed})", file=sys.stderr, flush=True)
     tenants = (TenantSpec("acme"), TenantSpec("rival"), TenantSpec("flood", actions_per_second=FLOOD_QUOTA))
     with SoakStack(games=args.games, replicas=args.replicas, tenants=tenants, work_dir=work_dir) as stack:
@@ -516,4 +521,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(markdown)
     print(f"\nreport: {report_dir / 'report.md'}", file=sys.stderr)
+    if report.ok and not args.keep:
+        shutil.rmtree(work_dir, ignore_errors=True)
+    else:
+        print(f"logs and AOF kept in {work_dir}", file=sys.stderr)
     return 0 if report.ok else 1
