@@ -1002,10 +1002,12 @@ def _apply_card_discarded(state: State, e: CardDiscarded) -> State:
     seat = state.seats[e.player]
     hand = list(seat.hand)
     hand.remove(e.card)
+    # A card the table knew was in this hand is no longer there once discarded.
+    known = tuple(c for c in seat.known if c != e.card)
     state = _set_seat(
         _replace(state, discard=(*state.discard, e.card)),
         e.player,
-        msgspec.structs.replace(seat, hand=tuple(hand)),
+        msgspec.structs.replace(seat, hand=tuple(hand), known=known),
     )
     return _consume(state, e.player, e.task)
 

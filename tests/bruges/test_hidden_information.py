@@ -69,3 +69,24 @@ def test_resampling_really_moves_hidden_cards() -> None:
     other = resample_hidden(RULES, state, 0, Rng.from_seed(3))
     assert other.piles != state.piles
     assert sorted(RULES.colour[c] for c in other.seats[1].hand) == ["blue", "red", "red"]
+
+
+def test_a_discarded_card_is_no_longer_known_to_be_in_the_hand() -> None:
+    """Found by the soak: a card the table knew was in a hand stayed 'known' after its owner
+    discarded it, so the next state failed the game's own state check. These playouts reach
+    such discards; every state between two events must pass the check."""
+    from services.kernel.testing import _config
+
+    for players, seed in ((3, 133), (4, 336)):
+        state = GAME.start(_config(GAME, players, seed, None))
+        bots = Rng.from_seed(seed * 7 + players).cursor()
+        while GAME.outcome(state) is None:
+            active = list(GAME.active_players(state))
+            player = active[bots.randbelow(len(active))]
+            actions = list(GAME.legal_actions(state, player))
+            events = GAME.decide(state, player, actions[bots.randbelow(len(actions))])
+            assert isinstance(events, list | tuple)
+            for event in events:
+                state = GAME.apply(state, event)
+                assert GAME.check_state is not None
+                GAME.check_state(state)  # raises ValueError naming the fault
