@@ -593,17 +593,17 @@ class Seat:
             if on_update is not None:
                 on_update(update)
             if update.view.version < current.version:
-                continue  # written before our own last action: already acted on
+                continue  # a catch-up batch (its view comes with the last one), or already seen
             current = update.view
-            while current.my_turn and not current.finished:
-                picked = choose(current)
-                action = current.legal_actions[picked] if isinstance(picked, int) else picked
-                # Another seat moving first is normal: look again.
-                with contextlib.suppress(errors.NotYourTurn, errors.StaleVersion):
-                    await self.submit(action, expected_version=current.version)
-                current = await self.view()
             if current.finished:
                 return current
+            if current.my_turn:
+                picked = choose(current)
+                action = current.legal_actions[picked] if isinstance(picked, int) else picked
+                # Another seat moving first is normal. Either way the match has moved on, and
+                # the Watch brings the next view (ours after our action): no GetView per action.
+                with contextlib.suppress(errors.NotYourTurn, errors.StaleVersion):
+                    await self.submit(action, expected_version=current.version)
         return await self.view()
 
 
