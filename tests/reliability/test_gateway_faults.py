@@ -278,3 +278,39 @@ def test_turn_timers_fire_once_per_turn_with_a_replica_killed(healthy: SoakStack
             await close_all(a, b)
 
     asyncio.run(scenario())
+
+
+def test_watch_streams_keep_delivering_across_a_redis_restart(healthy: SoakStack) -> None:
+    """A watcher on each replica; Redis is SIGKILLed and restarted mid-match (the replicas'
+    notification subscriptions die with it): every version still arrives once, in order."""
+
+    async def scenario() -> None:
+        a, b = tenant_clients(healthy, retries=8)
+        try:
+            table = await Table.create(a, GAME, 2, seed=17)
+            seen: dict[int, list[int]] = {0: [], 1: []}
+
+            async def watch(replica: int, client: AsyncClient) -> None:
+                spectator = client.for_token(table.spectator_token)
+                async for update in spectator.watch(table.match_id, 0, until_finished=False):
+                    seen[replica].extend(e.version for e in update.events)
+
+            watchers = [asyncio.create_task(watch(n, c)) for n, c in enumerate((a, b))]
+            await table.play(5)
+            healthy.redis.kill()
+            healthy.redis.start()
+            await asyncio.to_thread(settle, healthy)
+            await eventually(lambda: table.play(8), "play after the Redis restart")
+            goal = (await a.get_view(table.match_id)).version
+            for _ in range(600):  # the give-up bound only; the hub's safety poll is 15 s
+                if all(seen[n] and seen[n][-1] >= goal for n in (0, 1)):
+                    break
+                await asyncio.sleep(0.1)
+            for watcher in watchers:
+                watcher.cancel()
+            for replica in (0, 1):
+                assert seen[replica] == list(range(1, goal + 1)), (replica, seen[replica])
+        finally:
+            await close_all(a, b)
+
+    asyncio.run(scenario())
