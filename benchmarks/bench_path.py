@@ -416,6 +416,11 @@ def _capacity(report: Report, target: str, key: str, game: str, players: int, qu
     for matches in ladder:
         result = asyncio.run(_paced(target, key, game, players, matches, seconds))
         held = result.errors == 0 and result.p99 <= P99_LIMIT_S
+        if not held and result.errors == 0:
+            # A p99 miss on a shared host may be a moment of someone else's load: one more try.
+            print(f"    {matches} paced matches: p99 {result.p99 * 1e3:.1f} ms; again", flush=True)
+            result = asyncio.run(_paced(target, key, game, players, matches, seconds))
+            held = result.errors == 0 and result.p99 <= P99_LIMIT_S
         print(
             f"    {matches} paced matches: {result.rate:,.0f} actions/s, p99 {result.p99 * 1e3:.1f} ms, "
             f"{result.errors} errors, {result.streams} streams: {'held' if held else 'missed'}",
