@@ -38,7 +38,7 @@ SECTION = "event store"
 
 
 def concurrent_rate(
-    make_operation: Callable[[int], Callable[[int], None]], writers: int, seconds: float
+    make_operation: Callable[[int], Callable[[int], object]], writers: int, seconds: float
 ) -> float:
     """Total calls/s of `writers` threads, thread w running make_operation(w)(i) for i = 0, 1, ..."""
     counts = [0] * writers
@@ -68,7 +68,7 @@ async def _async_rates(url: str, writers: int, seconds: float) -> tuple[float, f
     client = redis.asyncio.Redis.from_url(url, max_connections=max(writers, 1) + 4)
     store = AsyncRedisEventStore(client)
     event = NewEvent("card_played", EVENT_PAYLOAD)
-    snapshot = {"rules_version": "bench", "state": SNAPSHOT}
+    snapshot: dict[str, str | bytes] = {"rules_version": "bench", "state": SNAPSHOT}
 
     async def timed(work: Callable[[int], object]) -> float:
         counts = [0] * writers
@@ -113,10 +113,10 @@ def run(report: Report, url: str, seconds: float) -> None:
     store = RedisEventStore(client)
     for writers in (1, 32):
 
-        def bare(w: int) -> Callable[[int], None]:
+        def bare(w: int) -> Callable[[int], object]:
             return lambda i: client.xadd(f"bench:bare:{w}", {"payload": EVENT_PAYLOAD})
 
-        def append(w: int, writers: int = writers) -> Callable[[int], None]:
+        def append(w: int, writers: int = writers) -> Callable[[int], object]:
             key = MatchKey("bench", f"w{writers}-{w}")
             return lambda i: store.append(
                 key, i, [event], actor="seat:0", command_id=f"c{i}", rules_version="bench", snapshot=SNAPSHOT
