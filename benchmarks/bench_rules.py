@@ -223,7 +223,7 @@ def run(report: Report, games: list[str], quick: bool) -> None:
     for game in games:
         bench_game(report, GAMES[game], 2 if quick else 6)
         bench_grpc(report, GAMES[game], 300 if quick else 2000)
-    bench_hop(report, 1.0 if quick else 5.0)
+    bench_hop(report, 0.5 if quick else 5.0)
 
 
 def main() -> None:
