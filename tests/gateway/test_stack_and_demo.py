@@ -34,6 +34,9 @@ def test_the_demo_plays_watches_and_audits_every_game_through_the_gateway(
     assert out.count("snapshots): OK") == 1
     assert out.count("seed revealed matches its commitment: OK") == 1
     assert out.count("receipts verify with the published keys: OK") == 1
+    # Played by the client library's bots, one greedy and one random seat, named in the results.
+    assert "seat 0 (greedy): " in out and "seat 1 (random): " in out
+    assert " checked locally)" in out and "error:" not in out
 
 
 def test_the_stack_stops_every_child_process(
