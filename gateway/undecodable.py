@@ -22,17 +22,36 @@ class _Undecodable:
 
 
 class UndecodableRequests(grpc.aio.ServerInterceptor):  # type: ignore[misc]
-    """Parse requests up front; answer garbage with INVALID_ARGUMENT."""
+    """Parse requests up front; answer garbage with INVALID_ARGUMENT.
+
+    The wrapped handler of each method is built once and kept: grpc.aio asks the interceptor on
+    every call, and building closures and a handler per call was CPU on the hot path for nothing
+    (the registered handlers never change while the server runs). Only registered methods are
+    kept, so unknown method names sent by a client cannot grow the table."""
+
+    def __init__(self) -> None:
+        self._wrapped: dict[str, grpc.RpcMethodHandler] = {}
 
     async def intercept_service(
         self,
         continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
         details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler:
+        wrapped = self._wrapped.get(details.method)
+        if wrapped is not None:
+            return wrapped
         handler = await continuation(details)
-        if handler is None or handler.request_deserializer is None or handler.request_streaming:
+        if handler is None:
             return handler
-        rpc = details.method.rsplit("/", 1)[-1]
+        wrapped = self._wrap(handler, details.method)
+        self._wrapped[details.method] = wrapped
+        return wrapped
+
+    @staticmethod
+    def _wrap(handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler:
+        if handler.request_deserializer is None or handler.request_streaming:
+            return handler
+        rpc = method.rsplit("/", 1)[-1]
         parse = handler.request_deserializer
 
         def deserialize(data: bytes) -> Any:
