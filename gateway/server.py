@@ -584,7 +584,10 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
             command_id=command_id,
             expected_version=request.expected_version if request.HasField("expected_version") else None,
         )
-        return await self._after_submit(key, outcome)
+        response = await self._after_submit(key, outcome)
+        if request.return_view and outcome.accepted:
+            await self._attach_view(response, key, seat, outcome.version)
+        return response
 
     @unary("Resign")
     async def Resign(self, request: Any, context: Any, principal: Principal) -> Any:
@@ -593,6 +596,25 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         command_id = _command_id(request.command_id)
         outcome = await self.ports.matches.resign(key, seat, command_id=command_id)
         return await self._after_submit(key, outcome)
+
+    async def _attach_view(
+        self, response: gateway_pb2.SubmitActionResponse, key: MatchKey, seat: int, version: int
+    ) -> None:
+        """The caller's view at `version` or later, in the accepted answer (return_view).
+
+        It saves the bot a GetView per action: a whole client call, the gateway's largest cost per
+        action. The state was just appended here and Validate brought the next seats' views, so
+        this is usually the view memo, with no Redis read (min_version skips the freshness check)
+        and no rules call. The action is stored whatever happens here: if the view cannot be had
+        (a rules service unavailable) the answer goes without it and the client calls GetView."""
+        try:
+            view = await self.ports.matches.get_view(key, seat, min_version=version)
+        except Exception as exc:  # the action stands; an error status would hide that it was stored
+            if _fault(exc) is None:
+                raise  # a bug of ours: INTERNAL, logged, as everywhere else
+            _log.warning("view not attached", reason=type(exc).__name__)
+            return
+        response.accepted.view.CopyFrom(_view(view, key.match_id))
 
     async def _after_submit(self, key: MatchKey, outcome: Any) -> gateway_pb2.SubmitActionResponse:
         response = _submitted(outcome, key)

@@ -402,14 +402,17 @@ class AsyncClient:
         *,
         command_id: str | None = None,
         expected_version: int | None = None,
+        return_view: bool = False,
     ) -> Accepted:
         """Act for this token's seat. Raises a `Rejected` subclass when the rules say no.
 
         The command id (generated if not given) makes the retries safe: after a lost reply the
-        same command is sent again and the gateway returns its first result (`repeated`)."""
+        same command is sent again and the gateway returns its first result (`repeated`).
+        With `return_view` the answer carries this seat's next view (`Accepted.view`, with its
+        legal actions), so acting again needs no GetView."""
         command_id = command_id or uuid.uuid4().hex
         request = pb.SubmitActionRequest(
-            match_id=match_id, action=_encode_json(action), command_id=command_id
+            match_id=match_id, action=_encode_json(action), command_id=command_id, return_view=return_view
         )
         if expected_version is not None:
             request.expected_version = expected_version
@@ -439,8 +442,9 @@ class AsyncClient:
             )
         ):
             raise errors.ReceiptInvalid(f"the receipt for version {a.version} of {match_id} does not verify")
+        view = MatchView.from_pb(a.view) if a.HasField("view") else None
         return Accepted(
-            match_id, a.version, [Event.from_pb(e) for e in a.events], receipt, a.repeated, command_id
+            match_id, a.version, [Event.from_pb(e) for e in a.events], receipt, a.repeated, command_id, view
         )
 
     async def watch(
@@ -597,13 +601,21 @@ class Seat:
             current = update.view
             if current.finished:
                 return current
-            if current.my_turn:
+            while current.my_turn:
                 picked = choose(current)
                 action = current.legal_actions[picked] if isinstance(picked, int) else picked
                 # Another seat moving first is normal. Either way the match has moved on, and
                 # the Watch brings the next view (ours after our action): no GetView per action.
-                with contextlib.suppress(errors.NotYourTurn, errors.StaleVersion):
-                    await self.submit(action, expected_version=current.version)
+                try:
+                    accepted = await self.submit(action, expected_version=current.version, return_view=True)
+                except (errors.NotYourTurn, errors.StaleVersion):
+                    break
+                # Still our turn (several actions in a row): act on the view the answer brought,
+                # without waiting for the Watch; its updates up to here are skipped as seen. An
+                # ended match is left to the Watch, which brings its last update to on_update.
+                if accepted.view is None or accepted.view.finished or accepted.view.version < current.version:
+                    break
+                current = accepted.view
         return await self.view()
 
 

@@ -104,6 +104,9 @@ class Accepted:
     receipt: Receipt | None
     repeated: bool  # True when this command id had already been applied: its first result
     command_id: str
+    # Your view at `version` or later, when submitted with return_view=True (None otherwise, or
+    # when the gateway could not compute it: the action stands either way).
+    view: MatchView | None = None
 
 
 @dataclass(frozen=True)
