@@ -1,5 +1,7 @@
 """The rules kernel: pure (stdlib + msgspec). Every game is a GameSpec built from these parts."""
 
+from services.kernel.data import data_digest, packaged_data, parse_data, read_data
+from services.kernel.log import EventLog
 from services.kernel.rejection import (
     CODES,
     GAME_OVER,
@@ -32,6 +34,7 @@ __all__ = [
     "UNKNOWN_PLAYER",
     "WRONG_GAME",
     "Codec",
+    "EventLog",
     "GameSpec",
     "Outcome",
     "PlayerResult",
@@ -40,8 +43,12 @@ __all__ = [
     "RngCursor",
     "SetupConfig",
     "SetupError",
+    "data_digest",
     "illegal",
     "json_schemas",
+    "packaged_data",
+    "parse_data",
+    "read_data",
     "replay",
     "replay_steps",
 ]
