@@ -27,7 +27,7 @@ from typing import Any
 
 import msgspec
 
-from services.kernel import GameSpec, Rejection, Rng, SetupError, illegal
+from services.kernel import EventLog, GameSpec, Rejection, Rng, SetupError, illegal
 from services.ys import effects, scoring, views
 from services.ys.catalog import Catalog, catalog_digest, default_catalog
 from services.ys.model import (
@@ -170,20 +170,8 @@ def bit(seat: int) -> int:
     return 1 << seat
 
 
-class _Log:
-    """Events decided so far in one validate call, the state they lead to, and the Rng cursor."""
-
-    __slots__ = ("rules", "state", "cursor", "events")
-
-    def __init__(self, rules: Rules, state: State) -> None:
-        self.rules = rules
-        self.state = state
-        self.cursor = state.rng.cursor()
-        self.events: list[Event] = []
-
-    def emit(self, event: Event) -> None:
-        self.state = self.rules.apply(self.state, event)
-        self.events.append(event)
+# The validate-call log every handler writes to (see services.kernel.log).
+_Log = EventLog[State, Event]
 
 
 class Rules:
@@ -576,7 +564,7 @@ class Rules:
         assert decision is not None, "GameSpec.decide only asks active seats"
         if not isinstance(action, _ACCEPTS[decision]):
             return illegal(f"Not now: you must {_PROMPTS[decision]}.")
-        log = _Log(self, state)
+        log = EventLog(self.apply, state)
         rejection = self._handlers[type(action)](log, player, action)
         if rejection is not None:
             return rejection

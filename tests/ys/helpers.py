@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from services.kernel import Rejection
+from services.kernel import EventLog, Rejection
 from services.ys import GAME
 from services.ys.model import (
     COUNTING_START,
@@ -20,7 +20,7 @@ from services.ys.model import (
     Options,
     State,
 )
-from services.ys.rules import RULES, _Log
+from services.ys.rules import RULES
 
 # Seats named after the colours of the rulebook's examples.
 BLUE, ORANGE, PURPLE, YELLOW = 0, 1, 2, 3
@@ -36,7 +36,7 @@ def put(state: State, **changes: Any) -> State:
 
 def settle(state: State) -> tuple[State, list[Event]]:
     """Run the automatic flow until somebody owes a decision."""
-    log = _Log(RULES, state)
+    log = EventLog(RULES.apply, state)
     RULES._advance(log)
     return log.state, log.events
 
