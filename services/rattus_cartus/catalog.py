@@ -6,14 +6,13 @@ actions) and checked on load so a bad replacement file fails with a message nami
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
-from importlib import resources
 from pathlib import Path
 from typing import Annotated
 
 import msgspec
 
+from services.kernel.data import data_digest, packaged_data, parse_data, read_data
 from services.rattus_cartus.model import BUILDING_CLASS, CLASSES
 
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]
@@ -81,30 +80,16 @@ SCHEMA_VERSION = 1
 
 def load_catalog(path: str | Path) -> Catalog:
     """Read and check a catalog TOML file; CatalogError explains what is wrong."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise CatalogError(f"cannot read catalog {path}: {exc}") from None
-    return parse_catalog(data, str(path))
+    return parse_catalog(read_data(path, CatalogError, "catalog"), str(path))
 
 
 def parse_catalog(data: bytes | str, where: str = "catalog") -> Catalog:
-    try:
-        catalog = msgspec.toml.decode(data, type=Catalog)
-    except msgspec.ValidationError as exc:
-        raise CatalogError(f"{where}: {exc}") from None
-    except msgspec.DecodeError as exc:
-        raise CatalogError(f"{where}: not valid TOML: {exc}") from None
-    problems = check_catalog(catalog)
-    if problems:
-        raise CatalogError(f"{where}: " + "; ".join(problems))
-    return catalog
+    return parse_data(data, Catalog, where, check_catalog, CatalogError)
 
 
 def default_catalog() -> Catalog:
     """The catalog shipped with the package (its supply actions are a stand-in)."""
-    data = resources.files("services.rattus_cartus").joinpath("data/catalog.toml").read_bytes()
-    return parse_catalog(data, "data/catalog.toml")
+    return parse_catalog(packaged_data("services.rattus_cartus", "data/catalog.toml"), "data/catalog.toml")
 
 
 def check_catalog(catalog: Catalog) -> list[str]:
@@ -152,5 +137,4 @@ def check_catalog(catalog: Catalog) -> list[str]:
 
 def catalog_digest(catalog: Catalog) -> str:
     """A short fingerprint of the data, so a replay notices when the catalog changed."""
-    canonical = msgspec.json.encode(msgspec.to_builtins(catalog), order="sorted")
-    return hashlib.sha256(canonical).hexdigest()[:12]
+    return data_digest(catalog)

@@ -24,6 +24,7 @@ from typing import Any
 import msgspec
 
 from services.kernel import (
+    EventLog,
     GameSpec,
     Outcome,
     PlayerResult,
@@ -424,19 +425,8 @@ def probe_actions(state: State, player: int) -> list[Action]:
 # -- validate -------------------------------------------------------------------------------
 
 
-class _Log:
-    """Events decided so far in one validate call, the state they lead to, and the Rng cursor."""
-
-    __slots__ = ("state", "cursor", "events")
-
-    def __init__(self, state: State) -> None:
-        self.state = state
-        self.cursor = state.rng.cursor()
-        self.events: list[Event] = []
-
-    def emit(self, event: Event) -> None:
-        self.state = apply(self.state, event)
-        self.events.append(event)
+# The validate-call log every handler writes to (see services.kernel.log).
+_Log = EventLog[State, Event]
 
 
 def validate(state: State, player: int, action: Action) -> list[Event] | Rejection:
@@ -446,7 +436,7 @@ def validate(state: State, player: int, action: Action) -> list[Event] | Rejecti
     handler = _HANDLERS[type(action)]
     if not isinstance(action, _ACTIONS_FOR[decision]):
         return illegal(f"Not now: you must {_PROMPTS[decision]}.")
-    log = _Log(state)
+    log = EventLog(apply, state)
     rejection = handler(log, player, action)
     if rejection is not None:
         return rejection
