@@ -7,9 +7,7 @@ not public) and checked on load, so a bad replacement file fails with a message 
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
-from importlib import resources
 from pathlib import Path
 from typing import Annotated
 
@@ -28,6 +26,7 @@ from services.bruges.model import (
     TRIGGER,
     WORKER,
 )
+from services.kernel.data import data_digest, packaged_data, parse_data, read_data
 
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]
 SmallCount = Annotated[int, msgspec.Meta(ge=0, le=20)]
@@ -125,30 +124,16 @@ class Catalog(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 def load_catalog(path: str | Path) -> Catalog:
     """Read and check a data file; CatalogError explains what is wrong."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise CatalogError(f"cannot read Bruges data {path}: {exc}") from None
-    return parse_catalog(data, str(path))
+    return parse_catalog(read_data(path, CatalogError, "Bruges data"), str(path))
 
 
 def parse_catalog(data: bytes | str, where: str = "data") -> Catalog:
-    try:
-        catalog = msgspec.toml.decode(data, type=Catalog)
-    except msgspec.ValidationError as exc:
-        raise CatalogError(f"{where}: {exc}") from None
-    except msgspec.DecodeError as exc:
-        raise CatalogError(f"{where}: not valid TOML: {exc}") from None
-    problems = check_catalog(catalog)
-    if problems:
-        raise CatalogError(f"{where}: " + "; ".join(problems[:20]))
-    return catalog
+    return parse_data(data, Catalog, where, check_catalog, CatalogError, most=20)
 
 
 def default_catalog() -> Catalog:
     """The data shipped with the package (mostly stand-in persons and board figures)."""
-    data = resources.files("services.bruges").joinpath("data/bruges.toml").read_bytes()
-    return parse_catalog(data, "data/bruges.toml")
+    return parse_catalog(packaged_data("services.bruges", "data/bruges.toml"), "data/bruges.toml")
 
 
 def check_catalog(catalog: Catalog) -> list[str]:
@@ -227,5 +212,4 @@ def _person_faults(p: Person) -> list[str]:
 
 def catalog_digest(catalog: Catalog) -> str:
     """A short fingerprint of the data, so a replay notices when the data changed."""
-    canonical = msgspec.json.encode(msgspec.to_builtins(catalog), order="sorted")
-    return hashlib.sha256(canonical).hexdigest()[:12]
+    return data_digest(catalog)

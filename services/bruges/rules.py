@@ -101,7 +101,7 @@ from services.bruges.model import (
     View,
     WorkerGiven,
 )
-from services.kernel import GameSpec, Rejection, Rng, SetupError, illegal
+from services.kernel import EventLog, GameSpec, Rejection, Rng, SetupError, illegal
 
 PLAYER_COUNTS = (2, 3, 4)
 STACKS = 5  # the shuffled deck is cut into 5 stacks; one per player forms the draw piles [SEED]
@@ -159,20 +159,8 @@ def turn_order(state: State) -> tuple[int, ...]:
     return tuple((state.start + k) % n for k in range(n))
 
 
-class _Log:
-    """Events decided so far in one validate call, the state they lead to, and the Rng cursor."""
-
-    __slots__ = ("rules", "state", "cursor", "events")
-
-    def __init__(self, rules: Rules, state: State) -> None:
-        self.rules = rules
-        self.state = state
-        self.cursor = state.rng.cursor()
-        self.events: list[Event] = []
-
-    def emit(self, event: Event) -> None:
-        self.state = self.rules.apply(self.state, event)
-        self.events.append(event)
+# The validate-call log every handler writes to (see services.kernel.log).
+_Log = EventLog[State, Event]
 
 
 class Rules:
@@ -256,7 +244,7 @@ class Rules:
             statues=self.board.statues,
         )
         state = _apply_round_started(state, RoundStarted(1, options.first_player))
-        log = _Log(self, state)
+        log = EventLog(self.apply, state)
         self._advance(log)
         return log.state
 
@@ -436,7 +424,7 @@ class Rules:
         assert decision is not None, "GameSpec.decide only asks active seats"
         if not isinstance(action, _ACCEPTS[decision]):
             return illegal(f"Not now: you must {_PROMPTS[decision]}.")
-        log = _Log(self, state)
+        log = EventLog(self.apply, state)
         rejection = self._handlers[type(action)](log, player, action)
         if rejection is not None:
             return rejection

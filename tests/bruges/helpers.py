@@ -10,9 +10,9 @@ import msgspec
 
 from services.bruges import GAME
 from services.bruges.model import PLAY, House, Options, Seat, State
-from services.bruges.rules import RULES, _Log
+from services.bruges.rules import RULES
 from services.bruges.views import check_state
-from services.kernel import Rejection
+from services.kernel import EventLog, Rejection
 
 BY_NAME = {p.name: p.id for p in RULES.persons}
 
@@ -102,7 +102,7 @@ def playing(
 
 def settle(state: State) -> tuple[State, list[Any]]:
     """Run the automatic flow until somebody owes a decision."""
-    log = _Log(RULES, state)
+    log = EventLog(RULES.apply, state)
     RULES._advance(log)
     return log.state, log.events
 

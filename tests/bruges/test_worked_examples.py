@@ -21,8 +21,9 @@ from services.bruges.model import (
     SufferCalamity,
     ThreatTaken,
 )
-from services.bruges.rules import RULES, _Log
+from services.bruges.rules import RULES
 from services.bruges.scoring import breakdown
+from services.kernel import EventLog
 from tests.bruges.helpers import card, new_game, of_type, plain, play, playing, put, seat, settle
 
 BLUE, BROWN, RED, PURPLE, YELLOW = range(5)
@@ -30,7 +31,7 @@ BLUE, BROWN, RED, PURPLE, YELLOW = range(5)
 
 def roll(state: State, dice: tuple[int, ...]) -> tuple[State, list[Any]]:
     """Phase 2 with the dice fixed: the rules' own threat handout, calamities and what follows."""
-    log = _Log(RULES, state)
+    log = EventLog(RULES.apply, state)
     log.emit(DiceRolled(tuple(dice), state.rng.counter))
     RULES.hand_out_threats(log)
     RULES._advance(log)
