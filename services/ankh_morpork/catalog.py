@@ -7,13 +7,13 @@ of `services.ankh_morpork.cards` with its parameters, each interrupt one interru
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
-from importlib import resources
 from pathlib import Path
 from typing import Annotated
 
 import msgspec
+
+from services.kernel.data import data_digest, packaged_data, parse_data, read_data
 
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]
 SCHEMA_VERSION = 1
@@ -111,30 +111,18 @@ class Catalog(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 def load_catalog(path: str | Path) -> Catalog:
     """Read and check a data file; CatalogError explains what is wrong."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise CatalogError(f"cannot read Ankh-Morpork data {path}: {exc}") from None
-    return parse_catalog(data, str(path))
+    return parse_catalog(read_data(path, CatalogError, "Ankh-Morpork data"), str(path))
 
 
 def parse_catalog(data: bytes | str, where: str = "data") -> Catalog:
-    try:
-        catalog = msgspec.toml.decode(data, type=Catalog)
-    except msgspec.ValidationError as exc:
-        raise CatalogError(f"{where}: {exc}") from None
-    except msgspec.DecodeError as exc:
-        raise CatalogError(f"{where}: not valid TOML: {exc}") from None
-    problems = check_catalog(catalog)
-    if problems:
-        raise CatalogError(f"{where}: " + "; ".join(problems))
-    return catalog
+    return parse_data(data, Catalog, where, check_catalog, CatalogError)
 
 
 def default_catalog() -> Catalog:
     """The data shipped with the package."""
-    data = resources.files("services.ankh_morpork").joinpath("data/ankh_morpork.toml").read_bytes()
-    return parse_catalog(data, "data/ankh_morpork.toml")
+    return parse_catalog(
+        packaged_data("services.ankh_morpork", "data/ankh_morpork.toml"), "data/ankh_morpork.toml"
+    )
 
 
 def _symbol_ok(symbol: str) -> bool:
@@ -215,5 +203,4 @@ def check_catalog(catalog: Catalog) -> list[str]:  # noqa: C901 - one check per 
 
 def catalog_digest(catalog: Catalog) -> str:
     """A short fingerprint of the data, so a replay notices when the data changed."""
-    canonical = msgspec.json.encode(msgspec.to_builtins(catalog), order="sorted")
-    return hashlib.sha256(canonical).hexdigest()[:12]
+    return data_digest(catalog)
