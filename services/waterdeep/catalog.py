@@ -4,14 +4,13 @@ replacement file fails with a message naming the fault."""
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
-from importlib import resources
 from pathlib import Path
 from typing import Annotated
 
 import msgspec
 
+from services.kernel.data import data_digest, packaged_data, parse_data, read_data
 from services.waterdeep.model import CUBES, MANDATORY, QUEST_TYPES, RES
 
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]
@@ -153,30 +152,16 @@ class Catalog(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 def load_catalog(path: str | Path) -> Catalog:
     """Read and check a data file; CatalogError explains what is wrong."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise CatalogError(f"cannot read Waterdeep data {path}: {exc}") from None
-    return parse_catalog(data, str(path))
+    return parse_catalog(read_data(path, CatalogError, "Waterdeep data"), str(path))
 
 
 def parse_catalog(data: bytes | str, where: str = "data") -> Catalog:
-    try:
-        catalog = msgspec.toml.decode(data, type=Catalog)
-    except msgspec.ValidationError as exc:
-        raise CatalogError(f"{where}: {exc}") from None
-    except msgspec.DecodeError as exc:
-        raise CatalogError(f"{where}: not valid TOML: {exc}") from None
-    problems = check_catalog(catalog)
-    if problems:
-        raise CatalogError(f"{where}: " + "; ".join(problems))
-    return catalog
+    return parse_data(data, Catalog, where, check_catalog, CatalogError)
 
 
 def default_catalog() -> Catalog:
     """The data shipped with the package (all real, public values)."""
-    data = resources.files("services.waterdeep").joinpath("data/waterdeep.toml").read_bytes()
-    return parse_catalog(data, "data/waterdeep.toml")
+    return parse_catalog(packaged_data("services.waterdeep", "data/waterdeep.toml"), "data/waterdeep.toml")
 
 
 def _check_effects(owner: str, effects: tuple[Effect, ...], allowed: frozenset[str]) -> list[str]:
@@ -259,5 +244,4 @@ def check_catalog(catalog: Catalog) -> list[str]:
 
 def catalog_digest(catalog: Catalog) -> str:
     """A short fingerprint of the data, so a replay notices when the data changed."""
-    canonical = msgspec.json.encode(msgspec.to_builtins(catalog), order="sorted")
-    return hashlib.sha256(canonical).hexdigest()[:12]
+    return data_digest(catalog)
