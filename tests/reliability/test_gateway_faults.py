@@ -262,7 +262,7 @@ def test_turn_timers_fire_once_per_turn_with_a_replica_killed(healthy: SoakStack
             healthy.gateways[0].kill()
             # Wait (without acting) until the timers have played several turns.
             stream: list[Any] = []
-            for _ in range(200):
+            for _ in range(600):  # the give-up bound only
                 stream = await b.read_events(created.match_id)
                 if sum(e.type == "turn_timed_out" for e in stream) >= 4:
                     break

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from services.kernel import CODES
 from soak.stack import SoakStack
-from tests.reliability.gateway_helpers import Table, close_all, tenant_clients
+from tests.reliability.gateway_helpers import Table, close_all, settle, tenant_clients
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 # What a malformed or unauthorised request may get; never INTERNAL, UNKNOWN or UNAVAILABLE.
@@ -70,6 +70,10 @@ ids = st.one_of(
 command_ids = st.one_of(st.text(max_size=80), st.sampled_from(["", " ", "x" * 65, "c\n1"]))
 
 
+# Every test starts on a settled stack: xdist may run a fault test of another module just before.
+pytestmark = pytest.mark.usefixtures("healthy")
+
+
 @dataclass
 class Fixture:
     stack: SoakStack
@@ -89,6 +93,8 @@ def metadata(credential: str) -> tuple[tuple[str, str], ...]:
 
 @pytest.fixture(scope="module")
 def fx(stack: SoakStack) -> Iterator[Fixture]:
+    settle(stack)  # a fault test on this worker may have just restarted Redis
+
     async def prepare() -> tuple[str, str, str, str]:
         (tenant, other) = tenant_clients(stack, retries=3)
         try:

@@ -21,9 +21,13 @@ from guildhall.gateway.v1 import gateway_pb2_grpc as pb_grpc
 from gateway.auth import Tokens
 from gateway.signing import KeyRing
 from soak.stack import SoakStack
-from tests.reliability.gateway_helpers import Table, close_all, tenant_clients
+from tests.reliability.gateway_helpers import Table, close_all, settle, tenant_clients
 
 NO_SUCH_MATCH = "no-such-match-0001"
+
+
+# Every test starts on a settled stack: xdist may run a fault test of another module just before.
+pytestmark = pytest.mark.usefixtures("healthy")
 
 
 @dataclass
@@ -94,6 +98,8 @@ def status_of(call: Callable[[], Any]) -> tuple[grpc.StatusCode, str]:
 
 @pytest.fixture(scope="module")
 def world(stack: SoakStack) -> Iterator[World]:
+    settle(stack)  # a fault test on this worker may have just restarted Redis
+
     async def prepare() -> tuple[Table, Table]:
         (acme, _) = tenant_clients(stack, "acme", retries=3)
         (rival, _r) = tenant_clients(stack, "rival", retries=3)
