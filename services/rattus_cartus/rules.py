@@ -1337,7 +1337,13 @@ def check_state(state: State) -> None:
         raise ValueError("round_influence has the wrong size")
     if len(state.entries) != len(state.row) or len(state.premium) not in (0, len(state.row)):
         raise ValueError("entries or premium do not match the building row")
-    if not (0 <= state.resolving <= len(state.row)) or state.phase not in (DRAW, SUPPLIES, ENTER, RESOLVE, OVER):
+    if not (0 <= state.resolving <= len(state.row)) or state.phase not in (
+        DRAW,
+        SUPPLIES,
+        ENTER,
+        RESOLVE,
+        OVER,
+    ):
         raise ValueError("resolving index or phase out of range")
     mentioned = [state.start_player, *state.enter_queue, *state.entry_order, *state.actors]
     mentioned += [p for entry in state.entries for p in entry]
