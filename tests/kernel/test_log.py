@@ -33,3 +33,22 @@ def test_the_cursor_starts_at_the_states_rng() -> None:
     drawn = log.cursor.die()
     assert drawn == start.rng.cursor().die()
     assert log.cursor.rng.counter > 4
+
+
+class _Moved(msgspec.Struct, frozen=True):
+    counter: int
+
+
+def _record(state: _State, event: _Moved) -> _State:
+    return _State(state.total + 1, state.rng.at(event.counter))
+
+
+def test_the_cursor_is_taken_at_the_first_draw_and_recorded_draws_keep_it_in_step() -> None:
+    log: EventLog[_State, _Moved] = EventLog(_record, _State(0, Rng.from_seed(3)))
+    assert not log.drew
+    log.emit(_Moved(9))  # an event moved the Rng before anything was drawn
+    first = log.cursor.die()
+    assert log.drew
+    assert first == Rng.from_seed(3).at(9).cursor().die()
+    log.emit(_Moved(log.cursor.rng.counter))
+    assert log.cursor.rng == log.state.rng
