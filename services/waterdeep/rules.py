@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from services.kernel import GameSpec, Rejection, Rng, SetupError, illegal
-from services.kernel.rng import RngCursor
+from services.kernel import EventLog, GameSpec, Rejection, Rng, SetupError, illegal
 from services.kernel.spec import clip
 from services.waterdeep import scoring, views
 from services.waterdeep.apply import PALACE, make_applier
@@ -114,25 +113,8 @@ def bundle(**kw: int) -> tuple[int, ...]:
     return tuple(kw.get(k, 0) for k in ("c", "f", "r", "w", "gold", "vp"))
 
 
-class _Log:
-    """Events decided so far in one validate call, the state they lead to, and the Rng cursor."""
-
-    __slots__ = ("apply", "state", "cursor", "events")
-
-    def __init__(self, apply: Callable[[State, Event], State], state: State) -> None:
-        self.apply = apply
-        self.state = state
-        self.cursor: RngCursor | None = None
-        self.events: list[Event] = []
-
-    def emit(self, event: Event) -> None:
-        self.state = self.apply(self.state, event)
-        self.events.append(event)
-
-    def rng(self) -> RngCursor:
-        if self.cursor is None:
-            self.cursor = self.state.rng.cursor()
-        return self.cursor
+# The validate-call log every handler writes to (see services.kernel.log).
+_Log = EventLog[State, Event]
 
 
 class Rules:
@@ -197,7 +179,7 @@ class Rules:
             quest_deck=tuple(quests[q + INN_SLOTS :]),
             intrigue_deck=tuple(intrigue[2 * players :]),
         )
-        log = _Log(self.apply, state)
+        log = EventLog(self.apply, state)
         self._start_round(log, 1)
         self._advance(log)
         return log.state
@@ -580,11 +562,11 @@ class Rules:
                     f"{clip(action.option)!r} is not an option: choose one of {', '.join(options)}."
                 )
             answer = action.option
-        log = _Log(self.apply, state)
+        log = EventLog(self.apply, state)
         log.emit(DecisionDone(i))
         self._answer(log, d, answer)
         self._advance(log)
-        if log.cursor is not None and log.cursor.rng != log.state.rng:
+        if log.drew and log.cursor.rng != log.state.rng:
             raise AssertionError("a draw was not recorded in an event")
         return log.events
 
@@ -1021,7 +1003,7 @@ class Rules:
             if not s.intrigue_deck:
                 if not s.intrigue_discard:
                     return
-                cursor = log.rng()
+                cursor = log.cursor
                 order = cursor.shuffle(s.intrigue_discard)
                 log.emit(DeckShuffled("intrigue", order, cursor.rng.counter))
             log.emit(IntrigueDrawn(p, log.state.intrigue_deck[0]))
@@ -1032,7 +1014,7 @@ class Rules:
         if not s.quest_deck:
             if not s.quest_discard:
                 return ""
-            cursor = log.rng()
+            cursor = log.cursor
             order = cursor.shuffle(s.quest_discard)
             log.emit(DeckShuffled("quest", order, cursor.rng.counter))
         return log.state.quest_deck[0]

@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from services.kernel import Rejection
+from services.kernel import EventLog, Rejection
 from services.waterdeep import GAME
 from services.waterdeep.model import (
     Action,
@@ -23,7 +23,7 @@ from services.waterdeep.model import (
     Seat,
     State,
 )
-from services.waterdeep.rules import RULES, _Log
+from services.waterdeep.rules import RULES
 
 INN = (
     "expose_red_wizards_spies",
@@ -109,7 +109,7 @@ def res(state: State, p: int) -> dict[str, int]:
 
 
 def settle(state: State) -> tuple[State, list[Event]]:
-    log = _Log(RULES.apply, state)
+    log = EventLog(RULES.apply, state)
     RULES._advance(log)
     return log.state, log.events
 
