@@ -5,8 +5,11 @@ Sections 3 and 4 of `make bench`:
   p50/p99, beside a bare gRPC call (health Check) to the same gateway by as many callers in the
   same run, and the CPU one accepted action costs in each process (gateway, rules service,
   Redis, and the load generator itself), read from /proc before and after the measured window.
-  Each driver plays one match as a real bot does: GetView (the acting seat's legal actions),
-  then SubmitAction with the version it saw; the rate counts accepted actions only.
+  Each driver plays one match as a real bot does: SubmitAction with the version it saw, asking
+  for its next view in the answer (return_view), and GetView only when it has no view to act
+  on (at the start, or when another seat is to act); the rate counts accepted actions only.
+  The same load with a GetView before every action (the flow before return_view) is measured
+  beside it at 32 matches.
 - Capacity: paced matches (one action per match every 2 s) with every seat watching, on a
   ladder of sizes, until one misses zero errors / p99 SubmitAction ≤ 50 ms; reports the largest
   that held, the open Watch streams and the append-to-delivery p99 at that load.
@@ -44,6 +47,7 @@ QUICK_SIZES = (1, 32)
 # The rules hop as it was before issue 14: the thread-pool rules server, one unary call per use.
 # Not RULES_*: the gateway reads every RULES_<GAME> variable as a rules service target.
 LEVERS_OFF = {"GUILDHALL_RULES_SERVER": "threads", "GUILDHALL_RULES_SESSIONS": "0"}
+GETVIEW_EACH = "GetView before each action"
 P99_LIMIT_S = 0.050
 PACE_S = 2.0
 _TICK = os.sysconf("SC_CLK_TCK")
@@ -85,9 +89,18 @@ class _Driver:
     """Keeps one match going: the acting seat's view, then one of its legal actions."""
 
     def __init__(
-        self, stub: Any, api_key: str, game: str, players: int, seed: int, pace_s: float = 0.0
+        self,
+        stub: Any,
+        api_key: str,
+        game: str,
+        players: int,
+        seed: int,
+        pace_s: float = 0.0,
+        return_view: bool = True,
     ) -> None:
         self.stub, self.api_key, self.game, self.players = stub, api_key, game, players
+        self.return_view = return_view
+        self.view: Any = None  # the acting seat's view from the last answer, if it came with one
         self.rng = random.Random(seed)
         self.pace_s = pace_s
         self.accepted = 0
@@ -104,6 +117,7 @@ class _Driver:
         self.tokens = {s.seat: _bearer(s.token) for s in created.seats}
         self.seat = 0
         self.sent = {}
+        self.view = None
         return created
 
     def reset(self) -> None:
@@ -122,9 +136,11 @@ class _Driver:
                 await asyncio.sleep(0.05)
 
     async def _step(self) -> None:
-        view = await self.stub.GetView(
-            pb.GetViewRequest(match_id=self.match_id), metadata=self.tokens[self.seat]
-        )
+        view, self.view = self.view, None
+        if view is None:
+            view = await self.stub.GetView(
+                pb.GetViewRequest(match_id=self.match_id), metadata=self.tokens[self.seat]
+            )
         if view.finished:
             await self.new_match()
             return
@@ -136,6 +152,7 @@ class _Driver:
             action=self.rng.choice(list(view.legal_actions)),
             command_id=uuid.uuid4().hex,
             expected_version=view.version,
+            return_view=self.return_view,
         )
         started = time.perf_counter()
         self.sent[view.version + 1] = started
@@ -143,18 +160,30 @@ class _Driver:
         self.latencies.append(time.perf_counter() - started)
         if answer.HasField("accepted"):
             self.accepted += 1
+            if answer.accepted.HasField("view"):
+                self.view = answer.accepted.view  # still valid after a pause: nobody else plays
             if self.pace_s:
                 await asyncio.sleep(self.pace_s)
 
 
 async def _submit_load(
-    targets: Sequence[str], api_key: str, game: str, players: int, matches: int, seconds: float, cpu: _Cpu
+    targets: Sequence[str],
+    api_key: str,
+    game: str,
+    players: int,
+    matches: int,
+    seconds: float,
+    cpu: _Cpu,
+    return_view: bool = True,
 ) -> tuple[float, list[float], dict[str, float], int]:
     count = max(len(targets), min(4, matches // 8))
     channels = [grpc.aio.insecure_channel(targets[n % len(targets)]) for n in range(count)]
     try:
         stubs = [gateway_pb2_grpc.GatewayServiceStub(c) for c in channels]
-        drivers = [_Driver(stubs[n % len(stubs)], api_key, game, players, n) for n in range(matches)]
+        drivers = [
+            _Driver(stubs[n % len(stubs)], api_key, game, players, n, return_view=return_view)
+            for n in range(matches)
+        ]
         stop = asyncio.Event()
         tasks = [asyncio.create_task(d.run(stop)) for d in drivers]
         await asyncio.sleep(min(2.0, seconds / 2))  # warm: caches, connections, matches created
@@ -306,8 +335,11 @@ def run(
     gateways: int = 1,
     env: dict[str, str] | None = None,
     label: str = "",
+    getview_each_at: Sequence[int] = (),
 ) -> None:
-    """`gateways` > 1 runs that many gateway processes with the load spread over them (what
+    """`getview_each_at`: the sizes at which the load is run again, on the same stack, with a
+    GetView before every action (the bot's flow before SubmitAction could return the view).
+    `gateways` > 1 runs that many gateway processes with the load spread over them (what
     several processes behind one SO_REUSEPORT port would share); their CPU is summed. `env` is
     given to every process of the stack (e.g. LEVERS_OFF: the threaded rules server and unary
     rules calls, as before issue 14), and `label` names that variant in the figures."""
@@ -328,6 +360,11 @@ def run(
             cpu = _Cpu(pids)
             for matches in sizes:
                 _whole_path(report, stack.gateway_targets, key, game, players, matches, seconds, cpu, label)
+            for matches in getview_each_at:
+                variant = ", ".join(x for x in (label, GETVIEW_EACH) if x)
+                _whole_path(
+                    report, stack.gateway_targets, key, game, players, matches, seconds, cpu, variant, False
+                )
             if capacity:
                 _capacity(report, target, key, game, players, quick)
     finally:
@@ -348,10 +385,12 @@ def _whole_path(
     seconds: float,
     cpu: _Cpu,
     variant: str = "",
+    return_view: bool = True,
 ) -> None:
     rate, latencies, per_action, errors = asyncio.run(
-        _submit_load(targets, key, game, players, matches, seconds, cpu)
+        _submit_load(targets, key, game, players, matches, seconds, cpu, return_view)
     )
+    flow = "GetView + SubmitAction each" if not return_view else "SubmitAction with return_view"
     echo, echo_latencies = asyncio.run(_echo(targets[0], matches, seconds / 2, cpu))
     echo_cpu = cpu.end()
     gateway_per_echo = echo_cpu["gateway-0"] / max(len(echo_latencies), 1)
@@ -370,7 +409,7 @@ def _whole_path(
             "actions/s",
             f"bare gRPC call, {matches} callers",
             echo,
-            f"{game} {players}p, AOF always, GetView + SubmitAction each; {errors} errors",
+            f"{game} {players}p, AOF always, {flow}; {errors} errors",
         )
     )
     report.add(
@@ -393,7 +432,7 @@ def _whole_path(
             "µs",
             "gateway CPU per bare gRPC call",
             gateway_per_echo * 1e6,
-            "an action is 2 client calls (GetView, SubmitAction) plus its rules message and Redis",
+            f"{flow}, plus its rules message and Redis",
         )
     )
     split = ", ".join(f"{name} {value * 1e6:,.0f}" for name, value in per_action.items())

@@ -57,6 +57,8 @@ def main() -> None:
                     if section == "path"
                     else (),
                     capacity="capacity" in args.sections,
+                    # the bot's flow before return_view (a GetView before every action), same stack
+                    getview_each_at=(32,) if section == "path" else (),
                 )
                 if section == "path":  # the same load with the rules hop as before, same run
                     bench_path.run(
