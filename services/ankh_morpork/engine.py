@@ -64,6 +64,7 @@ from services.ankh_morpork.model import (
     TurnStarted,
     UseAbility,
 )
+from services.kernel import EventLog
 
 SMALL_GODS = 4
 SMALL_GODS_FEE = 3  # [SEED Pequeños dioses]
@@ -392,24 +393,17 @@ def apply(state: State, event: Event) -> State:
 # -- the validate context -------------------------------------------------------------------------
 
 
-class Ctx:
-    """Events decided so far in one validate call, the state they lead to, the working stack
-    (top last) and the generator cursor."""
+class Ctx(EventLog[State, Event]):
+    """The kernel's validate-call log (events so far, the state they lead to, the generator
+    cursor) plus this game's working stack (top last)."""
 
-    __slots__ = ("t", "state", "events", "stack", "cursor", "_rng_used", "_stack_changed")
+    __slots__ = ("t", "stack", "_stack_changed")
 
     def __init__(self, t: Tables, state: State) -> None:
+        super().__init__(apply, state)
         self.t = t
-        self.state = state
-        self.events: list[Event] = []
         self.stack: list[Frame] = list(state.stack)
-        self.cursor = state.rng.cursor()
-        self._rng_used = False
         self._stack_changed = False
-
-    def emit(self, event: Event) -> None:
-        self.state = APPLIERS[type(event)](self.state, event)
-        self.events.append(event)
 
     def push(self, *frames: Frame) -> None:
         """Push frames; the last one given ends on top (is asked first)."""
@@ -429,17 +423,15 @@ class Ctx:
         return self.stack[-1] if self.stack else None
 
     def roll(self, player: int, reason: str) -> int:
-        self._rng_used = True
         value = self.cursor.die(12)
         self.emit(DieRolled(player, value, reason))
         return value
 
     def shuffled(self, items: tuple[str, ...]) -> tuple[str, ...]:
-        self._rng_used = True
         return self.cursor.shuffle(items)
 
     def finish(self) -> list[Event]:
-        if self._rng_used:
+        if self.drew:  # draws are not recorded one by one here: one event moves the Rng on
             self.emit(RngAdvanced(self.cursor.rng.counter))
         if self._stack_changed and not self.state.over:
             self.emit(StackSet(tuple(self.stack)))
