@@ -1,6 +1,6 @@
 """The rules kernel: pure (stdlib + msgspec). Every game is a GameSpec built from these parts."""
 
-from services.kernel.data import data_digest, packaged_data, parse_data, read_data
+from services.kernel.data import data_digest, packaged_data, parse_data, read_data, rules_version
 from services.kernel.log import EventLog
 from services.kernel.rejection import (
     CODES,
@@ -49,6 +49,7 @@ __all__ = [
     "packaged_data",
     "parse_data",
     "read_data",
+    "rules_version",
     "replay",
     "replay_steps",
 ]

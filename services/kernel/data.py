@@ -59,3 +59,8 @@ def data_digest(data: object) -> str:
     """12 hex digits of SHA-256 over the data's sorted-key JSON, so a replay notices changed data."""
     canonical = msgspec.json.encode(msgspec.to_builtins(data), order="sorted")
     return hashlib.sha256(canonical).hexdigest()[:12]
+
+
+def rules_version(edition: str, data: object) -> str:
+    """The rules edition plus the data's digest: a match replays only under the same rules and data."""
+    return f"{edition}+{data_digest(data)}"
