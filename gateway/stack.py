@@ -13,7 +13,6 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -27,18 +26,12 @@ import grpc
 import structlog
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from gateway.eventstore.local_redis import local_redis
+from gateway.eventstore.local_redis import free_port, local_redis
 from services.observability import configure_logging
 from services.server import EXIT_WITH_PARENT_ENV
 
 _log = structlog.get_logger("stack")
 STOP_GRACE_S = 10.0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def wait_serving(address: str, timeout_s: float, process: subprocess.Popen[bytes] | None = None) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,19 +21,10 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from gateway.eventstore.local_redis import find_redis_server
+from gateway.eventstore.local_redis import find_redis_server, free_port
+from services.server import EXIT_WITH_PARENT_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
-# The services stop on their own once their supervisor (this process) is gone, so a crashed
-# test or soak never leaves them behind (see services.server).
-EXIT_WITH_PARENT_ENV = "GUILDHALL_EXIT_WITH_PARENT"
-
-
-def free_port() -> int:
-    """A loopback port nobody listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class ProcessError(RuntimeError):

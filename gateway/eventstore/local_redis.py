@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import logging
 import os
+import random
 import shutil
 import signal
 import socket
@@ -128,7 +129,7 @@ def redis_server_process(
         # The port is found free, then released and handed to redis-server; another process may
         # take it in between, so a start that fails on a busy address is retried on a new port.
         for attempt in range(3):
-            port = _free_loopback_port()
+            port = free_port()
             process, log_path = _spawn(binary, port, work_dir, appendonly)
             try:
                 _wait_until_pingable(process, port, log_path, startup_timeout_s)
@@ -150,11 +151,24 @@ def redis_server_process(
             shutil.rmtree(work_dir, ignore_errors=True)
 
 
-def _free_loopback_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
+# Local servers (Redis, rules services, gateways of tests and `make run`) listen below Linux's
+# ephemeral range (32768-60999): a port the OS hands out for binding to 0 is also one it may give
+# an outgoing connection in the moment before our server binds it, and under a busy parallel
+# test run that race was lost now and then.
+_LOCAL_PORTS = range(20_000, 32_000)
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on right now, outside the ephemeral range."""
+    for _ in range(200):
+        port = random.choice(_LOCAL_PORTS)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
         return port
+    raise RedisServerStartError("no free loopback port between 20000 and 32000")
 
 
 def _spawn(
