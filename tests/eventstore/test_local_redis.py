@@ -16,7 +16,7 @@ import redis
 from gateway.eventstore.local_redis import (
     RedisServerStartError,
     _container_if_docker_is_reachable,
-    _free_loopback_port,
+    free_port,
     local_redis,
     redis_server_process,
 )
@@ -37,7 +37,7 @@ def test_without_redis_url_a_redis_is_provided(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_an_unreachable_docker_engine_means_no_container(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DOCKER_HOST", f"tcp://127.0.0.1:{_free_loopback_port()}")
+    monkeypatch.setenv("DOCKER_HOST", f"tcp://127.0.0.1:{free_port()}")
 
     started = time.monotonic()
     assert _container_if_docker_is_reachable(appendonly=False) is None
