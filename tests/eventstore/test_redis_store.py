@@ -11,7 +11,7 @@ from redis.crc import key_slot
 from redis.retry import Retry
 
 from gateway.eventstore.base import EventStoreUnavailable, MatchKey, NewEvent, VersionConflict
-from gateway.eventstore.local_redis import _free_loopback_port
+from gateway.eventstore.local_redis import free_port
 from gateway.eventstore.redis_store import ENTRY_FIELDS, RedisEventStore, match_keys
 
 MATCH = MatchKey("acme", "match-1")
@@ -106,7 +106,7 @@ def test_an_append_from_a_rewritten_head_conflicts_even_at_the_right_version(
 
 
 def test_an_unreachable_redis_is_reported_as_unavailable() -> None:
-    nobody_listens = _free_loopback_port()
+    nobody_listens = free_port()
     client = redis.Redis(port=nobody_listens, socket_connect_timeout=0.5, retry=Retry(NoBackoff(), 0))
     store = RedisEventStore(client)
 
