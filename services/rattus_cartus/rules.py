@@ -33,8 +33,9 @@ from services.kernel import (
     RngCursor,
     SetupError,
     illegal,
+    rules_version,
 )
-from services.rattus_cartus.catalog import Catalog, catalog_digest, default_catalog
+from services.rattus_cartus.catalog import Catalog, default_catalog
 from services.rattus_cartus.model import (
     BUILDING_CLASS,
     CLASSES,
@@ -1374,7 +1375,7 @@ def make_game(catalog: Catalog) -> GameSpec[State]:
     return GameSpec(
         game_id="rattus_cartus",
         title="Rattus Cartus",
-        rules_version=f"2.0+{catalog_digest(catalog)}",
+        rules_version=rules_version("2.0", catalog),
         player_counts=tuple(PLAYER_COUNT_RULES),
         options_type=Options,
         state_type=State,
