@@ -27,9 +27,9 @@ from typing import Any
 
 import msgspec
 
-from services.kernel import EventLog, GameSpec, Rejection, Rng, SetupError, illegal
+from services.kernel import EventLog, GameSpec, Rejection, Rng, SetupError, illegal, rules_version
 from services.ys import effects, scoring, views
-from services.ys.catalog import Catalog, catalog_digest, default_catalog
+from services.ys.catalog import Catalog, default_catalog
 from services.ys.model import (
     AFTER_PLACING,
     AREAS,
@@ -1290,7 +1290,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
     return GameSpec(
         game_id="ys",
         title="Ys",
-        rules_version=f"1.0+{catalog_digest(catalog)}",
+        rules_version=rules_version("1.0", catalog),
         player_counts=PLAYER_COUNTS,
         options_type=Options,
         state_type=State,
