@@ -25,7 +25,7 @@ from typing import Any
 import msgspec
 
 from services.bruges import effects, scoring, views
-from services.bruges.catalog import Catalog, Person, catalog_digest, default_catalog
+from services.bruges.catalog import Catalog, Person, default_catalog
 from services.bruges.model import (
     CALAMITY,
     CALAMITY_TASKS,
@@ -101,7 +101,7 @@ from services.bruges.model import (
     View,
     WorkerGiven,
 )
-from services.kernel import EventLog, GameSpec, Rejection, Rng, SetupError, illegal
+from services.kernel import EventLog, GameSpec, Rejection, Rng, SetupError, illegal, rules_version
 
 PLAYER_COUNTS = (2, 3, 4)
 STACKS = 5  # the shuffled deck is cut into 5 stacks; one per player forms the draw piles [SEED]
@@ -1077,7 +1077,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
     return GameSpec(
         game_id="bruges",
         title="Bruges",
-        rules_version=f"1.0+{catalog_digest(catalog)}",
+        rules_version=rules_version("1.0", catalog),
         player_counts=PLAYER_COUNTS,
         options_type=Options,
         state_type=State,
