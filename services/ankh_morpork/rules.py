@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from services.ankh_morpork import cards, events, scoring, views
-from services.ankh_morpork.catalog import Catalog, catalog_digest, default_catalog
+from services.ankh_morpork.catalog import Catalog, default_catalog
 from services.ankh_morpork.engine import (
     AUTOMATIC,
     DECISIONS,
@@ -53,7 +53,7 @@ from services.ankh_morpork.model import (
     UseAbility,
     View,
 )
-from services.kernel import GameSpec, Outcome, Rejection, Rng, SetupError, illegal
+from services.kernel import GameSpec, Outcome, Rejection, Rng, SetupError, illegal, rules_version
 
 PLAYER_COUNTS = (2, 3, 4)
 _ = (cards, events)  # imported for the frame kinds they register
@@ -239,7 +239,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
     return GameSpec(
         game_id="ankh_morpork",
         title="Discworld: Ankh-Morpork",
-        rules_version=f"1.0+{catalog_digest(rules.catalog)}",
+        rules_version=rules_version("1.0", rules.catalog),
         player_counts=PLAYER_COUNTS,
         options_type=Options,
         state_type=State,
