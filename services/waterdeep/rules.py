@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from services.kernel import EventLog, GameSpec, Rejection, Rng, SetupError, illegal
+from services.kernel import EventLog, GameSpec, Rejection, Rng, SetupError, illegal, rules_version
 from services.kernel.spec import clip
 from services.waterdeep import scoring, views
 from services.waterdeep.apply import PALACE, make_applier
-from services.waterdeep.catalog import Catalog, Effect, Intrigue, Quest, Tile, catalog_digest, default_catalog
+from services.waterdeep.catalog import Catalog, Effect, Intrigue, Quest, Tile, default_catalog
 from services.waterdeep.model import (
     AGENTS,
     CUBE_SUPPLY,
@@ -1191,7 +1191,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
     return GameSpec(
         game_id="waterdeep",
         title="Lords of Waterdeep",
-        rules_version=f"1.0+{catalog_digest(rules.catalog)}",
+        rules_version=rules_version("1.0", rules.catalog),
         player_counts=PLAYER_COUNTS,
         options_type=Options,
         state_type=State,
