@@ -95,6 +95,7 @@ class Quotas:
     open_tickets: int = 1000
     active_matches: int = 500
     actions_per_second: float = 200.0
+    reads_per_second: float = 2000.0
 
 
 @dataclass(frozen=True)
@@ -163,14 +164,18 @@ def parse_tenants(document: object) -> dict[str, Tenant]:
 
 
 def _parse_quotas(body: object, where: str) -> Quotas:
-    if not isinstance(body, dict) or set(body) - {"open_tickets", "active_matches", "actions_per_second"}:
-        raise TenantsError(f"{where}: quotas take open_tickets, active_matches, actions_per_second")
+    names = {"open_tickets", "active_matches", "actions_per_second", "reads_per_second"}
+    if not isinstance(body, dict) or set(body) - names:
+        raise TenantsError(f"{where}: quotas take {', '.join(sorted(names))}")
     values = {**Quotas().__dict__, **body}
     for name, value in values.items():
         if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
             raise TenantsError(f"{where}: quota {name} must be a positive number")
     return Quotas(
-        int(values["open_tickets"]), int(values["active_matches"]), float(values["actions_per_second"])
+        int(values["open_tickets"]),
+        int(values["active_matches"]),
+        float(values["actions_per_second"]),
+        float(values["reads_per_second"]),
     )
 
 

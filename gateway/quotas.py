@@ -60,8 +60,16 @@ class QuotaExceeded(Exception):
         self.retry_after_ms = retry_after_ms
 
 
-def bucket_key(tenant: str) -> str:
-    return f"gh:{{quota:{tenant}}}:actions"
+# The rate quotas, each a token bucket of its own per tenant: accepted-or-not actions, and reads
+# (views, replays, listings, audits, raw events, Watch openings), so a tenant flooding reads
+# cannot take the machine from the others either (issue 15's flood finding).
+ACTIONS = "actions_per_second"
+READS = "reads_per_second"
+_BUCKET_NAMES = {ACTIONS: "actions", READS: "reads"}
+
+
+def bucket_key(tenant: str, quota: str = ACTIONS) -> str:
+    return f"gh:{{quota:{tenant}}}:{_BUCKET_NAMES[quota]}"
 
 
 def active_key(tenant: str) -> str:
@@ -86,38 +94,46 @@ class Quotas:
         self._refills: dict[str, asyncio.Lock] = {}
 
     async def take_action(self, tenant: str, per_second: float) -> None:
-        """One action's token from the tenant's bucket (burst: one second's worth)."""
-        if self._spend_lease(tenant):
+        """One action's token from the tenant's action bucket (burst: one second's worth)."""
+        await self._take(tenant, ACTIONS, per_second)
+
+    async def take_read(self, tenant: str, per_second: float) -> None:
+        """One read's token from the tenant's read bucket (burst: one second's worth)."""
+        await self._take(tenant, READS, per_second)
+
+    async def _take(self, tenant: str, quota: str, per_second: float) -> None:
+        bucket = bucket_key(tenant, quota)
+        if self._spend_lease(bucket):
             return
-        # One refill per tenant at a time: a burst of concurrent actions would otherwise each
+        # One refill per bucket at a time: a burst of concurrent calls would otherwise each
         # lease a whole batch and drain the bucket (issue 15: 24 racing submits were refused at
         # a quota of 100000/s). Waiters spend the lease the first one brought back.
-        lock = self._refills.setdefault(tenant, asyncio.Lock())
+        lock = self._refills.setdefault(bucket, asyncio.Lock())
         async with lock:
-            if self._spend_lease(tenant):
+            if self._spend_lease(bucket):
                 return
-            await self._refill(tenant, per_second)
+            await self._refill(bucket, quota, per_second)
 
-    def _spend_lease(self, tenant: str) -> bool:
-        lease = self._leases.get(tenant)
+    def _spend_lease(self, bucket: str) -> bool:
+        lease = self._leases.get(bucket)
         if lease is not None and lease.tokens > 0 and lease.expires > self._clock():
             lease.tokens -= 1
             return True
         return False
 
-    async def _refill(self, tenant: str, per_second: float) -> None:
+    async def _refill(self, bucket: str, quota: str, per_second: float) -> None:
         now = self._clock()
         wanted = max(1, math.ceil(per_second * LEASE_SECONDS))
         capacity = max(1.0, per_second)
-        granted, retry_ms = await self._bucket(keys=[bucket_key(tenant)], args=[per_second, capacity, wanted])
+        granted, retry_ms = await self._bucket(keys=[bucket], args=[per_second, capacity, wanted])
         granted = int(granted)
         if granted <= 0:
             raise QuotaExceeded(
-                "actions_per_second",
-                f"over the tenant's quota of {per_second:g} actions per second",
+                quota,
+                f"over the tenant's quota of {per_second:g} {_BUCKET_NAMES[quota]} per second",
                 max(1, int(retry_ms)),
             )
-        self._leases[tenant] = _Lease(granted - 1, now + LEASE_TTL_S)
+        self._leases[bucket] = _Lease(granted - 1, now + LEASE_TTL_S)
 
     async def admit_match(self, tenant: str, match_id: str, limit: int) -> None:
         """Count a new match against the tenant's active matches (idempotent per match id)."""

@@ -529,6 +529,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
 
     @unary("ListMatches")
     async def ListMatches(self, request: Any, context: Any, principal: Principal) -> Any:
+        await self._take_read(principal)
         limit = request.limit or 50
         if limit > 200:
             raise BadRequest("limit is at most 200")
@@ -558,11 +559,18 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
             next_cursor=page.next_cursor or "",
         )
 
+    async def _take_read(self, principal: Principal) -> None:
+        """Reads spend the tenant's read quota, so a tenant flooding reads is held like one
+        flooding actions (issue 15's flood finding)."""
+        quota = self.ports.auth.tenant(principal.tenant).quotas.reads_per_second
+        await self.ports.quotas.take_read(principal.tenant, quota)
+
     # -- play ----------------------------------------------------------------------------------
 
     @unary("GetView")
     async def GetView(self, request: Any, context: Any, principal: Principal) -> Any:
         key = _key(principal, request.match_id)
+        await self._take_read(principal)
         view = await self.ports.matches.get_view(key, principal.seat)
         return _view(view, key.match_id)
 
@@ -627,6 +635,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
     @streaming("Watch")
     async def Watch(self, request: Any, context: Any, principal: Principal) -> AsyncIterator[Any]:
         key = _key(principal, request.match_id)
+        await self._take_read(principal)  # opening a stream is one read; what it delivers is not
         seat = principal.seat
         hub = self.ports.hub
         known = int(request.from_version)
@@ -774,12 +783,14 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
     @unary("Replay")
     async def Replay(self, request: Any, context: Any, principal: Principal) -> Any:
         key = _key(principal, request.match_id)
+        await self._take_read(principal)
         view = await self.ports.matches.replay(key, int(request.version), principal.seat)
         return _view(view, key.match_id)
 
     @unary("Audit")
     async def Audit(self, request: Any, context: Any, principal: Principal) -> Any:
         key = _key(principal, request.match_id)
+        await self._take_read(principal)
         result = await self.ports.matches.audit(key)
         return gateway_pb2.AuditResponse(
             ok=result.ok,
@@ -791,6 +802,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
     @unary("ReadEvents")
     async def ReadEvents(self, request: Any, context: Any, principal: Principal) -> Any:
         key = _key(principal, request.match_id)
+        await self._take_read(principal)
         limit = request.limit or 1000
         if limit > 1000:
             raise BadRequest("limit is at most 1000")

@@ -207,7 +207,12 @@ def local_tenant(directory: Path) -> str:
         "tenants": {
             LOCAL_TENANT: {
                 "keys": [{"id": "local-1", "sha256": hash_key(api_key), "scopes": ["tenant", "auditor"]}],
-                "quotas": {"open_tickets": 10_000, "active_matches": 10_000, "actions_per_second": 100_000},
+                "quotas": {
+                    "open_tickets": 10_000,
+                    "active_matches": 10_000,
+                    "actions_per_second": 100_000,
+                    "reads_per_second": 1_000_000,
+                },
             }
         }
     }

@@ -479,7 +479,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     work_dir = report_dir / "work"
     shutil.rmtree(work_dir, ignore_errors=True)
     print(f"soak: starting the stack (seed {seed})", file=sys.stderr, flush=True)
-    tenants = (TenantSpec("acme"), TenantSpec("rival"), TenantSpec("flood", actions_per_second=FLOOD_QUOTA))
+    tenants = (
+        TenantSpec("acme"),
+        TenantSpec("rival"),
+        TenantSpec("flood", actions_per_second=FLOOD_QUOTA, reads_per_second=5 * FLOOD_QUOTA),
+    )
     with SoakStack(games=args.games, replicas=args.replicas, tenants=tenants, work_dir=work_dir) as stack:
         show, stop_progress = _progress_printer(args.duration)
         soak = Soak(

@@ -6,7 +6,6 @@ the tenants file. The soak and the reliability tests through the gateway both ru
 from __future__ import annotations
 
 import json
-import secrets
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -15,6 +14,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
+from gateway.auth import hash_key, new_api_key
+from gateway.signing import KeyRing
 from soak.processes import GatewayProcess, RedisProcess, RulesProcess
 
 
@@ -26,31 +27,7 @@ class TenantSpec:
     open_tickets: int = 100_000
     active_matches: int = 100_000
     actions_per_second: float = 100_000.0
-
-
-def new_api_key() -> str:
-    """`ghk_` + 43 url-safe characters, the gateway's API key format."""
-    return "ghk_" + secrets.token_urlsafe(32)
-
-
-def sha256_hex(text: str) -> str:
-    import hashlib
-
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def write_signing_key(directory: Path, key_id: str) -> None:
-    """An Ed25519 private key as `<key_id>.pem`, as SIGNING_KEYS_DIR expects."""
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
-    directory.mkdir(parents=True, exist_ok=True)
-    pem = Ed25519PrivateKey.generate().private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    )
-    path = directory / f"{key_id}.pem"
-    path.write_bytes(pem)
-    path.chmod(0o600)
+    reads_per_second: float = 1_000_000.0
 
 
 @dataclass
@@ -100,17 +77,18 @@ class SoakStack:
 
     def _write_config(self) -> None:
         assert self.work_dir is not None
-        write_signing_key(self.work_dir / "keys", "soak-1")
+        KeyRing.write_new_key(self.work_dir / "keys", "soak-1")
         document: dict[str, dict[str, object]] = {"tenants": {}}
         for spec in self.tenants:
             key = new_api_key()
             self.api_keys[spec.tenant_id] = key
             document["tenants"][spec.tenant_id] = {
-                "keys": [{"id": "k1", "sha256": sha256_hex(key), "scopes": ["tenant", "auditor"]}],
+                "keys": [{"id": "k1", "sha256": hash_key(key), "scopes": ["tenant", "auditor"]}],
                 "quotas": {
                     "open_tickets": spec.open_tickets,
                     "active_matches": spec.active_matches,
                     "actions_per_second": spec.actions_per_second,
+                    "reads_per_second": spec.reads_per_second,
                 },
             }
         (self.work_dir / "tenants.json").write_text(json.dumps(document, indent=2))

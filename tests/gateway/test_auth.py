@@ -193,6 +193,7 @@ def test_the_tenants_file_is_read_with_quotas_and_timer(tmp_path: Path) -> None:
     tenant = load_tenants(path)["acme"]
     assert tenant.quotas.open_tickets == 3 and tenant.quotas.active_matches == 2
     assert tenant.quotas.actions_per_second == 50
+    assert tenant.quotas.reads_per_second == 2000  # the default when a file does not name it
     assert (tenant.turn_timer.seconds, tenant.turn_timer.policy) == (30, "forfeit")
     assert {key.key_id for key in tenant.keys} == {"new", "old", "audit"}
 

@@ -42,7 +42,7 @@ def stack(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     document = tenants_document()
     document["tenants"]["slow"] = {
         "keys": [{"id": "slow-app", "sha256": hash_key(SLOW_KEY), "scopes": ["tenant"]}],
-        "quotas": {"open_tickets": 2, "active_matches": 2, "actions_per_second": 2},
+        "quotas": {"open_tickets": 2, "active_matches": 2, "actions_per_second": 2, "reads_per_second": 3},
     }
     previous = os.environ.get("REDIS_URL")
     os.environ["REDIS_URL"] = private_database(redis_url, 8)
@@ -373,6 +373,11 @@ def test_over_quota_is_resource_exhausted_with_a_retry_hint(connect: Callable[..
         except errors.QuotaExceeded:
             answers.append("quota")
     assert "quota" in answers
+    # Reads: three per second, a bucket of their own; a burst of views is cut off too.
+    with pytest.raises(errors.QuotaExceeded) as read_refused:
+        for n in range(20):
+            slow[n % 2].seat(match.match_id, match.seats[0].token).view()
+    assert "reads per second" in read_refused.value.details
     # Tickets: two open at most (different options, so the two never pair with each other).
     for n in range(2):
         slow[0].create_ticket(GAME, seats=2, player_id=f"slow-{n}", options={"vp_token_value": n + 2})
