@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import redis.exceptions
+
 # KEYS[1] bucket hash {tokens, ts_us}; ARGV rate/s, capacity, wanted.
 # Returns {granted, retry_after_ms}. Redis's own clock: replicas' clocks need not agree.
 _BUCKET = """
@@ -99,7 +101,14 @@ class Quotas:
 
     async def take_read(self, tenant: str, per_second: float) -> None:
         """One read's token from the tenant's read bucket (burst: one second's worth)."""
-        await self._take(tenant, READS, per_second)
+        try:
+            await self._take(tenant, READS, per_second)
+        except redis.exceptions.ResponseError as exc:
+            if "OOM" not in str(exc):
+                raise
+            # A full Redis refuses the bucket's own write. Reads write nothing else and must keep
+            # working when Redis is full (operators read, audit and archive then), so they pass
+            # unmetered until there is room again.
 
     async def _take(self, tenant: str, quota: str, per_second: float) -> None:
         bucket = bucket_key(tenant, quota)
