@@ -49,6 +49,7 @@ from gateway.domain.pairing import (
     check_seats,
     form_tables,
 )
+from gateway.scripts import ColdClusterGuard, guarded_script
 
 _log = structlog.get_logger("matchmaking")
 
@@ -343,33 +344,6 @@ def _pool_of(ticket_id: str) -> str:
     return game
 
 
-class _ColdClusterGuard:
-    """Initializes a cold `redis.asyncio` cluster client once before first use: concurrent first
-    commands that fall back from EVALSHA to loading the script fail on a cluster client that has
-    not learnt its slots yet (seen with redis-py 8.1). A plain client needs nothing."""
-
-    def __init__(self, client: Any) -> None:
-        self._client = client
-        self.ready = not callable(getattr(client, "initialize", None))
-
-    async def __call__(self) -> None:
-        if not self.ready:
-            await self._client.initialize()  # redis-py serialises concurrent callers
-            self.ready = True
-
-
-def _guarded_script(client: Any, guard: _ColdClusterGuard, lua: str) -> Callable[..., Awaitable[Any]]:
-    """A registered script that makes sure the client is initialized before its first call."""
-    script = client.register_script(lua)
-
-    async def call(*, keys: list[Any], args: list[Any]) -> Any:
-        if not guard.ready:
-            await guard()
-        return await script(keys=keys, args=args)
-
-    return call
-
-
 class Matchmaker:
     """Ticket queues and pairing on a `redis.asyncio` client (plain or cluster).
 
@@ -408,14 +382,14 @@ class Matchmaker:
         self._safety_poll_s = safety_poll_s
         self._concurrency = concurrency
         self._recheck_s = recheck_s
-        guard = _ColdClusterGuard(redis)
-        self._enqueue = _guarded_script(redis, guard, _ENQUEUE)
-        self._cancel = _guarded_script(redis, guard, _CANCEL)
-        self._read = _guarded_script(redis, guard, _READ)
-        self._commit = _guarded_script(redis, guard, _COMMIT)
-        self._complete = _guarded_script(redis, guard, _COMPLETE)
-        self._reclaim = _guarded_script(redis, guard, _RECLAIM)
-        self._abandon = _guarded_script(redis, guard, _ABANDON)
+        guard = ColdClusterGuard(redis)
+        self._enqueue = guarded_script(redis, guard, _ENQUEUE)
+        self._cancel = guarded_script(redis, guard, _CANCEL)
+        self._read = guarded_script(redis, guard, _READ)
+        self._commit = guarded_script(redis, guard, _COMMIT)
+        self._complete = guarded_script(redis, guard, _COMPLETE)
+        self._reclaim = guarded_script(redis, guard, _RECLAIM)
+        self._abandon = guarded_script(redis, guard, _ABANDON)
         # Pools this replica listed in POOLS_KEY, and when (monotonic s): re-listed now and then
         # in case the set was lost (a restore from an old backup, a flushed test database).
         self._known_pools: dict[str, float] = {}

@@ -19,10 +19,11 @@ from __future__ import annotations
 import re
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from gateway.domain.pairing import MAX_SEATS
+from gateway.scripts import ColdClusterGuard, guarded_script
 from services.kernel.rejection import BAD_INVITE, SEAT_TAKEN
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
@@ -120,33 +121,6 @@ def _check_id(name: str, value: str) -> None:
         raise ValueError(f"{name} must match [A-Za-z0-9._-]{{1,64}}")
 
 
-class _ColdClusterGuard:
-    """Initializes a cold `redis.asyncio` cluster client once before first use: concurrent first
-    commands that fall back from EVALSHA to loading the script fail on a cluster client that has
-    not learnt its slots yet (seen with redis-py 8.1). A plain client needs nothing."""
-
-    def __init__(self, client: Any) -> None:
-        self._client = client
-        self.ready = not callable(getattr(client, "initialize", None))
-
-    async def __call__(self) -> None:
-        if not self.ready:
-            await self._client.initialize()  # redis-py serialises concurrent callers
-            self.ready = True
-
-
-def _guarded_script(client: Any, guard: _ColdClusterGuard, lua: str) -> Callable[..., Awaitable[Any]]:
-    """A registered script that makes sure the client is initialized before its first call."""
-    script = client.register_script(lua)
-
-    async def call(*, keys: list[Any], args: list[Any]) -> Any:
-        if not guard.ready:
-            await guard()
-        return await script(keys=keys, args=args)
-
-    return call
-
-
 class Tables:
     """Private tables on a `redis.asyncio` client (plain or cluster)."""
 
@@ -156,10 +130,10 @@ class Tables:
         self._redis = redis
         self._ttl_ms = int(ttl_s * 1000)
         self._clock = clock
-        guard = _ColdClusterGuard(redis)
-        self._reserve = _guarded_script(redis, guard, _RESERVE)
-        self._create = _guarded_script(redis, guard, _CREATE)
-        self._claim = _guarded_script(redis, guard, _CLAIM)
+        guard = ColdClusterGuard(redis)
+        self._reserve = guarded_script(redis, guard, _RESERVE)
+        self._create = guarded_script(redis, guard, _CREATE)
+        self._claim = guarded_script(redis, guard, _CLAIM)
 
     @staticmethod
     def _table_key(tenant: str, plain_code: str) -> str:

@@ -33,6 +33,7 @@ import structlog
 
 from gateway.domain.timers import POLICIES
 from gateway.eventstore.base import MatchKey
+from gateway.scripts import ColdClusterGuard, guarded_script
 
 _log = structlog.get_logger("timers")
 
@@ -169,33 +170,6 @@ def _parse(member: str, info: str) -> ArmedTimer:
     )
 
 
-class _ColdClusterGuard:
-    """Initializes a cold `redis.asyncio` cluster client once before first use: concurrent first
-    commands that fall back from EVALSHA to loading the script fail on a cluster client that has
-    not learnt its slots yet (seen with redis-py 8.1). A plain client needs nothing."""
-
-    def __init__(self, client: Any) -> None:
-        self._client = client
-        self.ready = not callable(getattr(client, "initialize", None))
-
-    async def __call__(self) -> None:
-        if not self.ready:
-            await self._client.initialize()  # redis-py serialises concurrent callers
-            self.ready = True
-
-
-def _guarded_script(client: Any, guard: _ColdClusterGuard, lua: str) -> Callable[..., Awaitable[Any]]:
-    """A registered script that makes sure the client is initialized before its first call."""
-    script = client.register_script(lua)
-
-    async def call(*, keys: list[Any], args: list[Any]) -> Any:
-        if not guard.ready:
-            await guard()
-        return await script(keys=keys, args=args)
-
-    return call
-
-
 class TurnTimers:
     """Durable per-seat turn timers on a `redis.asyncio` client (plain or cluster)."""
 
@@ -223,11 +197,11 @@ class TurnTimers:
         self._max_attempts = max_attempts
         self._concurrency = concurrency
         self._stop_grace_s = stop_grace_s
-        guard = _ColdClusterGuard(redis)
-        self._arm = _guarded_script(redis, guard, _ARM)
-        self._disarm = _guarded_script(redis, guard, _DISARM)
-        self._claim = _guarded_script(redis, guard, _CLAIM)
-        self._ack = _guarded_script(redis, guard, _ACK)
+        guard = ColdClusterGuard(redis)
+        self._arm = guarded_script(redis, guard, _ARM)
+        self._disarm = guarded_script(redis, guard, _DISARM)
+        self._claim = guarded_script(redis, guard, _CLAIM)
+        self._ack = guarded_script(redis, guard, _ACK)
         # Set when this replica arms a timer due before the run loop's next planned look.
         self._wake = asyncio.Event()
         self._next_look_ms: float = 0
