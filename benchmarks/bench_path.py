@@ -13,6 +13,10 @@ Sections 3 and 4 of `make bench`:
 - Capacity: paced matches (one action per match every 2 s) with every seat watching, on a
   ladder of sizes, until one misses zero errors / p99 SubmitAction ≤ 50 ms; reports the largest
   that held, the open Watch streams and the append-to-delivery p99 at that load.
+  Then the Watch load: WATCH_STREAMS streams (spectators, WATCH_PER_MATCH per match) held open
+  by the one gateway process, an action in every match per round, and the p99 from sending each
+  action to each watcher receiving its event (target WATCH_P99_TARGET_S) beside a bare gRPC
+  call's p99 with those streams open.
 
 Everything runs on this machine, so the load generator's own CPU competes with the stack; it is
 reported so the figures can be read with that in mind.
@@ -50,6 +54,12 @@ LEVERS_OFF = {"GUILDHALL_RULES_SERVER": "threads", "GUILDHALL_RULES_SESSIONS": "
 GETVIEW_EACH = "GetView before each action"
 P99_LIMIT_S = 0.050
 PACE_S = 2.0
+# The Watch load: one gateway process's target is 10,000 open streams, delivery p99 ≤ 100 ms.
+WATCH_STREAMS = 10_000
+QUICK_WATCH_STREAMS = 1_000
+WATCH_PER_MATCH = 100
+WATCH_ROUNDS = 3
+WATCH_P99_TARGET_S = 0.100
 _TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -367,6 +377,7 @@ def run(
                 )
             if capacity:
                 _capacity(report, target, key, game, players, quick)
+                _watch(report, target, key, game, players, quick)
     finally:
         for name, value in previous.items():
             if value is None:
@@ -505,3 +516,112 @@ def _capacity(report: Report, target: str, key: str, game: str, players: int, qu
                 note=f"{best.deliveries} deliveries",
             )
         )
+
+
+@dataclass
+class _Watched:
+    streams: int
+    delays: list[float]
+    bare: list[float]
+    errors: int
+
+
+async def _watch_load(target: str, api_key: str, game: str, players: int, streams: int) -> _Watched:
+    """Open `streams` spectator Watch streams over streams / WATCH_PER_MATCH matches, then act in
+    every match once per round and time each watcher's receipt of the new event."""
+    # Many clients hold these streams in life; a few hundred streams per connection here.
+    channels = [grpc.aio.insecure_channel(target) for _ in range(max(1, streams // 500))]
+    stubs = [gateway_pb2_grpc.GatewayServiceStub(c) for c in channels]
+    count = max(1, -(-streams // WATCH_PER_MATCH))
+    drivers = [_Driver(stubs[n % len(stubs)], api_key, game, players, n) for n in range(count)]
+    delays: list[float] = []
+    opened = 0
+    errors = 0
+    ready = asyncio.Event()
+
+    async def watcher(driver: _Driver, spectator: str) -> None:
+        nonlocal opened, errors
+        stream = driver.stub.Watch(pb.WatchRequest(match_id=driver.match_id), metadata=_bearer(spectator))
+        first = True
+        try:
+            async for update in stream:
+                if first:  # the opening update: the stream is held from here on
+                    first = False
+                    opened += 1
+                    if opened == streams:
+                        ready.set()
+                    continue
+                now = time.perf_counter()
+                for event in update.events:
+                    at = driver.sent.get(event.version)
+                    if at is not None:
+                        delays.append(now - at)
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.CANCELLED:
+                errors += 1
+                ready.set()  # so the wait below ends on a refused stream instead of timing out
+
+    try:
+        semaphore = asyncio.Semaphore(64)
+
+        async def create(driver: _Driver) -> Any:
+            async with semaphore:
+                return await driver.new_match()
+
+        created = await asyncio.gather(*(create(d) for d in drivers))
+        watchers = [
+            asyncio.create_task(watcher(drivers[n % count], created[n % count].spectator_token))
+            for n in range(streams)
+        ]
+        await asyncio.wait_for(ready.wait(), 600)
+        if not errors:
+            # The machine's own latency with the streams open: a bare call by 32 callers.
+            _, bare = await _echo(target, 32, 1.0)
+            for _round in range(WATCH_ROUNDS):
+                for driver in drivers:
+                    # One accepted action per match (a step may only find the seat to act).
+                    accepted = driver.accepted
+                    for _ in range(players + 2):
+                        await driver._step()
+                        if driver.accepted > accepted:
+                            break
+                await asyncio.sleep(1.0)  # the last deliveries of the round land
+        else:
+            bare = []
+        for task in watchers:
+            task.cancel()
+        await asyncio.gather(*watchers, return_exceptions=True)
+    finally:
+        for channel in channels:
+            await channel.close()
+    return _Watched(opened, delays, bare, errors)
+
+
+def _watch(report: Report, target: str, key: str, game: str, players: int, quick: bool) -> None:
+    asked = QUICK_WATCH_STREAMS if quick else WATCH_STREAMS
+    result = asyncio.run(_watch_load(target, key, game, players, asked))
+    report.add(
+        Figure(
+            CAPACITY,
+            "Watch streams held open by one gateway process",
+            result.streams,
+            "streams",
+            note=f"asked for {asked:,} ({WATCH_PER_MATCH} spectators per match); "
+            f"{result.errors} refused or broken",
+        )
+    )
+    if not result.delays:
+        return
+    p50, p99 = percentiles(result.delays)
+    report.add(
+        Figure(
+            CAPACITY,
+            f"append to delivery p99, {result.streams:,} spectator streams",
+            p99 * 1e3,
+            "ms",
+            "bare gRPC call p99, 32 callers, streams open",
+            percentiles(result.bare)[1] * 1e3 if result.bare else None,
+            f"p50 {p50 * 1e3:.1f} ms; {len(result.delays):,} deliveries; target p99 "
+            f"{WATCH_P99_TARGET_S * 1e3:.0f} ms: {'met' if p99 <= WATCH_P99_TARGET_S else 'missed'}",
+        )
+    )
