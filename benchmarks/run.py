@@ -4,7 +4,7 @@ bench/results.json and bench/results.md. `make bench-quick` (or --quick) runs in
 Sections: rules (per game, in process and over gRPC), eventstore (append beside bare XADD,
 reads), path (SubmitAction through the gateway at 1, 8, 32 and 128 always-busy matches beside a
 bare gRPC call, CPU per action split by process), capacity (paced matches with every seat
-watching).
+watching; then 10,000 spectator Watch streams on one gateway, 1,000 with --quick).
 
 Usage: python -m benchmarks.run [--quick] [--sections rules eventstore ...]
 """
