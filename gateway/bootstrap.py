@@ -174,7 +174,10 @@ def redis_clients(url: str, cluster: bool) -> tuple[Any, Any]:
     On a cluster the subscription goes to the node named in the URL: PUBLISH reaches every node.
     """
     import redis.asyncio as aioredis
+    import redis.exceptions
     from redis.asyncio.cluster import RedisCluster
+    from redis.asyncio.retry import Retry
+    from redis.backoff import NoBackoff
 
     if cluster:
         cluster_client = RedisCluster.from_url(url)
@@ -189,7 +192,17 @@ def redis_clients(url: str, cluster: bool) -> tuple[Any, Any]:
         return cluster_client, subscriber
     # A bounded pool that queues: a burst (thousands of watchers connecting at once) waits for a
     # connection instead of opening thousands of sockets to Redis.
-    pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=REDIS_CONNECTIONS, timeout=20)
+    # One retry on a connection error: after a Redis restart every pooled connection is dead and
+    # would otherwise fail one call each with UNAVAILABLE. A retried command that had run before
+    # its reply was lost is harmless here: appends are idempotent by command id (the first
+    # result comes back), and the queue, table, timer and quota scripts re-check their state.
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url,
+        max_connections=REDIS_CONNECTIONS,
+        timeout=20,
+        retry=Retry(NoBackoff(), 1),
+        retry_on_error=[redis.exceptions.ConnectionError],
+    )
     client = aioredis.Redis(connection_pool=pool)
     return client, client  # pubsub takes its own connection from the pool
 

@@ -108,7 +108,7 @@ def test_the_command_line_entry_prints_a_url_and_stops_on_ctrl_c() -> None:
         assert redis.Redis.from_url(url).ping()
 
         process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=15) == 0
+        assert process.wait(timeout=60) == 0  # a safety limit for a loaded machine, not a timing check
     finally:
         if process.poll() is None:
             process.kill()

@@ -83,7 +83,7 @@ def as_queued(status: TicketStatus) -> QueuedTicket:
     )
 
 
-async def eventually(condition: Callable[[], Any], what: str, limit_s: float = 30.0) -> None:
+async def eventually(condition: Callable[[], Any], what: str, limit_s: float = 90.0) -> None:
     """Wait for background loops (a safety limit, not a timing assertion)."""
     give_up = time.monotonic() + limit_s
     while not await _holds(condition):

@@ -93,10 +93,8 @@ async def eventually(check: Callable[[], Awaitable[Any]], what: str) -> Any:
 
 
 def settle(stack: SoakStack, calls: int = 64) -> None:
-    """Make each replica answer a round of `calls` concurrent Redis-backed calls. After a Redis
-    restart each pooled connection of a replica fails once (UNAVAILABLE, which clients retry:
-    the gateway's Redis client does not retry on connection errors); tests that check single
-    calls precisely start after that has played out."""
+    """Make each replica answer a round of `calls` concurrent Redis-backed calls, so tests that
+    check single calls precisely start once every process answers again after a fault."""
     import grpc
     from guildhall.gateway.v1 import gateway_pb2 as pb
     from guildhall.gateway.v1 import gateway_pb2_grpc as pb_grpc
