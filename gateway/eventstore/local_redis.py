@@ -259,6 +259,10 @@ def main(argv: list[str] | None = None) -> None:
         raise KeyboardInterrupt  # unwind through the context manager so the server is stopped
 
     signal.signal(signal.SIGTERM, stop_on_sigterm)
+    # A parent may hand us SIGINT ignored or blocked (both survive exec: seen when started from a
+    # long-lived test worker); Ctrl-C must stop this tool all the same.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         with local_redis(appendonly=args.aof) as url:
             print(url, flush=True)

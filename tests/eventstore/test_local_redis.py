@@ -92,23 +92,30 @@ def test_a_server_that_fails_to_start_is_reported_with_its_log(tmp_path: Path) -
         pass
 
 
-def test_the_command_line_entry_prints_a_url_and_stops_on_ctrl_c() -> None:
+def test_the_command_line_entry_prints_a_url_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     environment = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "gateway.eventstore.local_redis"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=environment,
-        cwd=Path(__file__).resolve().parents[2],
-    )
+    # stderr to a file, not an unread pipe: a full pipe would block the process's logging.
+    log = tmp_path / "stderr.txt"
+    with open(log, "w") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "gateway.eventstore.local_redis"],
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            env=environment,
+            cwd=Path(__file__).resolve().parents[2],
+            # Started with SIGINT blocked, as a long-lived test worker once handed it down: the
+            # tool must still stop on Ctrl-C (it hung before it unblocked the signal itself).
+            preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}),
+        )
     try:
         assert process.stdout is not None
         url = process.stdout.readline().strip()
         assert redis.Redis.from_url(url).ping()
 
         process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=60) == 0  # a safety limit for a loaded machine, not a timing check
+        # A safety limit for a loaded machine, not a timing check.
+        assert process.wait(timeout=60) == 0, log.read_text()[-2000:]
     finally:
         if process.poll() is None:
             process.kill()
