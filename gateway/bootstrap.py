@@ -425,6 +425,8 @@ async def serve(config: Config, *, supervisor_pid: int | None = None) -> None:
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    # A parent may hand the signals down blocked (a mask survives exec); stopping must work.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         await gateway.start()
     except BaseException:

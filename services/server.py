@@ -646,6 +646,8 @@ def _serve_threads(
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    # A parent may hand the signals down blocked (a mask survives exec); stopping must work.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
     supervisor = os.environ.get(EXIT_WITH_PARENT_ENV)
     if supervisor:
         threading.Thread(target=_stop_when_orphaned, args=(int(supervisor), stopping), daemon=True).start()
@@ -675,6 +677,8 @@ async def _serve(spec: GameSpec[Any], game_id: str, host: str, port: int, drain:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    # A parent may hand the signals down blocked (a mask survives exec); stopping must work.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
     supervisor = os.environ.get(EXIT_WITH_PARENT_ENV)
     if supervisor:
 
