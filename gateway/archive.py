@@ -257,6 +257,15 @@ async def load_async(client: Any, archive: ArchiveStore, key: MatchKey) -> Archi
     return decode(blob)
 
 
+def archive_from(directory: str | None, s3_bucket: str | None) -> ArchiveStore | None:
+    """The archive store named by configuration (ARCHIVE_DIR or ARCHIVE_S3_BUCKET), or None."""
+    if directory and s3_bucket:
+        raise ArchiveError("name one archive: a directory or an S3 bucket, not both")
+    if directory:
+        return DirectoryArchive(directory)
+    return S3Archive(s3_bucket) if s3_bucket else None
+
+
 def _matches(client: redis.Redis, tenant: str) -> Iterator[MatchKey]:
     for raw in client.scan_iter(match=f"gh:{{{tenant}:*}}:meta", count=500):
         inner = raw.decode()[len("gh:{") : -len("}:meta")]
@@ -279,7 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if bool(args.dir) == bool(args.s3_bucket):
         parser.error("name exactly one archive: --dir or --s3-bucket")
-    archive: ArchiveStore = DirectoryArchive(args.dir) if args.dir else S3Archive(args.s3_bucket)
+    archive = archive_from(args.dir, args.s3_bucket)
+    assert archive is not None
     client = redis.Redis.from_url(args.redis_url)
     if args.matches:
         keys = [MatchKey(args.tenant, m) for m in args.matches]

@@ -67,6 +67,9 @@ class Config:
     redis_cluster: bool = False
     signing_keys_dir: str = ""
     tenants_file: str = ""
+    # Where finished matches were archived (gateway.archive): replay, audit and reads find them.
+    archive_dir: str = ""
+    archive_s3_bucket: str = ""
     rules: dict[str, str] = field(default_factory=dict)  # game id -> gRPC target
 
     @staticmethod
@@ -142,6 +145,16 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         help=helped("tenants, their hashed API keys, quotas and timers (JSON)", "TENANTS_FILE", ""),
     )
     parser.add_argument(
+        "--archive-dir",
+        default=env.get("ARCHIVE_DIR", ""),
+        help=helped("archived matches in a directory (python -m gateway.archive)", "ARCHIVE_DIR", ""),
+    )
+    parser.add_argument(
+        "--archive-s3-bucket",
+        default=env.get("ARCHIVE_S3_BUCKET", ""),
+        help=helped("archived matches in an S3 bucket (the s3 extra)", "ARCHIVE_S3_BUCKET", ""),
+    )
+    parser.add_argument(
         "--rules", action="append", default=[], metavar="GAME=TARGET", help="adds to RULES_* variables"
     )
     args = parser.parse_args(argv)
@@ -164,6 +177,8 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         redis_cluster=args.redis_cluster,
         signing_keys_dir=args.signing_keys_dir,
         tenants_file=args.tenants_file,
+        archive_dir=args.archive_dir,
+        archive_s3_bucket=args.archive_s3_bucket,
         rules=rules,
     )
 
@@ -248,6 +263,7 @@ class Gateway:
 
     async def start(self) -> int:
         """Build every part, start serving; returns the bound port."""
+        from gateway.archive import archive_from, load_async
         from gateway.handlers import GameMatches
         from gateway.matchmaking import Matchmaker
         from gateway.rules_client import AsyncRulesClient
@@ -283,7 +299,14 @@ class Gateway:
             await rules[game].setup(seats, bytes(32), options)
 
         timers = TurnTimers(redis)
-        matches = GameMatches(redis, rules, keyring, timers=timers)
+        archive = archive_from(config.archive_dir, config.archive_s3_bucket)
+        matches = GameMatches(
+            redis,
+            rules,
+            keyring,
+            timers=timers,
+            archive=(lambda key: load_async(redis, archive, key)) if archive is not None else None,
+        )
         self.matches = matches
         tokens = Tokens(keyring.sign, keyring.verify)
         auth = Authenticator(tenants, tokens)

@@ -204,3 +204,19 @@ def test_an_archived_match_is_still_replayed_audited_and_read_through_the_gatewa
                 await client.aclose()
 
         asyncio.run(read_archived())
+
+
+def test_the_gateway_is_told_where_the_archive_is_like_the_archive_tool(tmp_path: Path) -> None:
+    """ARCHIVE_DIR / ARCHIVE_S3_BUCKET name the same store for `python -m gateway` as for
+    `python -m gateway.archive`, so archived matches stay readable through the gateway."""
+    import pytest
+
+    from gateway.archive import ArchiveError, archive_from
+    from gateway.bootstrap import parse_args
+
+    config = parse_args([], {"ARCHIVE_DIR": str(tmp_path), "RULES_YS": "localhost:1"})
+    assert config.archive_dir == str(tmp_path)
+    assert isinstance(archive_from(config.archive_dir, config.archive_s3_bucket), DirectoryArchive)
+    assert archive_from("", "") is None
+    with pytest.raises(ArchiveError):
+        archive_from(str(tmp_path), "bucket")
