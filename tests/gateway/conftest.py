@@ -5,6 +5,7 @@ the servicer's own checks), and tenants with keys. End-to-end suites use the rea
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import threading
 from collections.abc import Coroutine, Iterator
@@ -17,6 +18,7 @@ import pytest
 
 from gateway.auth import Authenticator, Tokens, hash_key, parse_tenants
 from gateway.eventstore.base import MatchKey
+from gateway.handlers import EventOut, MatchView, SubmitOutcome
 from gateway.watch import CHANNEL
 
 T = TypeVar("T")
@@ -99,46 +101,11 @@ class MatchNotFoundFake(LookupError):
 
 
 @dataclass
-class FakeView:
-    game: str
-    match_id: str
-    version: int
-    seat: int | None
-    view_json: bytes
-    legal_actions: list[bytes]
-    active_seats: list[int]
-    finished: bool
-    outcome_json: bytes
-    players: list[str]
-
-
-@dataclass
-class FakeEvent:
-    version: int
-    type: str
-    actor: int
-    payload_json: bytes
-    time_ms: int
-    receipt: Any = None
-
-
-@dataclass
-class FakeOutcome:
-    accepted: bool
-    rejection: Any
-    version: int
-    events: list[FakeEvent]
-    receipt: Any = None
-    repeated: bool = False
-    game: str = "fake"
-
-
-@dataclass
 class FakeMatch:
     game: str
     players: list[str]
-    events: list[FakeEvent] = field(default_factory=list)
-    commands: dict[tuple[int, str], FakeOutcome] = field(default_factory=dict)
+    events: list[EventOut] = field(default_factory=list)
+    commands: dict[tuple[int, str], SubmitOutcome] = field(default_factory=dict)
 
 
 class FakeMatches:
@@ -162,8 +129,8 @@ class FakeMatches:
 
     async def _append(
         self, key: MatchKey, match: FakeMatch, kind: str, actor: int, payload: dict[str, Any]
-    ) -> FakeEvent:
-        event = FakeEvent(len(match.events) + 1, kind, actor, json.dumps(payload).encode(), 0)
+    ) -> EventOut:
+        event = EventOut(len(match.events) + 1, kind, actor, json.dumps(payload).encode(), 0)
         match.events.append(event)
         await self.redis.publish(CHANNEL, f"{key.tenant}\x1f{key.match_id}\x1f{event.version}")
         return event
@@ -180,12 +147,12 @@ class FakeMatches:
         moves = sum(1 for e in match.events if e.type == "moved")
         return moves % len(match.players)
 
-    async def get_view(self, key: MatchKey, seat: int | None, *, min_version: int = 0) -> FakeView:
+    async def get_view(self, key: MatchKey, seat: int | None, *, min_version: int = 0) -> MatchView:
         match = self._match(key)
         active = self._active(match)
         legal = [b'{"type":"move"}'] if seat == active else []
         view = json.dumps({"moves": len(match.events) - 1, "me": seat}).encode()
-        return FakeView(
+        return MatchView(
             match.game,
             key.match_id,
             len(match.events),
@@ -195,12 +162,12 @@ class FakeMatches:
             [active],
             False,
             b"",
-            match.players,
+            tuple(match.players),
         )
 
     async def submit(
         self, key: MatchKey, seat: int, action: bytes, *, command_id: str, expected_version: int | None = None
-    ) -> FakeOutcome:
+    ) -> SubmitOutcome:
         from services.kernel import Rejection
         from services.kernel.rejection import COMMAND_ID_IN_USE, NOT_YOUR_TURN, STALE_VERSION
 
@@ -208,31 +175,32 @@ class FakeMatches:
         for (other, command), outcome in match.commands.items():
             if command == command_id:
                 if other != seat:
-                    return FakeOutcome(False, Rejection(COMMAND_ID_IN_USE, "used by another seat"), 0, [])
-                return FakeOutcome(True, None, outcome.version, outcome.events, repeated=True)
+                    return SubmitOutcome(
+                        False, Rejection(COMMAND_ID_IN_USE, "used by another seat"), 0, [], game="fake"
+                    )
+                return SubmitOutcome(True, None, outcome.version, outcome.events, repeated=True, game="fake")
         if expected_version is not None and expected_version != len(match.events):
-            return FakeOutcome(False, Rejection(STALE_VERSION, "stale"), len(match.events), [])
+            return SubmitOutcome(False, Rejection(STALE_VERSION, "stale"), len(match.events), [], game="fake")
         if seat != self._active(match):
-            return FakeOutcome(False, Rejection(NOT_YOUR_TURN, "wait"), len(match.events), [])
+            return SubmitOutcome(False, Rejection(NOT_YOUR_TURN, "wait"), len(match.events), [], game="fake")
         event = await self._append(key, match, "moved", seat, {"seat": seat})
-        outcome = FakeOutcome(True, None, event.version, [event])
+        outcome = SubmitOutcome(True, None, event.version, [event], game="fake")
         match.commands[(seat, command_id)] = outcome
         return outcome
 
-    async def resign(self, key: MatchKey, seat: int, *, command_id: str) -> FakeOutcome:
+    async def resign(self, key: MatchKey, seat: int, *, command_id: str) -> SubmitOutcome:
         match = self._match(key)
         event = await self._append(key, match, "resigned", seat, {"seat": seat})
-        return FakeOutcome(True, None, event.version, [event])
+        return SubmitOutcome(True, None, event.version, [event], game="fake")
 
     async def events_since(
         self, key: MatchKey, seat: int | None, after_version: int, limit: int = 500
-    ) -> list[FakeEvent]:
+    ) -> list[EventOut]:
         return self._match(key).events[after_version : after_version + limit]
 
-    async def replay(self, key: MatchKey, version: int, seat: int | None) -> FakeView:
+    async def replay(self, key: MatchKey, version: int, seat: int | None) -> MatchView:
         view = await self.get_view(key, seat)
-        view.version = min(version, view.version)
-        return view
+        return dataclasses.replace(view, version=min(version, view.version))
 
     async def audit(self, key: MatchKey) -> Any:
         match = self._match(key)
