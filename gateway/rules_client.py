@@ -51,6 +51,12 @@ GRPC_OPTIONS = [
     ("grpc.max_send_message_length", 64 * 1024 * 1024),
     ("grpc.service_config", json.dumps(SERVICE_CONFIG)),
     ("grpc.enable_retries", 1),
+    # A restarted rules pod is found again within a second: gRPC's default reconnect backoff
+    # grows to two minutes, and a replica stuck in it answered UNAVAILABLE long after the
+    # service was back (seen in the rules-restart fault tests).
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 1000),
 ]
 
 
