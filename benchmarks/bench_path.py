@@ -37,6 +37,7 @@ from typing import Any
 
 import grpc
 import redis
+import redis.asyncio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from guildhall.gateway.v1 import gateway_pb2 as pb
 from guildhall.gateway.v1 import gateway_pb2_grpc
@@ -51,6 +52,9 @@ QUICK_SIZES = (1, 32)
 # The rules hop as it was before issue 14: the thread-pool rules server, one unary call per use.
 # Not RULES_*: the gateway reads every RULES_<GAME> variable as a rules service target.
 LEVERS_OFF = {"GUILDHALL_RULES_SERVER": "threads", "GUILDHALL_RULES_SESSIONS": "0"}
+# The servers' runtime before issue 14's last round (services/runtime.py): asyncio's own event
+# loop and CPython's stock collector thresholds.
+RUNTIME_OFF = {"GUILDHALL_EVENT_LOOP": "asyncio", "GUILDHALL_GC": "stock"}
 GETVIEW_EACH = "GetView before each action"
 P99_LIMIT_S = 0.050
 PACE_S = 2.0
@@ -376,7 +380,7 @@ def run(
                     report, stack.gateway_targets, key, game, players, matches, seconds, cpu, variant, False
                 )
             if capacity:
-                _capacity(report, target, key, game, players, quick)
+                _capacity(report, target, key, game, players, quick, redis_url)
                 _watch(report, target, key, game, players, quick)
     finally:
         for name, value in previous.items():
@@ -459,7 +463,34 @@ def _whole_path(
     )
 
 
-def _capacity(report: Report, target: str, key: str, game: str, players: int, quick: bool) -> None:
+async def _bare_paced_xadd(redis_url: str, writers: int, seconds: float) -> list[float]:
+    """The Redis floor of a paced rung: `writers` writers each XADDing a 2 KB entry every PACE_S,
+    on the same Redis (AOF, appendfsync always). Its p99 is what the disk's fsync alone costs at
+    that rate; the gateway's p99 cannot be below it."""
+    client = redis.asyncio.Redis.from_url(redis_url, max_connections=writers)
+    latencies: list[float] = []
+    stop = time.perf_counter() + seconds
+    payload = b"x" * 2048
+    rng = random.Random(writers)
+
+    async def writer(n: int) -> None:
+        await asyncio.sleep(rng.random() * PACE_S)
+        while time.perf_counter() < stop:
+            started = time.perf_counter()
+            await client.xadd(f"bench:paced:{n}", {"payload": payload}, maxlen=100, approximate=True)
+            latencies.append(time.perf_counter() - started)
+            await asyncio.sleep(PACE_S)
+
+    try:
+        await asyncio.gather(*(writer(n) for n in range(writers)))
+    finally:
+        await client.aclose()
+    return latencies
+
+
+def _capacity(
+    report: Report, target: str, key: str, game: str, players: int, quick: bool, redis_url: str
+) -> None:
     ladder = (25,) if quick else (25, 50, 100, 250, 500, 1000, 2000, 5000)
     seconds = 2.0 if quick else 10.0
     best: _Paced | None = None
@@ -478,6 +509,16 @@ def _capacity(report: Report, target: str, key: str, game: str, players: int, qu
         )
         # The machine's own latency at that moment: a bare call by as many callers (capped).
         _, bare = asyncio.run(_echo(target, min(matches, 128), 1.0))
+        floor = asyncio.run(_bare_paced_xadd(redis_url, matches, seconds))
+        report.add(
+            Figure(
+                CAPACITY,
+                f"bare XADD p99 at {matches} paced writers (the disk's fsync, no gateway)",
+                percentiles(floor)[1] * 1e3,
+                "ms",
+                note=f"{len(floor) / seconds:,.0f} appends/s, 2 KB each, AOF always, same Redis",
+            )
+        )
         report.add(
             Figure(
                 CAPACITY,

@@ -19,6 +19,7 @@ from benchmarks.report import Report
 from gateway.eventstore.local_redis import redis_server_process
 from services.observability import configure_logging
 from services.registry import GAMES
+from services.runtime import tune_gc
 
 SECTIONS = ("rules", "eventstore", "path", "capacity")
 # The whole path is measured with this game: the issue's figures were taken with it.
@@ -33,6 +34,9 @@ def main() -> None:
     parser.add_argument("--sections", nargs="*", default=list(SECTIONS), choices=SECTIONS)
     args = parser.parse_args()
     configure_logging("bench", "warning")
+    # The load generator's collector is tuned like the servers' (services/runtime.py): its own
+    # pauses would otherwise enter the latencies it measures.
+    tune_gc()
     report = Report(quick=args.quick)
     for number, section in enumerate(args.sections, start=1):
         started = time.perf_counter()
@@ -71,6 +75,18 @@ def main() -> None:
                         capacity=False,
                         env=bench_path.LEVERS_OFF,
                         label="threaded rules server, unary calls",
+                    )
+                if section == "path" and not args.quick:  # the servers' runtime as it was
+                    bench_path.run(
+                        report,
+                        url,
+                        PATH_GAME,
+                        PATH_PLAYERS,
+                        args.quick,
+                        sizes=(32,),
+                        capacity=False,
+                        env=bench_path.RUNTIME_OFF,
+                        label="asyncio loop, stock GC",
                     )
                 if section == "path" and not args.quick:  # does a second gateway process pay?
                     bench_path.run(

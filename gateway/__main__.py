@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 
 from gateway.auth import TenantsError
 from gateway.bootstrap import parse_args, serve
 from gateway.signing import KeyRingError
+from services import runtime
 from services.observability import configure_logging
+from services.runtime import RuntimeSettingError
 from services.server import EXIT_WITH_PARENT_ENV
 
 
@@ -22,8 +23,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     supervisor = os.environ.get(EXIT_WITH_PARENT_ENV)
     try:
-        asyncio.run(serve(config, supervisor_pid=int(supervisor) if supervisor else None))
-    except (TenantsError, KeyRingError) as exc:  # a configuration fault: say which, no traceback
+        runtime.run(serve(config, supervisor_pid=int(supervisor) if supervisor else None))
+    # A configuration fault: say which, no traceback.
+    except (TenantsError, KeyRingError, RuntimeSettingError) as exc:
         print(f"python -m gateway: {exc}", file=sys.stderr)
         return 2
     return 0

@@ -28,6 +28,7 @@ from grpc_reflection.v1alpha import reflection
 from guildhall.common.v1 import common_pb2
 from guildhall.rules.v1 import rules_pb2, rules_pb2_grpc
 
+from services import runtime
 from services.kernel import UNKNOWN_ACTION, GameSpec, Rejection, SetupConfig, SetupError, json_schemas
 from services.kernel.spec import clip
 from services.observability import (
@@ -36,6 +37,7 @@ from services.observability import (
     count_refused,
     rpc_log_fields,
 )
+from services.runtime import RuntimeSettingError
 
 MiB = 1024 * 1024
 # Batch Apply carries whole matches; the 4 MiB default is too tight for long replays. This is
@@ -628,7 +630,9 @@ def main(game_id: str, argv: Sequence[str] | None = None) -> None:
         if args.server == "threads":
             _serve_threads(spec, game_id, args.host, args.port, args.drain, args.grace)
         else:
-            asyncio.run(_serve(spec, game_id, args.host, args.port, args.drain, args.grace))
+            runtime.run(_serve(spec, game_id, args.host, args.port, args.drain, args.grace))
+    except RuntimeSettingError as exc:
+        parser.error(str(exc))
     except OSError as exc:
         raise SystemExit(str(exc)) from None
 

@@ -321,23 +321,32 @@ def test_a_pairing_that_keeps_failing_puts_its_tickets_back_in_the_queue(plain: 
         alice = await mm.enqueue(request("alice"))
         bob = await mm.enqueue(request("bob"))
         (pairing,) = await mm.pair_once("acme", "ys")
-        calls: list[str] = []
+        calls: list[Pairing] = []
 
         async def broken_create(p: Pairing) -> None:
-            calls.append(p.match_id)
+            calls.append(p)
             raise RuntimeError("bad options for this game")
 
-        # This replica seated them and died; another replica retries, then gives up.
+        # This replica seated them and died; another replica retries, then gives up. The tickets
+        # go back to the queue, where the running loop pairs them again at once (a new match id):
+        # that re-pairing is the evidence, since the moment they sit queued is too short to poll.
         stop = asyncio.Event()
         loop = asyncio.ensure_future(mm.run(broken_create, stop))
 
-        async def requeued() -> bool:
-            return await mm.open_tickets("acme") == 2
+        async def paired_again() -> bool:
+            return any(p.match_id != pairing.match_id for p in calls)
 
-        await eventually(requeued, "the tickets were queued again")
+        await eventually(paired_again, "the tickets were queued and paired again")
         stop.set()
         await loop
-        assert set(calls[:2]) == {pairing.match_id} and len(calls) >= 2
+        first_ids = [p.match_id for p in calls[:2]]
+        again = next(p for p in calls if p.match_id != pairing.match_id)
+        assert first_ids == [pairing.match_id] * 2  # two attempts, then it gave up
+        assert calls.index(again) == 2 and again.attempts == 0  # a fresh pairing, not a retry
+        assert sorted(again.seats) == sorted(pairing.seats)  # of the same tickets
+        # The new pairing's replica gives up too: the tickets are queued, in their first place.
+        await mm.abandon(again)
+        assert await mm.open_tickets("acme") == 2
         for ticket in (alice, bob):
             status = await mm.status("acme", ticket.ticket_id)
             assert status.state == QUEUED and status.enqueued_ms == ticket.enqueued_ms  # same place
