@@ -648,16 +648,21 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
                 while not self.ports.stopping.is_set():
                     await hub.wait(feed, known)
                     announced = feed.version
+                    # Every watcher of this match with the same seat and position needs the same
+                    # updates: the first computes, the others share. Woken for a version, that is
+                    # a read from it; woken by a safety poll or a resubscription, a check with
+                    # Redis for anything missed (shared too: a poll wakes every watcher of the
+                    # replica at once, and 10,000 separate checks delayed deliveries by a second).
                     if announced > known:
-                        # Woken for a version: every watcher of this match with the same seat and
-                        # position needs the same updates; the first computes, the others share.
-                        shared = feed.shared.get((seat, known, announced))
-                        if shared is None:
-                            shared = asyncio.ensure_future(self._catch_up(key, seat, known, announced))
-                            feed.shared[(seat, known, announced)] = shared
-                        updates, reached = await asyncio.shield(shared)
-                    else:  # a safety poll or a resubscription: check Redis for anything missed
-                        updates, reached = await self._catch_up(key, seat, known, 0)
+                        share: tuple[Any, ...] = (seat, known, announced)
+                    else:
+                        share = ("poll", feed.polls, seat, known)
+                    shared = feed.shared.get(share)
+                    if shared is None:
+                        min_version = announced if announced > known else 0
+                        shared = asyncio.ensure_future(self._catch_up(key, seat, known, min_version))
+                        feed.shared[share] = shared
+                    updates, reached = await asyncio.shield(shared)
                     for update in updates:
                         yield update
                     if reached == known and announced > known:

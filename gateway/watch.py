@@ -32,14 +32,15 @@ _log = structlog.get_logger("watch")
 class _Feed:
     """The local watchers of one match: a broadcast signal replaced at every notification."""
 
-    __slots__ = ("shared", "signal", "version", "watchers")
+    __slots__ = ("polls", "shared", "signal", "version", "watchers")
 
     def __init__(self) -> None:
         self.signal = asyncio.Event()
         self.version = 0  # the highest version a notification announced
+        self.polls = 0  # wake-ups without a version (safety polls, resubscriptions) so far
         self.watchers = 0
-        # Work the watchers of this match share for the version announced last (the servicer
-        # keys it by seat and position); dropped when a newer version is announced.
+        # Work the watchers of this match share for the version announced last, or for the
+        # last poll (the servicer keys it by seat and position); dropped at every wake-up.
         self.shared: dict[Any, Any] = {}
 
     def wake(self, version: int | None = None) -> None:
@@ -47,7 +48,9 @@ class _Feed:
             if version <= self.version:
                 return  # a duplicate or late notification: watchers already know
             self.version = version
-            self.shared = {}
+        else:
+            self.polls += 1
+        self.shared = {}
         self.signal.set()
         self.signal = asyncio.Event()
 

@@ -245,6 +245,7 @@ class InProcess:
     matches: FakeMatches
     tokens: Tokens
     channel: grpc.Channel
+    hub: Any  # gateway.watch.WatchHub
 
 
 @pytest.fixture(scope="module")
@@ -286,7 +287,7 @@ def fake_gateway(redis_url: str) -> Iterator[InProcess]:
     address = f"127.0.0.1:{port}"
     channel = grpc.insecure_channel(address)
     try:
-        yield InProcess(address, loop, matches, tokens, channel)
+        yield InProcess(address, loop, matches, tokens, channel, hub)
     finally:
         channel.close()
 

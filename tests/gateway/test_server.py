@@ -5,6 +5,7 @@ RPC with every kind of credential, request checks, quotas, Watch fan-out and met
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -257,6 +258,47 @@ def test_watch_streams_the_first_view_then_each_new_event(fake_gateway: InProces
         assert [e.version for e in update.events] == [3] and update.view.seat == 1
     finally:
         resumed.cancel()
+
+
+def test_a_safety_poll_costs_one_check_per_match_however_many_watch_it(
+    fake_gateway: InProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A poll wakes every watcher of the replica at once; watchers at the same seat and version
+    share one check with Redis instead of making one each (10,000 of them delayed deliveries)."""
+    created = new_match(fake_gateway)
+    s = stub(fake_gateway)
+    streams = [
+        s.Watch(
+            pb.WatchRequest(match_id=created.match_id), metadata=bearer(created.spectator_token), timeout=20
+        )
+        for _ in range(12)
+    ]
+    checks: list[int] = []
+    real_get_view = fake_gateway.matches.get_view
+
+    async def counted(key: Any, seat: Any, *, min_version: int = 0) -> Any:
+        if key.match_id == created.match_id and min_version == 0:
+            checks.append(min_version)  # a check of what Redis holds now (not a read from a version)
+        return await real_get_view(key, seat, min_version=min_version)
+
+    try:
+        assert all(next(stream).view.version == 1 for stream in streams)
+        time.sleep(0.5)  # the watchers go back to waiting (what the poll must find them doing)
+        monkeypatch.setattr(fake_gateway.matches, "get_view", counted)
+
+        async def poll() -> None:
+            fake_gateway.hub.wake_all()
+
+        fake_gateway.loop.run(poll())
+        request = pb.SubmitActionRequest(
+            match_id=created.match_id, action=b'{"type":"move"}', command_id="p1"
+        )
+        assert s.SubmitAction(request, metadata=bearer(created.seats[0].token)).HasField("accepted")
+        assert all([e.version for e in next(stream).events] == [2] for stream in streams)
+        assert len(checks) == 1
+    finally:
+        for stream in streams:
+            stream.cancel()
 
 
 def test_watch_from_beyond_the_match_is_invalid(fake_gateway: InProcess) -> None:
