@@ -23,7 +23,7 @@ from collections.abc import Callable
 import redis
 
 from benchmarks.report import Figure, Report
-from gateway.eventstore.async_redis import OK, AsyncRedisEventStore
+from gateway.eventstore.async_redis import OK, AsyncRedisEventStore, connection_class_for
 from gateway.eventstore.base import GENESIS, MatchKey, NewEvent
 from gateway.eventstore.local_redis import redis_server_process
 from gateway.eventstore.redis_store import RedisEventStore
@@ -65,7 +65,10 @@ async def _async_rates(url: str, writers: int, seconds: float) -> tuple[float, f
     """(appends/s, bare XADDs/s) of `writers` coroutines on one event loop, as in the gateway."""
     import redis.asyncio
 
-    client = redis.asyncio.Redis.from_url(url, max_connections=max(writers, 1) + 4)
+    # The gateway's connections (hiredis packs commands), for the append and the bare XADD alike.
+    client = redis.asyncio.Redis.from_url(
+        url, max_connections=max(writers, 1) + 4, connection_class=connection_class_for(url)
+    )
     store = AsyncRedisEventStore(client)
     event = NewEvent("card_played", EVENT_PAYLOAD)
     snapshot: dict[str, str | bytes] = {"rules_version": "bench", "state": SNAPSHOT}

@@ -55,6 +55,8 @@ LEVERS_OFF = {"GUILDHALL_RULES_SERVER": "threads", "GUILDHALL_RULES_SESSIONS": "
 # The servers' runtime before issue 14's last round (services/runtime.py): asyncio's own event
 # loop and CPython's stock collector thresholds.
 RUNTIME_OFF = {"GUILDHALL_EVENT_LOOP": "asyncio", "GUILDHALL_GC": "stock"}
+# The match use case alone (no client-facing gRPC) is measured at this many busy matches.
+DIRECT_AT = 32
 GETVIEW_EACH = "GetView before each action"
 P99_LIMIT_S = 0.050
 PACE_S = 2.0
@@ -372,8 +374,13 @@ def run(
             pids = {f"gateway-{n}": stack.processes[f"gateway-{n}"].pid for n in range(gateways)}
             pids |= {"rules service": stack.processes[game].pid, "redis": _redis_pid(redis_url)}
             cpu = _Cpu(pids)
+            rates = {}
             for matches in sizes:
-                _whole_path(report, stack.gateway_targets, key, game, players, matches, seconds, cpu, label)
+                rates[matches] = _whole_path(
+                    report, stack.gateway_targets, key, game, players, matches, seconds, cpu, label
+                )
+            if DIRECT_AT in rates and not env and gateways == 1:
+                _direct(report, redis_url, stack.targets[game], game, players, seconds, cpu, rates[DIRECT_AT])
             for matches in getview_each_at:
                 variant = ", ".join(x for x in (label, GETVIEW_EACH) if x)
                 _whole_path(
@@ -401,7 +408,8 @@ def _whole_path(
     cpu: _Cpu,
     variant: str = "",
     return_view: bool = True,
-) -> None:
+) -> float:
+    """Reports one load's figures; returns its accepted actions/s."""
     rate, latencies, per_action, errors = asyncio.run(
         _submit_load(targets, key, game, players, matches, seconds, cpu, return_view)
     )
@@ -461,6 +469,7 @@ def _whole_path(
             note=f"µs per action: {split}",
         )
     )
+    return rate
 
 
 async def _bare_paced_xadd(redis_url: str, writers: int, seconds: float) -> list[float]:
@@ -486,6 +495,105 @@ async def _bare_paced_xadd(redis_url: str, writers: int, seconds: float) -> list
     finally:
         await client.aclose()
     return latencies
+
+
+async def _direct_load(
+    redis_url: str, rules_target: str, game: str, players: int, matches: int, seconds: float, cpu: _Cpu
+) -> tuple[float, dict[str, float]]:
+    """The gateway's match use case driven in this process: `GameMatches.submit` and the next
+    view (what SubmitAction with return_view runs), on the same rules service and Redis, without
+    the client-facing gRPC call, authentication, the action quota or the log line. What a
+    compiled front door would leave of the gateway's cost, measured rather than guessed."""
+    from gateway.bootstrap import redis_clients
+    from gateway.eventstore.base import MatchKey
+    from gateway.handlers import GameMatches
+    from gateway.rules_client import AsyncRulesClient
+    from gateway.signing import KeyRing
+
+    client, _ = redis_clients(redis_url, cluster=False)
+    rules = AsyncRulesClient(game, rules_target)
+    use_cases = GameMatches(client, {game: rules}, KeyRing.generate("bench-direct"))
+    accepted = [0]
+    counting = [False]
+
+    async def play(n: int, stop: asyncio.Event) -> None:
+        rng = random.Random(n)
+        while not stop.is_set():
+            created = await use_cases.create("bench", game, [f"p{i}" for i in range(players)])
+            key: MatchKey = created.key
+            view = await use_cases.get_view(key, 0)
+            while not stop.is_set() and not view.finished:
+                seat = view.active_seats[0] if view.active_seats else 0
+                if view.seat != seat or not view.legal_actions:
+                    view = await use_cases.get_view(key, seat)
+                    continue
+                outcome = await use_cases.submit(
+                    key,
+                    seat,
+                    rng.choice(view.legal_actions),
+                    command_id=uuid.uuid4().hex,
+                    expected_version=view.version,
+                )
+                if outcome.accepted:
+                    accepted[0] += counting[0]
+                view = await use_cases.get_view(key, seat, min_version=outcome.version)
+
+    stop = asyncio.Event()
+    try:
+        tasks = [asyncio.create_task(play(n, stop)) for n in range(matches)]
+        await asyncio.sleep(min(2.0, seconds / 2))  # warm: matches created, caches filled
+        counting[0] = True
+        cpu.begin()
+        started = time.perf_counter()
+        await asyncio.sleep(seconds)
+        elapsed = time.perf_counter() - started
+        used = cpu.end()
+        done = accepted[0]
+        stop.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    finally:
+        await rules.close()
+        await client.aclose()
+    return done / elapsed, {name: value / max(done, 1) for name, value in used.items()}
+
+
+def _direct(
+    report: Report,
+    redis_url: str,
+    rules_target: str,
+    game: str,
+    players: int,
+    seconds: float,
+    cpu: _Cpu,
+    through_gateway: float,
+) -> None:
+    direct_cpu = _Cpu({name: pid for name, pid in cpu.pids.items() if not name.startswith("gateway")})
+    rate, per_action = asyncio.run(
+        _direct_load(redis_url, rules_target, game, players, DIRECT_AT, seconds, direct_cpu)
+    )
+    caller = per_action.pop("load generator")
+    split = ", ".join(f"{name} {value * 1e6:,.0f}" for name, value in per_action.items())
+    report.add(
+        Figure(
+            PATH,
+            f"accepted actions/s, {DIRECT_AT} matches, the match use case alone"
+            " (in process, no client-facing gRPC)",
+            rate,
+            "actions/s",
+            f"through the gateway, {DIRECT_AT} matches",
+            through_gateway,
+            f"{game} {players}p, AOF always; GameMatches.submit + the next view; no auth, quota or log line",
+        )
+    )
+    report.add(
+        Figure(
+            PATH,
+            f"CPU per accepted action of the use case alone, in its process, {DIRECT_AT} matches",
+            caller * 1e6,
+            "µs",
+            note=f"µs per action beside it: {split}",
+        )
+    )
 
 
 def _capacity(

@@ -194,6 +194,9 @@ def redis_clients(url: str, cluster: bool) -> tuple[Any, Any]:
     from redis.asyncio.retry import Retry
     from redis.backoff import NoBackoff
 
+    from gateway.eventstore.async_redis import connection_class_for
+
+    # (A cluster client builds its own connections: it keeps redis-py's packer.)
     if cluster:
         cluster_client = RedisCluster.from_url(url)
         parts = urlsplit(url)
@@ -213,6 +216,7 @@ def redis_clients(url: str, cluster: bool) -> tuple[Any, Any]:
     # result comes back), and the queue, table, timer and quota scripts re-check their state.
     pool = aioredis.BlockingConnectionPool.from_url(
         url,
+        connection_class=connection_class_for(url),
         max_connections=REDIS_CONNECTIONS,
         timeout=20,
         retry=Retry(NoBackoff(), 1),

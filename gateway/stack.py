@@ -49,7 +49,7 @@ def wait_serving(address: str, timeout_s: float, process: subprocess.Popen[bytes
             except grpc.RpcError:
                 pass
             if time.monotonic() > deadline:
-                raise TimeoutError(f"no healthy rules service at {address} after {timeout_s:.0f}s")
+                raise TimeoutError(f"nothing serving at {address} after {timeout_s:.0f}s")
             time.sleep(0.1)
 
 

@@ -22,6 +22,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from gateway.eventstore.local_redis import find_redis_server, free_port
+from gateway.stack import wait_serving
 from services.server import EXIT_WITH_PARENT_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -210,24 +211,11 @@ class RedisProcess(_Managed):
 
 
 def _wait_grpc_serving(process: _Managed, address: str, timeout_s: float) -> None:
-    import grpc
-    from grpc_health.v1 import health_pb2, health_pb2_grpc
-
-    deadline = time.monotonic() + timeout_s
-    with grpc.insecure_channel(address) as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        while True:
-            process._check_alive()
-            try:
-                reply = stub.Check(health_pb2.HealthCheckRequest(), timeout=1.0)
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            except grpc.RpcError:
-                pass
-            if time.monotonic() > deadline:
-                tail = _log_tail(process.log_path)
-                raise ProcessError(f"{process.name} at {address} not serving after {timeout_s}s:\n{tail}")
-            time.sleep(0.05)
+    """gateway.stack.wait_serving, with the process's log tail in the error."""
+    try:
+        wait_serving(address, timeout_s, process.process)
+    except (RuntimeError, TimeoutError) as error:
+        raise ProcessError(f"{process.name}: {error}:\n{_log_tail(process.log_path)}") from None
 
 
 class RulesProcess(_Managed):

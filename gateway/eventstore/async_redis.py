@@ -11,6 +11,10 @@ What the gateway adds to an append, all written by the one atomic script:
 Reads the hot path needs come back in one round trip (`load`: meta and snapshot pipelined).
 Per-tenant indexes (`gh:tenant:{<tenant>}:matches`, `...:active`) live in another slot than a
 match's keys, so they are written after the match's append, idempotently.
+
+`connection_class_for(url)` gives the gateway's pool connections that pack commands with
+hiredis: redis-py's asyncio connection packs them in Python, 78 µs for the append script's 55
+arguments against 5 µs (same bytes).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, cast
 
+import redis.asyncio
 import redis.exceptions
 
 from gateway.eventstore.base import (
@@ -40,6 +45,53 @@ from gateway.eventstore.redis_store import (
 )
 
 _PAGE = 1000
+# What hiredis packs exactly as redis-py's encoder does (it rejects bool and None, writes floats
+# with repr): anything else goes through redis-py's own packer.
+_PLAIN_ARGUMENTS = (bytes, str, int)
+
+
+class _HiredisPacking:
+    """Packs a command with hiredis (C) when every argument is bytes, str or int and the command
+    name is one word; otherwise as redis-py does, so the bytes on the wire never differ."""
+
+    def pack_command(self, *args: Any) -> list[bytes]:
+        try:
+            import hiredis
+        except ImportError:  # pragma: no cover (hiredis is a dependency)
+            return super().pack_command(*args)  # type: ignore[misc,no-any-return]
+        first = args[0] if args else b""
+        plain = all(type(arg) in _PLAIN_ARGUMENTS for arg in args)
+        if plain and " " not in (first if isinstance(first, str) else first.decode("latin-1")):
+            try:
+                return [hiredis.pack_command(args)]
+            except (TypeError, UnicodeError):  # e.g. a lone surrogate: redis-py names the fault
+                pass
+        return super().pack_command(*args)  # type: ignore[misc,no-any-return]
+
+
+class HiredisConnection(_HiredisPacking, redis.asyncio.Connection):
+    pass
+
+
+class HiredisSSLConnection(_HiredisPacking, redis.asyncio.SSLConnection):
+    pass
+
+
+class HiredisUnixConnection(_HiredisPacking, redis.asyncio.UnixDomainSocketConnection):
+    pass
+
+
+def connection_class_for(
+    url: str,
+) -> type[redis.asyncio.Connection | redis.asyncio.UnixDomainSocketConnection]:
+    """The hiredis-packing connection for a `redis://`, `rediss://` or `unix://` URL."""
+    scheme = url.split(":", 1)[0].lower()
+    if scheme == "rediss":
+        return HiredisSSLConnection
+    if scheme == "unix":
+        return HiredisUnixConnection
+    return HiredisConnection
+
 
 OK = "ok"
 DUPLICATE = "duplicate"
