@@ -29,6 +29,7 @@ import os
 import random
 import resource
 import time
+import urllib.request
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -43,7 +44,7 @@ from guildhall.gateway.v1 import gateway_pb2 as pb
 from guildhall.gateway.v1 import gateway_pb2_grpc
 
 from benchmarks.report import Figure, Report, percentiles
-from gateway.stack import Stack
+from gateway.stack import Stack, free_port
 
 PATH = "whole path"
 CAPACITY = "capacity"
@@ -364,11 +365,14 @@ def run(
     previous = {name: os.environ.get(name) for name in settings}
     os.environ.update(settings)
     try:
+        # One gateway exposes its metrics: the capacity ladder reads its GC pauses and loop lag.
+        metrics_port = free_port() if gateways == 1 else 0
         with Stack(
             [game],
             gateways=gateways,
             log_dir=Path("var/bench-logs"),
-            gateway_env={"LOG_LEVEL": "info"},  # as deployed: one line per RPC in every process
+            # as deployed: one line per RPC in every process
+            gateway_env={"LOG_LEVEL": "info", "METRICS_PORT": str(metrics_port)},
         ) as stack:
             target, key = stack.gateway_targets[0], stack.api_key
             pids = {f"gateway-{n}": stack.processes[f"gateway-{n}"].pid for n in range(gateways)}
@@ -387,7 +391,8 @@ def run(
                     report, stack.gateway_targets, key, game, players, matches, seconds, cpu, variant, False
                 )
             if capacity:
-                _capacity(report, target, key, game, players, quick, redis_url)
+                runtime = _RuntimeMetrics(f"http://127.0.0.1:{metrics_port}/metrics")
+                _capacity(report, target, key, game, players, quick, redis_url, runtime)
                 _watch(report, target, key, game, players, quick)
     finally:
         for name, value in previous.items():
@@ -596,20 +601,78 @@ def _direct(
     )
 
 
+@dataclass
+class _RuntimeMetrics:
+    """The gateway's GC-pause and loop-lag histograms (gateway/metrics.py), read from /metrics
+    around a measured window: what in the gateway itself could have set a tail latency."""
+
+    url: str
+    before: dict[tuple[str, str], float] = field(default_factory=dict)
+
+    def _read(self) -> dict[tuple[str, str], float]:
+        from prometheus_client.parser import text_string_to_metric_families
+
+        text = urllib.request.urlopen(self.url, timeout=10).read().decode()
+        totals: dict[tuple[str, str], float] = {}
+        for family in text_string_to_metric_families(text):
+            if family.name in ("guildhall_gc_pause_seconds", "guildhall_event_loop_lag_seconds"):
+                for sample in family.samples:
+                    if sample.name.endswith("_bucket"):
+                        bucket = (family.name, sample.labels["le"])
+                        totals[bucket] = totals.get(bucket, 0.0) + sample.value  # over generations
+        return totals
+
+    def begin(self) -> None:
+        self.before = self._read()
+
+    def summary(self) -> str:
+        """'gateway: N collections ≥ 25 ms (longest ≤ X s), M of K loop samples ≥ 50 ms late'."""
+        after = self._read()
+
+        def spent(name: str, le: str) -> float:
+            return after.get((name, le), 0.0) - self.before.get((name, le), 0.0)
+
+        gc_name, lag_name = "guildhall_gc_pause_seconds", "guildhall_event_loop_lag_seconds"
+        collections = spent(gc_name, "+Inf")
+        long_ones = collections - spent(gc_name, "0.025")
+        bounds = sorted((le for name, le in after if name == gc_name and le != "+Inf"), key=float)
+        longest = next((le for le in bounds if spent(gc_name, le) == collections), "+Inf")
+        samples = spent(lag_name, "+Inf")
+        late = samples - spent(lag_name, "0.05")
+        pauses = f"{long_ones:.0f} ≥ 25 ms (longest ≤ {longest} s)" if collections else "none"
+        return (
+            f"gateway: {collections:.0f} collections, {pauses}; "
+            f"{late:.0f} of {samples:.0f} loop samples ≥ 50 ms late"
+        )
+
+
 def _capacity(
-    report: Report, target: str, key: str, game: str, players: int, quick: bool, redis_url: str
+    report: Report,
+    target: str,
+    key: str,
+    game: str,
+    players: int,
+    quick: bool,
+    redis_url: str,
+    runtime: _RuntimeMetrics,
 ) -> None:
     ladder = (25,) if quick else (25, 50, 100, 250, 500, 1000, 2000, 5000)
     seconds = 2.0 if quick else 10.0
     best: _Paced | None = None
     for matches in ladder:
+        runtime.begin()
         result = asyncio.run(_paced(target, key, game, players, matches, seconds))
         held = result.errors == 0 and result.p99 <= P99_LIMIT_S
         if not held and result.errors == 0 and not quick:
             # A p99 miss on a shared host may be a moment of someone else's load: one more try.
-            print(f"    {matches} paced matches: p99 {result.p99 * 1e3:.1f} ms; again", flush=True)
+            print(
+                f"    {matches} paced matches: p99 {result.p99 * 1e3:.1f} ms ({runtime.summary()}); again",
+                flush=True,
+            )
+            runtime.begin()
             result = asyncio.run(_paced(target, key, game, players, matches, seconds))
             held = result.errors == 0 and result.p99 <= P99_LIMIT_S
+        inside = runtime.summary()
         print(
             f"    {matches} paced matches: {result.rate:,.0f} actions/s, p99 {result.p99 * 1e3:.1f} ms, "
             f"{result.errors} errors, {result.streams} streams: {'held' if held else 'missed'}",
@@ -635,7 +698,8 @@ def _capacity(
                 "ms",
                 "bare gRPC call p99, same callers",
                 percentiles(bare)[1] * 1e3,
-                f"{result.rate:,.0f} actions/s, {result.errors} errors; {'held' if held else 'missed'}",
+                f"{result.rate:,.0f} actions/s, {result.errors} errors; "
+                f"{'held' if held else 'missed'}; {inside}",
             )
         )
         if not held:

@@ -382,6 +382,7 @@ class Gateway:
             asyncio.create_task(matchmaker.run(create_from_pairing, self.stopping), name="matchmaker"),
             asyncio.create_task(timers.run(on_expire, self.stopping), name="turn-timers"),
             asyncio.create_task(self._refresh_gauges(quotas, matchmaker, tenants, games), name="gauges"),
+            metrics.watch_runtime(self.stopping),
         ]
         metrics.serve_metrics(config.metrics_port, config.host)
         _log.info(

@@ -7,6 +7,11 @@ status codes, rejection codes, configured game ids): never tenant or match ids.
 
 from __future__ import annotations
 
+import asyncio
+import gc
+import time
+from typing import Any
+
 from prometheus_client import Counter, Gauge, Histogram, start_http_server
 
 _LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0)
@@ -41,6 +46,54 @@ QUOTA_REFUSALS = Counter(
     "guildhall_gateway_quota_refusals_total", "Calls refused over a tenant quota", ["quota"]
 )
 NOTIFICATIONS = Counter("guildhall_gateway_notifications_total", "Append notifications received from Redis")
+
+# The runtime's own pauses: every call in flight waits them out, so they show in the tail
+# latency before anything else does (docs/performance.md: full collections set the p99).
+_PAUSE_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+GC_PAUSES = Histogram(
+    "guildhall_gc_pause_seconds", "Garbage collections, by generation", ["generation"], buckets=_PAUSE_BUCKETS
+)
+LOOP_LAG = Histogram(
+    "guildhall_event_loop_lag_seconds",
+    "How late the event loop woke for a timer (sampled every 0.1 s)",
+    buckets=_PAUSE_BUCKETS,
+)
+LOOP_LAG_SAMPLE_S = 0.1
+
+
+class _GcTimer:
+    """A gc callback timing each collection into GC_PAUSES (a callback runs in the collecting thread)."""
+
+    def __init__(self) -> None:
+        self.started = 0.0
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self.started = time.perf_counter()
+        else:
+            GC_PAUSES.labels(str(info["generation"])).observe(time.perf_counter() - self.started)
+
+
+_GC_TIMER = _GcTimer()
+
+
+def watch_runtime(stopping: asyncio.Event) -> asyncio.Task[None]:
+    """Time garbage collections and sample the event loop's lag until `stopping` is set."""
+    if _GC_TIMER not in gc.callbacks:
+        gc.callbacks.append(_GC_TIMER)
+
+    async def sample() -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while not stopping.is_set():
+                asked = loop.time()
+                await asyncio.sleep(LOOP_LAG_SAMPLE_S)
+                LOOP_LAG.observe(max(loop.time() - asked - LOOP_LAG_SAMPLE_S, 0.0))
+        finally:
+            if _GC_TIMER in gc.callbacks:
+                gc.callbacks.remove(_GC_TIMER)
+
+    return asyncio.create_task(sample(), name="runtime-metrics")
 
 
 def serve_metrics(port: int, host: str = "0.0.0.0") -> None:

@@ -343,7 +343,8 @@ def test_a_pairing_that_keeps_failing_puts_its_tickets_back_in_the_queue(plain: 
         again = next(p for p in calls if p.match_id != pairing.match_id)
         assert first_ids == [pairing.match_id] * 2  # two attempts, then it gave up
         assert calls.index(again) == 2 and again.attempts == 0  # a fresh pairing, not a retry
-        assert sorted(again.seats) == sorted(pairing.seats)  # of the same tickets
+        tickets = sorted(ticket for ticket, _seat, _player in pairing.seats)
+        assert sorted(ticket for ticket, _seat, _player in again.seats) == tickets  # the same tickets
         # The new pairing's replica gives up too: the tickets are queued, in their first place.
         await mm.abandon(again)
         assert await mm.open_tickets("acme") == 2

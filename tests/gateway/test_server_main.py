@@ -128,6 +128,7 @@ def test_a_stop_signal_drains_health_first_then_ends_watch_streams_and_exits_cle
             )
             assert "guildhall_watch_streams_open 1.0" in text
             assert 'guildhall_gateway_requests_total{code="OK",rpc="CreateMatch"} 1.0' in text
+            assert "guildhall_event_loop_lag_seconds_count" in text  # the runtime's own pauses
             process.send_signal(signal.SIGTERM)
             statuses = []
             deadline = time.monotonic() + 10
