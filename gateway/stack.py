@@ -71,8 +71,9 @@ class Stack:
     ) -> None:
         """`gateways` replicas of `python -m gateway` (the first on `gateway_port` if given) share
         the Redis and rules services; their signing keys and tenants file live in `gateway_dir`
-        (made up if missing: one local tenant, see `local_tenant`; `tenants` replaces that
-        tenants file with the given document)."""
+        (made up if missing: one local tenant, see `local_tenant`, whose key is `api_key`; or the
+        given `tenants` document, with the caller's keys). A replica can be stopped and started
+        again on its port (`stop_gateway`, `start_gateway`)."""
         self.games = list(games)
         self._ports = ports or {}
         self._log_dir = log_dir
@@ -87,7 +88,8 @@ class Stack:
         self._gateway_env = gateway_env or {}
         self._tenants = tenants
         self.gateway_targets: list[str] = []
-        self.api_key = ""
+        self._gateway_envs: list[dict[str, str]] = []
+        self.api_key = ""  # the local tenant's, when no `tenants` document is given
 
     def __enter__(self) -> Stack:
         try:
@@ -106,12 +108,16 @@ class Stack:
     def _start_gateways(self) -> None:
         import tempfile
 
+        from gateway.bootstrap import keys_dir_for
+
         directory = self._gateway_dir
         if directory is None:
             directory = Path(self._exit.enter_context(tempfile.TemporaryDirectory(prefix="guildhall-gw-")))
-        self.api_key = local_tenant(directory)
         self.gateway_dir = directory
-        if self._tenants is not None:
+        if self._tenants is None:
+            self.api_key = local_tenant(directory)
+        else:  # the caller's tenants, and so the caller's keys
+            keys_dir_for(directory / "signing")
             (directory / "tenants.json").write_text(json.dumps(self._tenants))
         env = {
             **os.environ,
@@ -124,36 +130,51 @@ class Stack:
             EXIT_WITH_PARENT_ENV: str(os.getpid()),
             **self._gateway_env,
         }
-        names = []
         for replica in range(self._gateways):
             port = self._gateway_port if replica == 0 and self._gateway_port else free_port()
-            name = f"gateway-{replica}"
-            self.processes[name] = self._spawn(
-                name, [sys.executable, "-m", "gateway"], {**env, "PORT": str(port)}
-            )
+            self._gateway_envs.append({**env, "PORT": str(port)})
             self.gateway_targets.append(f"127.0.0.1:{port}")
-            names.append(name)
-        for name, target in zip(names, self.gateway_targets, strict=True):
-            wait_serving(target, self._timeout, self.processes[name])
-            _log.info("gateway serving", name=name, address=target)
+            self.processes[f"gateway-{replica}"] = self._spawn(
+                f"gateway-{replica}", [sys.executable, "-m", "gateway"], self._gateway_envs[replica]
+            )
+        for replica, target in enumerate(self.gateway_targets):
+            wait_serving(target, self._timeout, self.processes[f"gateway-{replica}"])
+            _log.info("gateway serving", name=f"gateway-{replica}", address=target)
 
-    def _spawn(self, name: str, command: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    def stop_gateway(self, replica: int = 0, *, kill: bool = False) -> None:
+        """SIGTERM (the replica drains and ends its streams) or SIGKILL (connections just drop)."""
+        process = self.processes.pop(f"gateway-{replica}", None)
+        if process is not None and process.poll() is None:
+            process.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
+            try:
+                process.wait(STOP_GRACE_S)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+    def start_gateway(self, replica: int = 0) -> None:
+        """Start a stopped replica again, on its port and with its settings (its log goes on)."""
+        name = f"gateway-{replica}"
+        self.processes[name] = self._spawn(
+            name, [sys.executable, "-m", "gateway"], self._gateway_envs[replica], append=True
+        )
+        wait_serving(self.gateway_targets[replica], self._timeout, self.processes[name])
+
+    def _spawn(
+        self, name: str, command: list[str], env: dict[str, str], *, append: bool = False
+    ) -> subprocess.Popen[bytes]:
         out: int | IO[bytes] | None = None  # inherit: logs go to our terminal
         if self._log_dir is not None:
             self._log_dir.mkdir(parents=True, exist_ok=True)
-            out = self._exit.enter_context(open(self._log_dir / f"{name}.log", "wb"))  # noqa: SIM115
+            mode = "ab" if append else "wb"
+            out = self._exit.enter_context(open(self._log_dir / f"{name}.log", mode))  # noqa: SIM115
         return subprocess.Popen(command, stdout=out, stderr=out, env=env)
 
     def _start_service(self, game: str) -> None:
         port = self._ports.get(game) or free_port()
-        out: int | IO[bytes] | None = None  # inherit: logs go to our terminal
-        if self._log_dir is not None:
-            self._log_dir.mkdir(parents=True, exist_ok=True)
-            log_file = self._log_dir / f"rules-{game}.log"
-            out = self._exit.enter_context(open(log_file, "wb"))  # noqa: SIM115 (closed by the ExitStack)
         command = [sys.executable, "-m", f"services.{game}", "--port", str(port)]
         env = {**os.environ, EXIT_WITH_PARENT_ENV: str(os.getpid())}
-        self.processes[game] = subprocess.Popen(command, stdout=out, stderr=out, env=env)
+        self.processes[game] = self._spawn(f"rules-{game}", command, env)
         self.targets[game] = f"127.0.0.1:{port}"
         _log.info("rules service starting", game=game, address=self.targets[game])
 
