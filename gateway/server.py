@@ -653,13 +653,13 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
                     # a read from it; woken by a safety poll or a resubscription, a check with
                     # Redis for anything missed (shared too: a poll wakes every watcher of the
                     # replica at once, and 10,000 separate checks delayed deliveries by a second).
+                    share: tuple[Any, ...]
                     if announced > known:
-                        share: tuple[Any, ...] = (seat, known, announced)
+                        share, min_version = (seat, known, announced), announced
                     else:
-                        share = ("poll", feed.polls, seat, known)
+                        share, min_version = ("poll", feed.polls, seat, known), 0
                     shared = feed.shared.get(share)
                     if shared is None:
-                        min_version = announced if announced > known else 0
                         shared = asyncio.ensure_future(self._catch_up(key, seat, known, min_version))
                         feed.shared[share] = shared
                     updates, reached = await asyncio.shield(shared)

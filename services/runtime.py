@@ -1,10 +1,11 @@
 """How every server process (gateway, rules services) runs: its event loop and its garbage collector.
 
-Both choices were measured under the whole-path benchmark (docs/performance.md, "Runtime"):
+Both choices were measured under the whole-path benchmark (docs/performance.md, "Round 3: the
+servers' runtime"):
 
 - The event loop is uvloop when it is installed (a dependency on Linux): grpc.aio runs on any
   asyncio loop, and uvloop's cheaper callbacks and sockets cut the gateway's CPU per accepted
-  action by about 8%.
+  action by 8 to 11% in interleaved runs.
 - The garbage collector. CPython's default thresholds (700, 10, 10) promote a busy server's
   short-lived coroutines, futures and contexts into the old generation, so full collections
   come every few seconds and walk the whole heap: 75 to 190 ms pauses were measured in the
