@@ -27,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import resource
 import time
 import urllib.request
 import uuid
@@ -43,8 +42,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from guildhall.gateway.v1 import gateway_pb2 as pb
 from guildhall.gateway.v1 import gateway_pb2_grpc
 
-from benchmarks.report import Figure, Report, percentiles
-from gateway.stack import Stack, free_port
+from benchmarks.report import Figure, Report, cpu_of, own_cpu, percentiles
+from gateway.eventstore.local_redis import free_port
+from gateway.stack import Stack
 
 PATH = "whole path"
 CAPACITY = "capacity"
@@ -67,22 +67,10 @@ QUICK_WATCH_STREAMS = 1_000
 WATCH_PER_MATCH = 100
 WATCH_ROUNDS = 3
 WATCH_P99_TARGET_S = 0.100
-_TICK = os.sysconf("SC_CLK_TCK")
 
 
 def _bearer(credential: str) -> list[tuple[str, str]]:
     return [("authorization", f"Bearer {credential}")]
-
-
-def _cpu_of(pid: int) -> float:
-    """User + system CPU seconds of a process (its threads included)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / _TICK
-
-
-def _self_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 @dataclass
@@ -93,12 +81,12 @@ class _Cpu:
     start: dict[str, float] = field(default_factory=dict)
 
     def begin(self) -> None:
-        self.start = {name: _cpu_of(pid) for name, pid in self.pids.items()}
-        self.start["load generator"] = _self_cpu()
+        self.start = {name: cpu_of(pid) for name, pid in self.pids.items()}
+        self.start["load generator"] = own_cpu()
 
     def end(self) -> dict[str, float]:
-        used = {name: _cpu_of(pid) - self.start[name] for name, pid in self.pids.items()}
-        used["load generator"] = _self_cpu() - self.start["load generator"]
+        used = {name: cpu_of(pid) - self.start[name] for name, pid in self.pids.items()}
+        used["load generator"] = own_cpu() - self.start["load generator"]
         return used
 
 
@@ -256,6 +244,51 @@ class _Paced:
     deliveries: int
 
 
+@dataclass
+class _Watchers:
+    """Watch streams the load generator holds open, timing each event from its driver's send to
+    its arrival; `ready` is set once `expected` streams are open, or at the first that fails
+    (so a wait on it ends on a refused stream instead of timing out)."""
+
+    expected: int
+    delays: list[float] = field(default_factory=list)
+    opened: int = 0
+    errors: int = 0
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def hold(self, driver: _Driver, token: str) -> None:
+        stream = driver.stub.Watch(pb.WatchRequest(match_id=driver.match_id), metadata=_bearer(token))
+        first = True
+        try:
+            async for update in stream:
+                if first:  # the opening update: the stream is held from here on
+                    first = False
+                    self.opened += 1
+                    if self.opened == self.expected:
+                        self.ready.set()
+                    continue
+                now = time.perf_counter()
+                for event in update.events:
+                    at = driver.sent.get(event.version)
+                    if at is not None:
+                        self.delays.append(now - at)
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.CANCELLED:
+                self.errors += 1
+                self.ready.set()
+
+
+async def _create_matches(drivers: Sequence[_Driver]) -> list[Any]:
+    """Every driver's match, at most 64 CreateMatch calls at a time."""
+    semaphore = asyncio.Semaphore(64)
+
+    async def create(driver: _Driver) -> Any:
+        async with semaphore:
+            return await driver.new_match()
+
+    return await asyncio.gather(*(create(d) for d in drivers))
+
+
 async def _paced(target: str, api_key: str, game: str, players: int, matches: int, seconds: float) -> _Paced:
     """`matches` paced matches, every seat watching its own match, for `seconds`."""
     channels = [grpc.aio.insecure_channel(target) for _ in range(max(1, matches // 250))]
@@ -263,58 +296,28 @@ async def _paced(target: str, api_key: str, game: str, players: int, matches: in
     drivers = [
         _Driver(stubs[n % len(stubs)], api_key, game, players, n, pace_s=PACE_S) for n in range(matches)
     ]
-    delays: list[float] = []
-    opened = 0
-    watch_errors = 0
-
-    async def watcher(driver: _Driver, token: str, ready: asyncio.Event) -> None:
-        nonlocal opened, watch_errors
-        stream = driver.stub.Watch(pb.WatchRequest(match_id=driver.match_id), metadata=_bearer(token))
-        first = True
-        try:
-            async for update in stream:
-                if first:
-                    first = False
-                    opened += 1
-                    if opened == len(drivers) * players:
-                        ready.set()
-                now = time.perf_counter()
-                for event in update.events:
-                    at = driver.sent.get(event.version)
-                    if at is not None:
-                        delays.append(now - at)
-        except grpc.aio.AioRpcError as error:
-            if error.code() != grpc.StatusCode.CANCELLED:
-                watch_errors += 1
-
+    watching = _Watchers(expected=matches * players)
     try:
-        semaphore = asyncio.Semaphore(64)
-
-        async def create(driver: _Driver) -> Any:
-            async with semaphore:
-                return await driver.new_match()
-
-        created = await asyncio.gather(*(create(d) for d in drivers))
-        ready = asyncio.Event()
+        created = await _create_matches(drivers)
         watchers = [
-            asyncio.create_task(watcher(d, seat.token, ready))
+            asyncio.create_task(watching.hold(d, seat.token))
             for d, c in zip(drivers, created, strict=True)
             for seat in c.seats
         ]
-        await asyncio.wait_for(ready.wait(), 120)
+        await asyncio.wait_for(watching.ready.wait(), 120)
         stop = asyncio.Event()
         tasks = [asyncio.create_task(d.run(stop)) for d in drivers]
         await asyncio.sleep(PACE_S)
         for d in drivers:
             d.reset()
-        delays.clear()
+        watching.delays.clear()
         started = time.perf_counter()
         await asyncio.sleep(seconds)
         elapsed = time.perf_counter() - started
         stop.set()
         await asyncio.gather(*tasks, return_exceptions=True)
         latencies = [x for d in drivers for x in d.latencies]
-        measured = list(delays)
+        measured = list(watching.delays)
         for task in watchers:
             task.cancel()
         await asyncio.gather(*watchers, return_exceptions=True)
@@ -325,8 +328,8 @@ async def _paced(target: str, api_key: str, game: str, players: int, matches: in
         matches,
         sum(d.accepted for d in drivers) / elapsed,
         percentiles(latencies)[1] if latencies else float("inf"),
-        sum(d.errors for d in drivers) + watch_errors,
-        opened,
+        sum(d.errors for d in drivers) + watching.errors,
+        watching.opened,
         percentiles(measured)[1] if measured else None,
         len(measured),
     )
@@ -747,47 +750,15 @@ async def _watch_load(target: str, api_key: str, game: str, players: int, stream
     stubs = [gateway_pb2_grpc.GatewayServiceStub(c) for c in channels]
     count = max(1, -(-streams // WATCH_PER_MATCH))
     drivers = [_Driver(stubs[n % len(stubs)], api_key, game, players, n) for n in range(count)]
-    delays: list[float] = []
-    opened = 0
-    errors = 0
-    ready = asyncio.Event()
-
-    async def watcher(driver: _Driver, spectator: str) -> None:
-        nonlocal opened, errors
-        stream = driver.stub.Watch(pb.WatchRequest(match_id=driver.match_id), metadata=_bearer(spectator))
-        first = True
-        try:
-            async for update in stream:
-                if first:  # the opening update: the stream is held from here on
-                    first = False
-                    opened += 1
-                    if opened == streams:
-                        ready.set()
-                    continue
-                now = time.perf_counter()
-                for event in update.events:
-                    at = driver.sent.get(event.version)
-                    if at is not None:
-                        delays.append(now - at)
-        except grpc.aio.AioRpcError as error:
-            if error.code() != grpc.StatusCode.CANCELLED:
-                errors += 1
-                ready.set()  # so the wait below ends on a refused stream instead of timing out
-
+    watching = _Watchers(expected=streams)
     try:
-        semaphore = asyncio.Semaphore(64)
-
-        async def create(driver: _Driver) -> Any:
-            async with semaphore:
-                return await driver.new_match()
-
-        created = await asyncio.gather(*(create(d) for d in drivers))
+        created = await _create_matches(drivers)
         watchers = [
-            asyncio.create_task(watcher(drivers[n % count], created[n % count].spectator_token))
+            asyncio.create_task(watching.hold(drivers[n % count], created[n % count].spectator_token))
             for n in range(streams)
         ]
-        await asyncio.wait_for(ready.wait(), 600)
-        if not errors:
+        await asyncio.wait_for(watching.ready.wait(), 600)
+        if not watching.errors:
             # The machine's own latency with the streams open: a bare call by 32 callers.
             _, bare = await _echo(target, 32, 1.0)
             for _round in range(WATCH_ROUNDS):
@@ -807,7 +778,7 @@ async def _watch_load(target: str, api_key: str, game: str, players: int, stream
     finally:
         for channel in channels:
             await channel.close()
-    return _Watched(opened, delays, bare, errors)
+    return _Watched(watching.opened, watching.delays, bare, watching.errors)
 
 
 def _watch(report: Report, target: str, key: str, game: str, players: int, quick: bool) -> None:

@@ -21,16 +21,14 @@ import argparse
 import asyncio
 import os
 import random
-import resource
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from guildhall.rules.v1 import rules_pb2
 
-from benchmarks.report import Figure, Report, percentiles
+from benchmarks.report import Figure, Report, cpu_of, own_cpu, percentiles
 from gateway.eventstore.local_redis import free_port
 from gateway.rules_client import AsyncRulesClient, RulesClient
 from gateway.stack import wait_serving
@@ -136,18 +134,7 @@ def bench_grpc(report: Report, spec: GameSpec[Any], calls: int) -> None:
     )  # fmt: skip
 
 
-_TICK = os.sysconf("SC_CLK_TCK")
 HOP_GAME = "rattus_cartus"
-
-
-def _cpu_of(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / _TICK
-
-
-def _own_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 async def _hop_load(
@@ -169,11 +156,11 @@ async def _hop_load(
     try:
         warm = time.perf_counter() + min(1.0, seconds / 2)
         await asyncio.gather(*(caller(n, warm) for n in range(in_flight)))
-        calls, server0, caller0, started = 0, _cpu_of(pid), _own_cpu(), time.perf_counter()
+        calls, server0, caller0, started = 0, cpu_of(pid), own_cpu(), time.perf_counter()
         await asyncio.gather(*(caller(n, started + seconds) for n in range(in_flight)))
         elapsed = time.perf_counter() - started
-        server_us = (_cpu_of(pid) - server0) / max(calls, 1) * 1e6
-        caller_us = (_own_cpu() - caller0) / max(calls, 1) * 1e6
+        server_us = (cpu_of(pid) - server0) / max(calls, 1) * 1e6
+        caller_us = (own_cpu() - caller0) / max(calls, 1) * 1e6
     finally:
         await client.close()
     return calls / elapsed, server_us, caller_us

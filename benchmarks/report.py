@@ -7,7 +7,9 @@ run (a bare XADD, a bare gRPC call, the stdlib's generator) and the ratio betwee
 from __future__ import annotations
 
 import json
+import os
 import platform
+import resource
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -104,3 +106,18 @@ def percentiles(samples: list[float]) -> tuple[float, float]:
     """(p50, p99) of the samples."""
     ordered = sorted(samples)
     return ordered[len(ordered) // 2], ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_of(pid: int) -> float:
+    """User + system CPU seconds of another process (its threads included), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _TICK
+
+
+def own_cpu() -> float:
+    """User + system CPU seconds of this process."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime

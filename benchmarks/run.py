@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 from benchmarks import bench_eventstore, bench_path, bench_rules
 from benchmarks.report import Report
@@ -24,6 +25,13 @@ from services.runtime import tune_gc
 SECTIONS = ("rules", "eventstore", "path", "capacity")
 # The whole path is measured with this game: the issue's figures were taken with it.
 PATH_GAME, PATH_PLAYERS = "rattus_cartus", 2
+# The whole path again at 32 matches in other set-ups, beside the default stack's figures:
+# (label, bench_path.run settings, full run only). Two of them undo one of issue 14's levers.
+VARIANTS: tuple[tuple[str, dict[str, Any], bool], ...] = (
+    ("threaded rules server, unary calls", {"env": bench_path.LEVERS_OFF}, False),
+    ("asyncio loop, stock GC", {"env": bench_path.RUNTIME_OFF}, True),
+    ("", {"gateways": 2}, True),  # does a second gateway process pay? (labelled by its count)
+)
 
 
 def main() -> None:
@@ -64,41 +72,14 @@ def main() -> None:
                     # the bot's flow before return_view (a GetView before every action), same stack
                     getview_each_at=(32,) if section == "path" else (),
                 )
-                if section == "path":  # the same load with the rules hop as before, same run
-                    bench_path.run(
-                        report,
-                        url,
-                        PATH_GAME,
-                        PATH_PLAYERS,
-                        args.quick,
-                        sizes=(32,),
-                        capacity=False,
-                        env=bench_path.LEVERS_OFF,
-                        label="threaded rules server, unary calls",
-                    )
-                if section == "path" and not args.quick:  # the servers' runtime as it was
-                    bench_path.run(
-                        report,
-                        url,
-                        PATH_GAME,
-                        PATH_PLAYERS,
-                        args.quick,
-                        sizes=(32,),
-                        capacity=False,
-                        env=bench_path.RUNTIME_OFF,
-                        label="asyncio loop, stock GC",
-                    )
-                if section == "path" and not args.quick:  # does a second gateway process pay?
-                    bench_path.run(
-                        report,
-                        url,
-                        PATH_GAME,
-                        PATH_PLAYERS,
-                        args.quick,
-                        sizes=(32,),
-                        capacity=False,
-                        gateways=2,
-                    )
+                if section == "path":  # the same load at 32 matches, other set-ups, same run
+                    for label, settings, full_only in VARIANTS:
+                        if args.quick and full_only:
+                            continue
+                        bench_path.run(
+                            report, url, PATH_GAME, PATH_PLAYERS, args.quick,
+                            sizes=(32,), capacity=False, label=label, **settings,
+                        )  # fmt: skip
         print(f"      ({time.perf_counter() - started:.0f} s)", flush=True)
     json_path, md_path = report.write()
     print(f"wrote {json_path} and {md_path}")

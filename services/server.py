@@ -335,21 +335,23 @@ def build_server(
     rules_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(spec), server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    service_names = (
-        rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name,
-        health.SERVICE_NAME,
-        reflection.SERVICE_NAME,
-    )
-    reflection.enable_server_reflection(service_names, server)
+    port = _reflect_and_bind(server, address)
+    for name in ("", _SERVICE):
+        health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    return server, port, health_servicer
+
+
+def _reflect_and_bind(server: grpc.Server | grpc.aio.Server, address: str) -> int:
+    """Turn on reflection for the rules and health services and bind `address`; the bound port.
+    A taken port is an error here, never a second server sharing it."""
+    reflection.enable_server_reflection((_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
     try:
-        port = server.add_insecure_port(address)
+        port: int = server.add_insecure_port(address)
     except RuntimeError:  # grpcio raises here when the port is taken (SO_REUSEPORT is off)
         port = 0
     if port == 0:
         raise OSError(f"cannot listen on {address}: the port is taken or the address is not local")
-    for name in ("", service_names[0]):
-        health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return server, port, health_servicer
+    return port
 
 
 class _Aborted(Exception):
@@ -509,14 +511,7 @@ async def build_aio_server(
     server.add_generic_rpc_handlers((AsyncRules(RulesServicer(spec)).handler(),))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    service_names = (_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME)
-    reflection.enable_server_reflection(service_names, server)
-    try:
-        port = server.add_insecure_port(address)
-    except RuntimeError:  # grpcio raises here when the port is taken (SO_REUSEPORT is off)
-        port = 0
-    if port == 0:
-        raise OSError(f"cannot listen on {address}: the port is taken or the address is not local")
+    port = _reflect_and_bind(server, address)
     for name in ("", _SERVICE):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     return server, port, health_servicer

@@ -24,6 +24,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, cast
 
+import hiredis  # a dependency: redis-py parses replies with it, the gateway packs commands with it
 import redis.asyncio
 import redis.exceptions
 
@@ -55,10 +56,6 @@ class _HiredisPacking:
     name is one word; otherwise as redis-py does, so the bytes on the wire never differ."""
 
     def pack_command(self, *args: Any) -> list[bytes]:
-        try:
-            import hiredis
-        except ImportError:  # pragma: no cover (hiredis is a dependency)
-            return super().pack_command(*args)  # type: ignore[misc,no-any-return]
         first = args[0] if args else b""
         plain = all(type(arg) in _PLAIN_ARGUMENTS for arg in args)
         if plain and " " not in (first if isinstance(first, str) else first.decode("latin-1")):
