@@ -111,12 +111,10 @@ def redis_server_process(
     data_dir: Path | None = None,
     binary: str | None = None,
     startup_timeout_s: float = 10.0,
-    appendfsync: str = "always",
 ) -> Iterator[str]:
     """Run a redis-server on 127.0.0.1 for the duration of the block and yield its URL.
 
-    Persistence is off unless `appendonly` (then AOF with `appendfsync always`, as in production;
-    the benchmarks also measure `everysec` beside it, to show what the disk's fsync costs).
+    Persistence is off unless `appendonly` (then AOF with `appendfsync always`, as in production).
     Data lives in a temporary directory that is removed afterwards, unless `data_dir` is given.
     """
     binary = binary or find_redis_server()
@@ -132,7 +130,7 @@ def redis_server_process(
         # take it in between, so a start that fails on a busy address is retried on a new port.
         for attempt in range(3):
             port = free_port()
-            process, log_path = _spawn(binary, port, work_dir, appendonly, fsync=appendfsync)
+            process, log_path = _spawn(binary, port, work_dir, appendonly)
             try:
                 _wait_until_pingable(process, port, log_path, startup_timeout_s)
             except RedisServerStartError as error:
@@ -174,15 +172,10 @@ def free_port() -> int:
 
 
 def _spawn(
-    binary: str,
-    port: int,
-    work_dir: Path,
-    appendonly: bool,
-    extra: tuple[str, ...] = (),
-    fsync: str = "always",
+    binary: str, port: int, work_dir: Path, appendonly: bool, extra: tuple[str, ...] = ()
 ) -> tuple[subprocess.Popen[bytes], Path]:
     log_path = work_dir / f"redis-{port}.log"
-    persistence = ["--appendonly", "yes", "--appendfsync", fsync] if appendonly else ["--appendonly", "no"]
+    persistence = ["--appendonly", "yes", "--appendfsync", "always"] if appendonly else ["--appendonly", "no"]
     command = [
         binary,
         "--port", str(port),
