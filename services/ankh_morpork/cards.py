@@ -14,15 +14,21 @@ from typing import Any
 import msgspec
 
 from services.ankh_morpork import events
+from services.ankh_morpork.board import (
+    Tables,
+    buildings_of,
+    count_of,
+    owners_in,
+    pieces_in,
+    placements,
+    trouble_count,
+)
 from services.ankh_morpork.engine import (
     BEFORE,
     Ctx,
-    Tables,
     ability_options,
     automatic,
     bank_pays,
-    buildings_of,
-    count_of,
     decision,
     draw,
     end_turn,
@@ -30,11 +36,7 @@ from services.ankh_morpork.engine import (
     interrupt_frame,
     mark_card,
     move_minion,
-    next_seats,
-    owners_in,
-    pieces_in,
     place_minion,
-    placements,
     playable,
     push_move,
     push_removal,
@@ -44,7 +46,6 @@ from services.ankh_morpork.engine import (
     shades_targets,
     start_card,
     take_money,
-    trouble_count,
     use_ability,
 )
 from services.ankh_morpork.model import (
@@ -87,12 +88,13 @@ from services.ankh_morpork.model import (
     TroubleRemoved,
     UseAbility,
 )
+from services.kernel import seats_from
 
 ALL_AREAS = tuple(range(1, AREAS + 1))
 
 
 def _others(state: State, seat: int) -> tuple[int, ...]:
-    return tuple(s for s in next_seats(state, seat) if s != seat)
+    return tuple(s for s in seats_from(seat, state.players) if s != seat)
 
 
 def _distinct(cards: tuple[str, ...]) -> list[str]:

@@ -1,5 +1,7 @@
-"""The core of the Ankh-Morpork rules: board facts, applying events, the pending-step stack,
-interrupt windows, City Area abilities and the turn flow.
+"""The core of the Ankh-Morpork rules: applying events, the pending-step stack, interrupt
+windows, City Area abilities and the turn flow. It reads the board facts of `board.py` and the
+personality goals and points of `scoring.py` (the win checks at the start of a turn and when
+the game ends early), neither of which imports it.
 
 `validate` hands a decision to the handler of the top frame; handlers and automatic steps
 emit events through a `Ctx` (each event is applied at once, so later logic sees its effect)
@@ -15,13 +17,19 @@ from typing import Any
 
 import msgspec
 
-from services.ankh_morpork.catalog import Card, Catalog
+from services.ankh_morpork import scoring
+from services.ankh_morpork.board import (
+    Tables,
+    buildings_of,
+    count_of,
+    pieces_in,
+    placements,
+)
 from services.ankh_morpork.model import (
     AREAS,
     BANK,
     DEMON,
     HAND,
-    MINIONS,
     TROLL,
     AbilityUsed,
     Action,
@@ -64,149 +72,10 @@ from services.ankh_morpork.model import (
     TurnStarted,
     UseAbility,
 )
-from services.kernel import EventLog
+from services.kernel import EventLog, put, shift, without
 
 SMALL_GODS = 4
 SMALL_GODS_FEE = 3  # [SEED Pequeños dioses]
-
-
-class Tables:
-    """Lookups derived once from the data file."""
-
-    def __init__(self, catalog: Catalog) -> None:
-        self.catalog = catalog
-        self.cards: dict[str, Card] = {c.id: c for c in catalog.cards}
-        self.areas = catalog.areas
-        self.adjacent: tuple[frozenset[int], ...] = tuple(frozenset(a.adjacent) for a in catalog.areas)
-        self.cost = tuple(a.cost for a in catalog.areas)
-        self.events = {e.id: e for e in catalog.events}
-        self.personalities = {p.id: p for p in catalog.personalities}
-        self.interrupt_cards = frozenset(c.id for c in catalog.cards if c.interrupt)
-
-    def adj(self, area: int) -> frozenset[int]:
-        return self.adjacent[area - 1]
-
-    def near(self, area: int) -> tuple[int, ...]:
-        """The area and its neighbours, in number order."""
-        return tuple(sorted({area, *self.adjacent[area - 1]}))
-
-
-# -- board facts ----------------------------------------------------------------------------------
-
-
-def pieces_in(state: State, area: int) -> int:
-    """Minions of every colour, trolls and demons in an area (buildings not counted)."""
-    i = area - 1
-    return sum(state.minions[i]) + state.trolls[i] + state.demons[i]
-
-
-def minions_of(state: State, seat: int) -> int:
-    return sum(row[seat] for row in state.minions)
-
-
-def supply(state: State, seat: int) -> int:
-    return MINIONS - minions_of(state, seat)
-
-
-def buildings_of(state: State, seat: int) -> tuple[int, ...]:
-    return tuple(a + 1 for a, owner in enumerate(state.buildings) if owner == seat)
-
-
-def trouble_count(state: State) -> int:
-    return sum(state.trouble)
-
-
-def controller(state: State, area: int) -> int:
-    """The seat whose pieces (minions + building) outnumber every other seat's and the trolls;
-    nobody controls an area with a demon [FS 3.1]."""
-    i = area - 1
-    if state.demons[i]:
-        return -1
-    counts = [state.minions[i][p] + (state.buildings[i] == p) for p in range(state.players)]
-    best = max(counts)
-    if best == 0 or counts.count(best) > 1 or best <= state.trolls[i]:
-        return -1
-    return counts.index(best)
-
-
-def owners_in(state: State, area: int) -> tuple[int, ...]:
-    """Every owner with a minion in the area: seats in order, then TROLL, then DEMON."""
-    i = area - 1
-    found = [p for p in range(state.players) if state.minions[i][p]]
-    if state.trolls[i]:
-        found.append(TROLL)
-    if state.demons[i]:
-        found.append(DEMON)
-    return tuple(found)
-
-
-def count_of(state: State, area: int, owner: int) -> int:
-    i = area - 1
-    if owner == TROLL:
-        return state.trolls[i]
-    if owner == DEMON:
-        return state.demons[i]
-    return state.minions[i][owner]
-
-
-def placement_ok(t: Tables, state: State, seat: int, area: int, from_area: int = 0) -> bool:
-    """The placement rule [SEED Colocar un Minion]: into an area where you have a minion or one
-    next to it; anywhere with no minion on the board; with all 12 out, one is taken off first."""
-    rows = state.minions
-    if from_area:
-        if rows[from_area - 1][seat] == 0 or from_area == area:
-            return False
-    elif supply(state, seat) == 0:
-        return False
-    present = [a + 1 for a in range(AREAS) if rows[a][seat] - (1 if a + 1 == from_area else 0) > 0]
-    if not present:
-        return True
-    return any(a == area or a in t.adj(area) for a in present)
-
-
-def placements(t: Tables, state: State, seat: int, areas: tuple[int, ...], rule: bool) -> list[Action]:
-    """PlaceMinion actions into `areas` (with `rule`, only those the placement rule allows)."""
-    out: list[Action] = []
-    if supply(state, seat) > 0:
-        if not rule:
-            return [PlaceMinion(a) for a in areas]
-        present = [a + 1 for a in range(AREAS) if state.minions[a][seat]]
-        if not present:
-            return [PlaceMinion(a) for a in areas]
-        reach = set(present).union(*(t.adj(a) for a in present))
-        return [PlaceMinion(a) for a in areas if a in reach]
-    sources = [a + 1 for a in range(AREAS) if state.minions[a][seat]]
-    reach_from: dict[int, set[int] | None] = {}  # per source: where the rule allows (None: anywhere)
-    for f in sources:
-        left = [a for a in sources if a != f or state.minions[f - 1][seat] > 1]
-        reach_from[f] = set(left).union(*(t.adj(a) for a in left)) if left else None
-    for a in areas:
-        for f in sources:
-            allowed = reach_from[f]
-            if f != a and (not rule or allowed is None or a in allowed):
-                out.append(PlaceMinion(a, f))
-    return out
-
-
-def next_seats(state: State, first: int) -> tuple[int, ...]:
-    """Every seat in turn order starting with `first`."""
-    n = state.players
-    return tuple((first + k) % n for k in range(n))
-
-
-def _set(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
-    return (*values[:index], value, *values[index + 1 :])
-
-
-def _add(values: tuple[int, ...], index: int, delta: int) -> tuple[int, ...]:
-    return (*values[:index], values[index] + delta, *values[index + 1 :])
-
-
-def _without(cards: tuple[str, ...], gone: tuple[str, ...]) -> tuple[str, ...]:
-    out = list(cards)
-    for card in gone:
-        out.remove(card)
-    return tuple(out)
 
 
 # -- apply ---------------------------------------------------------------------------------------
@@ -215,10 +84,10 @@ def _without(cards: tuple[str, ...], gone: tuple[str, ...]) -> tuple[str, ...]:
 def _minion_delta(state: State, owner: int, area: int, delta: int) -> dict[str, Any]:
     i = area - 1
     if owner == TROLL:
-        return {"trolls": _add(state.trolls, i, delta)}
+        return {"trolls": shift(state.trolls, i, delta)}
     if owner == DEMON:
-        return {"demons": _add(state.demons, i, delta)}
-    return {"minions": _set(state.minions, i, _add(state.minions[i], owner, delta))}
+        return {"demons": shift(state.demons, i, delta)}
+    return {"minions": put(state.minions, i, shift(state.minions[i], owner, delta))}
 
 
 def _replace(state: State, **changes: Any) -> State:
@@ -228,25 +97,25 @@ def _replace(state: State, **changes: Any) -> State:
 def _apply_minion_placed(state: State, e: MinionPlaced) -> State:
     if e.from_area:
         state = _replace(state, **_minion_delta(state, e.owner, e.from_area, -1))
-        state = _replace(state, trouble=_set(state.trouble, e.from_area - 1, False))
+        state = _replace(state, trouble=put(state.trouble, e.from_area - 1, False))
     changes = _minion_delta(state, e.owner, e.area, 1)
     if e.trouble:
-        changes["trouble"] = _set(state.trouble, e.area - 1, True)
+        changes["trouble"] = put(state.trouble, e.area - 1, True)
     return _replace(state, **changes)
 
 
 def _apply_minion_removed(state: State, e: MinionRemoved) -> State:
     changes = _minion_delta(state, e.owner, e.area, -1)
-    changes["trouble"] = _set(state.trouble, e.area - 1, False)
+    changes["trouble"] = put(state.trouble, e.area - 1, False)
     return _replace(state, **changes)
 
 
 def _apply_minion_moved(state: State, e: MinionMoved) -> State:
     state = _replace(state, **_minion_delta(state, e.owner, e.from_area, -1))
     changes = _minion_delta(state, e.owner, e.area, 1)
-    trouble = _set(state.trouble, e.from_area - 1, False)
+    trouble = put(state.trouble, e.from_area - 1, False)
     if e.trouble:
-        trouble = _set(trouble, e.area - 1, True)
+        trouble = put(trouble, e.area - 1, True)
     changes["trouble"] = trouble
     return _replace(state, **changes)
 
@@ -254,17 +123,17 @@ def _apply_minion_moved(state: State, e: MinionMoved) -> State:
 def _pay(state: State, payer: int, payee: int, amount: int) -> tuple[int, ...]:
     money = state.money
     if payer != BANK:
-        money = _add(money, payer, -amount)
+        money = shift(money, payer, -amount)
     if payee != BANK:
-        money = _add(money, payee, amount)
+        money = shift(money, payee, amount)
     return money
 
 
 def _apply_building_placed(state: State, e: BuildingPlaced) -> State:
     buildings = state.buildings
     if e.from_area:  # a card set aside by Bloody Stupid Johnson stays aside for good
-        buildings = _set(buildings, e.from_area - 1, -1)
-    buildings = _set(buildings, e.area - 1, e.player)
+        buildings = put(buildings, e.from_area - 1, -1)
+    buildings = put(buildings, e.area - 1, e.player)
     gained = state.gained if e.area in state.gained else (*state.gained, e.area)
     return _replace(
         state,
@@ -276,12 +145,12 @@ def _apply_building_placed(state: State, e: BuildingPlaced) -> State:
 
 def _apply_building_removed(state: State, e: BuildingRemoved) -> State:
     # The card goes back to the display, unless Bloody Stupid Johnson set it aside for good.
-    return _replace(state, buildings=_set(state.buildings, e.area - 1, -1))
+    return _replace(state, buildings=put(state.buildings, e.area - 1, -1))
 
 
 def _hand_change(state: State, seat: int, add: tuple[str, ...] = (), remove: tuple[str, ...] = ()) -> State:
-    hand = _without(state.hands[seat], remove) + add
-    return _replace(state, hands=_set(state.hands, seat, hand))
+    hand = without(state.hands[seat], *remove) + add
+    return _replace(state, hands=put(state.hands, seat, hand))
 
 
 def _apply_card_played(state: State, e: CardPlayed) -> State:
@@ -293,11 +162,9 @@ def _apply_card_played(state: State, e: CardPlayed) -> State:
 
 def _apply_card_finished(state: State, e: CardFinished) -> State:
     if e.to == "loan":
-        return _replace(state, loans=_set(state.loans, e.holder, (*state.loans[e.holder], e.card)))
+        return _replace(state, loans=put(state.loans, e.holder, (*state.loans[e.holder], e.card)))
     if e.to == "penalty":
-        return _replace(
-            state, penalties=_set(state.penalties, e.holder, (*state.penalties[e.holder], e.card))
-        )
+        return _replace(state, penalties=put(state.penalties, e.holder, (*state.penalties[e.holder], e.card)))
     if e.to == "hand":
         return _hand_change(state, e.player, add=(e.card,))
     return _replace(state, discard=(*state.discard, e.card))
@@ -311,7 +178,7 @@ def _apply_cards_drawn(state: State, e: CardsDrawn) -> State:
 
 def _apply_discard_drawn(state: State, e: DiscardDrawn) -> State:
     state = _hand_change(state, e.player, add=e.cards)
-    return _replace(state, discard=_without(state.discard, e.cards))
+    return _replace(state, discard=without(state.discard, *e.cards))
 
 
 def _apply_card_discarded(state: State, e: CardDiscarded) -> State:
@@ -325,8 +192,8 @@ def _apply_cards_given(state: State, e: CardsGiven) -> State:
 
 
 def _apply_hands_swapped(state: State, e: HandsSwapped) -> State:
-    hands = _set(state.hands, e.first, state.hands[e.second])
-    return _replace(state, hands=_set(hands, e.second, state.hands[e.first]))
+    hands = put(state.hands, e.first, state.hands[e.second])
+    return _replace(state, hands=put(hands, e.second, state.hands[e.first]))
 
 
 def _apply_deck_discarded(state: State, e: DeckDiscarded) -> State:
@@ -342,9 +209,9 @@ def _apply_turn_started(state: State, e: TurnStarted) -> State:
 
 
 def _apply_personality_swapped(state: State, e: PersonalitySwapped) -> State:
-    unused = tuple(sorted((*_without(state.unused_personalities, (e.new,)), e.old)))
+    unused = tuple(sorted((*without(state.unused_personalities, e.new), e.old)))
     return _replace(
-        state, personalities=_set(state.personalities, e.player, e.new), unused_personalities=unused
+        state, personalities=put(state.personalities, e.player, e.new), unused_personalities=unused
     )
 
 
@@ -361,8 +228,8 @@ APPLIERS: dict[type, Callable[[State, Any], State]] = {
     MinionPlaced: _apply_minion_placed,
     MinionRemoved: _apply_minion_removed,
     MinionMoved: _apply_minion_moved,
-    TroublePlaced: lambda s, e: _replace(s, trouble=_set(s.trouble, e.area - 1, True)),
-    TroubleRemoved: lambda s, e: _replace(s, trouble=_set(s.trouble, e.area - 1, False)),
+    TroublePlaced: lambda s, e: _replace(s, trouble=put(s.trouble, e.area - 1, True)),
+    TroubleRemoved: lambda s, e: _replace(s, trouble=put(s.trouble, e.area - 1, False)),
     BuildingPlaced: _apply_building_placed,
     BuildingRemoved: _apply_building_removed,
     Paid: lambda s, e: _replace(s, money=_pay(s, e.payer, e.payee, e.amount)),
@@ -376,7 +243,7 @@ APPLIERS: dict[type, Callable[[State, Any], State]] = {
     DeckDiscarded: _apply_deck_discarded,
     EventDrawn: _apply_event_drawn,
     DieRolled: lambda s, e: s,
-    CityCardLost: lambda s, e: _replace(s, lost_cards=_set(s.lost_cards, e.area - 1, True)),
+    CityCardLost: lambda s, e: _replace(s, lost_cards=put(s.lost_cards, e.area - 1, True)),
     AbilityUsed: lambda s, e: _replace(s, used_abilities=(*s.used_abilities, e.area)),
     PersonalitySwapped: _apply_personality_swapped,
     PersonalitiesSeen: lambda s, e: s,
@@ -799,8 +666,6 @@ def end_turn(ctx: Ctx) -> None:
         return
     nxt = (seat + 1) % state.players
     ctx.emit(TurnStarted(nxt, state.turn + 1))
-    from services.ankh_morpork import scoring  # scoring imports engine helpers
-
     if scoring.meets_goal(ctx.t, ctx.state, nxt):
         end_game(ctx, "personality", (nxt,))
         return
@@ -813,8 +678,6 @@ def check_deck_out(ctx: Ctx) -> bool:
         return True
     if ctx.state.deck:
         return False
-    from services.ankh_morpork import scoring
-
     vimes = scoring.vimes_seat(ctx.t, ctx.state)
     end_game(ctx, "deck_out", (vimes,) if vimes >= 0 else scoring.points_winners(ctx.t, ctx.state))
     return True

@@ -8,23 +8,20 @@ from typing import Any
 
 import msgspec
 
+from services.ankh_morpork import scoring
+from services.ankh_morpork.board import Tables, buildings_of, owners_in, trouble_count
 from services.ankh_morpork.engine import (
     SMALL_GODS,
     SMALL_GODS_FEE,
     Ctx,
-    Tables,
     automatic,
-    buildings_of,
     decision,
     end_game,
     interrupt_frame,
     move_minion,
-    next_seats,
-    owners_in,
     place_minion,
     push_removal,
     small_gods_usable,
-    trouble_count,
 )
 from services.ankh_morpork.model import (
     BANK,
@@ -46,6 +43,7 @@ from services.ankh_morpork.model import (
     TroubleRemoved,
     UseAbility,
 )
+from services.kernel import seats_from
 
 RIOT_TROUBLE = 8  # [FS 4 Riots]
 SUBSIDENCE_FEE = 2  # per building [FS 4]
@@ -112,7 +110,7 @@ def _flood(ctx: Ctx, player: int, amount: int) -> None:
     for area in dict.fromkeys(rolled):
         if not ctx.t.areas[area - 1].river:
             continue
-        for seat in next_seats(ctx.state, player):
+        for seat in seats_from(player, ctx.state.players):
             count = ctx.state.minions[area - 1][seat]
             if count:
                 frames.append(
@@ -167,8 +165,6 @@ def _fog(ctx: Ctx, player: int, amount: int) -> None:
 
 def _riots(ctx: Ctx, player: int, amount: int) -> None:
     if trouble_count(ctx.state) >= amount:
-        from services.ankh_morpork import scoring
-
         end_game(ctx, "riots", scoring.points_winners(ctx.t, ctx.state))
 
 
@@ -179,7 +175,7 @@ def _explosion(ctx: Ctx, player: int, amount: int) -> None:
 
 def _murders(ctx: Ctx, player: int, amount: int) -> None:
     """Each player in turn rolls and removes a minion of their choice from that area."""
-    for seat in reversed(next_seats(ctx.state, player)):
+    for seat in reversed(seats_from(player, ctx.state.players)):
         ctx.push(Frame(kind="murder", player=seat, actor=player))
 
 
@@ -198,7 +194,7 @@ def _arrivals(ctx: Ctx, player: int, amount: int, owner: int, reason: str) -> No
         state = ctx.state
         at_stake = [
             s
-            for s in next_seats(state, player)
+            for s in seats_from(player, state.players)
             if state.minions[area - 1][s] or state.buildings[area - 1] == s
         ]
         for seat in reversed(at_stake):
@@ -225,7 +221,7 @@ def _run_arrival(ctx: Ctx, frame: Frame) -> None:
 
 
 def _subsidence(ctx: Ctx, player: int, amount: int) -> None:
-    for seat in reversed(next_seats(ctx.state, player)):
+    for seat in reversed(seats_from(player, ctx.state.players)):
         if buildings_of(ctx.state, seat):
             ctx.push(Frame(kind="subsidence", player=seat, count=amount))
 

@@ -13,16 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from services.ankh_morpork import cards, events, scoring, views
+from services.ankh_morpork.board import Tables
 from services.ankh_morpork.catalog import Catalog, default_catalog
-from services.ankh_morpork.engine import (
-    AUTOMATIC,
-    DECISIONS,
-    Ctx,
-    Tables,
-    advance,
-    apply,
-    options_for,
-)
+from services.ankh_morpork.engine import AUTOMATIC, DECISIONS, Ctx, advance, apply, options_for
 from services.ankh_morpork.model import (
     AREAS,
     HAND,

@@ -1,9 +1,10 @@
 """Personality goals (checked at the start of their owner's turn) and the points count at the
-end of a game decided by points [SEED Fin del juego, FS 3]."""
+end of a game decided by points [SEED Fin del juego, FS 3]. Pure functions of the board facts:
+the engine asks them when a turn starts and when the game ends early."""
 
 from __future__ import annotations
 
-from services.ankh_morpork.engine import Tables, buildings_of, controller, trouble_count
+from services.ankh_morpork.board import Tables, buildings_of, controller, trouble_count
 from services.ankh_morpork.model import AREAS, State
 from services.kernel import Outcome, PlayerResult
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import msgspec
 
-from services.ankh_morpork.engine import Tables, buildings_of, controller, minions_of
+from services.ankh_morpork.board import Tables, buildings_of, controller, minions_of
 from services.ankh_morpork.model import (
     BUILDINGS,
     MINIONS,

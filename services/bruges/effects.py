@@ -9,8 +9,6 @@ laurel persons score in `scoring`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from services.bruges.catalog import Person
 from services.bruges.model import (
     COLOUR_INDEX,
@@ -26,17 +24,15 @@ from services.bruges.model import (
     Task,
     TasksAdded,
 )
-
-if TYPE_CHECKING:
-    from services.bruges.rules import Rules, _Log
+from services.bruges.primitives import Log, Tables
 
 
-def _houses(rules: Rules, state: State, player: int, colour: str) -> int:
+def _houses(tables: Tables, state: State, player: int, colour: str) -> int:
     """A seat's houses of one colour ("" = every house): the colour of the card built face down."""
-    return sum(1 for h in state.seats[player].houses if not colour or rules.colour[h.card] == colour)
+    return sum(1 for h in state.seats[player].houses if not colour or tables.colour[h.card] == colour)
 
 
-def targets(rules: Rules, state: State, player: int, person: Person) -> list[int]:
+def targets(tables: Tables, state: State, player: int, person: Person) -> list[int]:
     """The targets an activation can take now ([-1] for none); [] if it would do nothing.
 
     A person whose effect would change nothing cannot be activated: paying a worker for nothing is
@@ -48,8 +44,8 @@ def targets(rules: Rules, state: State, player: int, person: Person) -> list[int
         return [
             s
             for s in (0, 1)
-            if rules.canal_space(state, player, s)
-            and rules.canal_cost(seat, s) * person.amount <= seat.guilders
+            if tables.canal_space(state, player, s)
+            and tables.canal_cost(seat, s) * person.amount <= seat.guilders
         ]
     usable = True
     if effect in ("draw_cards", "draw_and_discard"):
@@ -61,7 +57,7 @@ def targets(rules: Rules, state: State, player: int, person: Person) -> list[int
     elif effect == "die_reward":
         usable = state.dice[COLOUR_INDEX[person.param_colour]] >= person.threshold
     elif effect in ("guilders_per_house", "points_per_house"):
-        usable = _houses(rules, state, player, person.param_colour) > 0
+        usable = _houses(tables, state, player, person.param_colour) > 0
     elif effect == "gain_reputation":
         usable = seat.reputation < REPUTATION_STEPS
     elif effect in ("opponents_lose_canal", "opponents_give_workers"):
@@ -69,21 +65,21 @@ def targets(rules: Rules, state: State, player: int, person: Person) -> list[int
     return [-1] if usable else []
 
 
-def why_not(rules: Rules, state: State, player: int, person: Person, target: int) -> str:
+def why_not(tables: Tables, state: State, player: int, person: Person, target: int) -> str:
     """Why an activation of `person` with `target` is refused (for the rejection message)."""
     if person.effect == "canal_without_card":
         if target not in (0, 1):
             return f"{person.name} builds on canal section 0 or 1: name it as the target."
-        if not rules.canal_space(state, player, target):
+        if not tables.canal_space(state, player, target):
             return "That canal section is complete."
-        cost = rules.canal_cost(state.seats[player], target) * person.amount
+        cost = tables.canal_cost(state.seats[player], target) * person.amount
         return f"{person.name} builds that space for {cost} guilders; you have too few."
     if target != -1:
         return f"{person.name} takes no target."
     return f"{person.name} would have no effect now."
 
 
-def resolve(rules: Rules, log: _Log, player: int, person: Person, target: int) -> None:
+def resolve(tables: Tables, log: Log, player: int, person: Person, target: int) -> None:
     """Carry out a used person's effect for `player` (events into `log`)."""
     effect = person.effect
     amount = person.amount
@@ -99,11 +95,11 @@ def resolve(rules: Rules, log: _Log, player: int, person: Person, target: int) -
         workers[COLOUR_INDEX[person.param_colour]] = amount
         log.emit(Gained(player, why, workers=tuple(workers)))
     elif effect == "guilders_per_house":
-        count = _houses(rules, state, player, person.param_colour)
+        count = _houses(tables, state, player, person.param_colour)
         if count:
             log.emit(Gained(player, why, guilders=amount * count))
     elif effect == "points_per_house":
-        count = _houses(rules, state, player, person.param_colour)
+        count = _houses(tables, state, player, person.param_colour)
         if count:
             log.emit(Gained(player, why, points=amount * count))
     elif effect == "gain_reputation":
@@ -111,7 +107,7 @@ def resolve(rules: Rules, log: _Log, player: int, person: Person, target: int) -
             if log.state.seats[player].reputation >= REPUTATION_STEPS:
                 break
             log.emit(Gained(player, why, reputation=1))
-            rules.reputation_trigger(log, player)
+            tables.reputation_trigger(log, player)
     elif effect == "draw_cards":
         log.emit(TasksAdded((Task(player, T_DRAW, amount),)))
     elif effect == "draw_and_discard":
@@ -130,6 +126,6 @@ def resolve(rules: Rules, log: _Log, player: int, person: Person, target: int) -
     elif effect == "extra_play":
         log.emit(ExtraPlayGranted(player))
     elif effect == "canal_without_card":
-        rules.build_canal(log, player, target, rules.canal_cost(state.seats[player], target) * amount)
+        tables.build_canal(log, player, target, tables.canal_cost(state.seats[player], target) * amount)
     else:  # permanent, trigger and laurel effects are not carried out on use
         raise AssertionError(f"{effect} is not an effect carried out on use")

@@ -19,13 +19,13 @@ someone owes a decision again; `apply` is bookkeeping only. Person effects are d
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
 from services.bruges import effects, scoring, views
-from services.bruges.catalog import Catalog, Person, default_catalog
+from services.bruges.catalog import Catalog, default_catalog
 from services.bruges.model import (
     CALAMITY,
     CALAMITY_TASKS,
@@ -35,14 +35,12 @@ from services.bruges.model import (
     DRAW,
     HAND_SIZE,
     INTRIGUE_LOSS,
-    MAX_STATUES,
     ONCE_PER_ROUND,
     OVER,
     PLAY,
     PLAYS_PER_ROUND,
     REPUTATION,
     REPUTATION_STEPS,
-    SECTION_SPACES,
     T_CANAL,
     T_DISCARD,
     T_DRAW,
@@ -101,7 +99,18 @@ from services.bruges.model import (
     View,
     WorkerGiven,
 )
-from services.kernel import EventLog, GameSpec, Rejection, Rng, SetupError, illegal, rules_version
+from services.bruges.primitives import Log, Tables
+from services.kernel import (
+    EventLog,
+    GameSpec,
+    Rejection,
+    Rng,
+    SetupError,
+    illegal,
+    rules_version,
+    seats_from,
+    shift,
+)
 
 PLAYER_COUNTS = (2, 3, 4)
 STACKS = 5  # the shuffled deck is cut into 5 stacks; one per player forms the draw piles [SEED]
@@ -143,35 +152,15 @@ def _set_seat(state: State, player: int, seat: Seat) -> State:
     return msgspec.structs.replace(state, seats=tuple(seats))
 
 
-def _add(values: tuple[int, ...], index: int, delta: int) -> tuple[int, ...]:
-    out = list(values)
-    out[index] += delta
-    return tuple(out)
-
-
 def workers_of(colour: str, amount: int) -> tuple[int, ...]:
-    return _add(NO_WORKERS, COLOUR_INDEX[colour], amount)
+    return shift(NO_WORKERS, COLOUR_INDEX[colour], amount)
 
 
-def turn_order(state: State) -> tuple[int, ...]:
-    """Seats from the start player on, clockwise (seat order)."""
-    n = state.players
-    return tuple((state.start + k) % n for k in range(n))
-
-
-# The validate-call log every handler writes to (see services.kernel.log).
-_Log = EventLog[State, Event]
-
-
-class Rules:
-    """The rules of Bruges played with one data file."""
+class Rules(Tables):
+    """The rules of Bruges played with one data file (its figures and shared steps: `Tables`)."""
 
     def __init__(self, catalog: Catalog) -> None:
-        self.catalog = catalog
-        self.board = catalog.board
-        persons = sorted(catalog.persons, key=lambda p: p.id)
-        self.persons: tuple[Person, ...] = tuple(persons)
-        self.colour: tuple[str, ...] = tuple(p.colour for p in persons)
+        super().__init__(catalog)
         self._appliers: dict[type, Callable[[State, Any], State]] = {
             RoundStarted: _apply_round_started,
             CardDrawn: _apply_card_drawn,
@@ -203,7 +192,7 @@ class Rules:
             RoundEnded: _apply_round_ended,
             GameEnded: _apply_game_ended,
         }
-        self._handlers: dict[type, Callable[[_Log, int, Any], Rejection | None]] = {
+        self._handlers: dict[type, Callable[[Log, int, Any], Rejection | None]] = {
             DrawCard: self._on_draw,
             StopDrawing: self._on_stop,
             BuyReputation: self._on_reputation,
@@ -385,37 +374,6 @@ class Rules:
         out.append(PlayCard(card=seat.hand[0] if seat.hand else 0, action="dance"))
         return out
 
-    # -- board figures ---------------------------------------------------------------------------
-
-    def canal_space(self, state: State, player: int, section: int) -> str:
-        """The colour of the next space of a section ("" when the section is complete)."""
-        tokens = state.seats[player].canals[section]
-        if tokens >= SECTION_SPACES:
-            return ""
-        house = self.board.guard_houses[player]
-        return (house.left if section == 0 else house.right)[tokens]
-
-    def canal_cost(self, seat: Seat, section: int) -> int:
-        tokens = seat.canals[section]
-        return self.board.canal_costs[tokens] if tokens < SECTION_SPACES else 0
-
-    def in_play(self, seat: Seat) -> Iterable[Person]:
-        return (self.persons[h.person] for h in seat.houses if h.person >= 0)
-
-    def price(self, state: State, player: int, card: int) -> int:
-        """A person's price less the discounts of persons already in play (Biologist)."""
-        discount = sum(p.amount for p in self.in_play(state.seats[player]) if p.effect == "recruit_discount")
-        return max(0, self.persons[card].price - discount)
-
-    def bonus(self, seat: Seat, action: str) -> int:
-        """What permanent persons add to an action (Lawyer: one more worker)."""
-        return sum(
-            p.amount for p in self.in_play(seat) if p.effect == "action_bonus" and p.param_action == action
-        )
-
-    def hand_limit(self, seat: Seat) -> int:
-        return max([HAND_SIZE, *(p.amount for p in self.in_play(seat) if p.effect == "hand_size")])
-
     # -- validate ---------------------------------------------------------------------------
 
     def validate(self, state: State, player: int, action: Action) -> list[Event] | Rejection:
@@ -436,7 +394,7 @@ class Rules:
             return illegal(f"You cannot do that: {_PROMPTS[self._first_task(state, player).kind]}.")
         return None
 
-    def _on_draw(self, log: _Log, player: int, action: DrawCard) -> Rejection | None:
+    def _on_draw(self, log: Log, player: int, action: DrawCard) -> Rejection | None:
         state = log.state
         if action.pile not in (0, 1):
             return illegal("There are two draw piles: 0 and 1.")
@@ -446,7 +404,7 @@ class Rules:
         self._draw(log, player, action.pile, seen=bool(task), task=task)
         return None
 
-    def _draw(self, log: _Log, player: int, pile: int, *, seen: bool, task: str) -> None:
+    def _draw(self, log: Log, player: int, pile: int, *, seen: bool, task: str) -> None:
         """Take the top card; an emptied pile is replaced by the extra pile, or, once that is in
         play, the other pile is split in two [SEED phase 1]."""
         state = log.state
@@ -465,27 +423,21 @@ class Rules:
             other = len(state.piles[1 - pile])
             log.emit(PileReplaced(pile, True, (other // 2, other - other // 2)))
 
-    def _on_stop(self, log: _Log, player: int, action: StopDrawing) -> Rejection | None:
+    def _on_stop(self, log: Log, player: int, action: StopDrawing) -> Rejection | None:
         seat = log.state.seats[player]
         if len(seat.hand) < HAND_SIZE:
             return illegal("Draw up to five cards first.")
         log.emit(HandLooked(player, seat.hand))
         return None
 
-    def _on_reputation(self, log: _Log, player: int, action: BuyReputation) -> Rejection | None:
+    def _on_reputation(self, log: Log, player: int, action: BuyReputation) -> Rejection | None:
         state = log.state
         log.emit(ReputationBought(player, state.reputation_cost if action.advance else 0, action.advance))
         if action.advance:
             self.reputation_trigger(log, player)
         return None
 
-    def reputation_trigger(self, log: _Log, player: int) -> None:
-        """Persons that fire whenever their owner moves up the reputation track (infinity kind 3)."""
-        for person in self.in_play(log.state.seats[player]):
-            if person.effect == "reputation_points":
-                log.emit(Gained(player, person.name, points=person.amount))
-
-    def _on_play(self, log: _Log, player: int, action: PlayCard) -> Rejection | None:
+    def _on_play(self, log: Log, player: int, action: PlayCard) -> Rejection | None:
         state = log.state
         seat = state.seats[player]
         if state.played >= state.allowed:
@@ -548,20 +500,7 @@ class Rules:
             return "That house already holds a person."
         return f"{self.persons[action.card].name} costs {self.price(state, player, action.card)} guilders."
 
-    def build_canal(self, log: _Log, player: int, section: int, cost: int) -> None:
-        """A token on the next space; a completed section takes the top statue (two at most, one
-        per section even if rebuilt after a Fire) [SEED canal action]."""
-        log.emit(CanalBuilt(player, section, cost))
-        seat = log.state.seats[player]
-        if (
-            seat.canals[section] == SECTION_SPACES
-            and not seat.statue_sections[section]
-            and len(seat.statues) < MAX_STATUES
-            and log.state.statues
-        ):
-            log.emit(StatueTaken(player, section, log.state.statues[0]))
-
-    def _on_activate(self, log: _Log, player: int, action: Activate) -> Rejection | None:
+    def _on_activate(self, log: Log, player: int, action: Activate) -> Rejection | None:
         state = log.state
         seat = state.seats[player]
         if not 0 <= action.house < len(seat.houses) or seat.houses[action.house].person < 0:
@@ -580,38 +519,38 @@ class Rules:
         effects.resolve(self, log, player, person, action.target)
         return None
 
-    def _on_end_turn(self, log: _Log, player: int, action: EndTurn) -> Rejection | None:
+    def _on_end_turn(self, log: Log, player: int, action: EndTurn) -> Rejection | None:
         if log.state.played < 1:
             return illegal("Play a card before you end your turn.")
         log.emit(TurnEnded(player))
         return None
 
-    def _on_discard(self, log: _Log, player: int, action: DiscardCard) -> Rejection | None:
+    def _on_discard(self, log: Log, player: int, action: DiscardCard) -> Rejection | None:
         if action.card not in log.state.seats[player].hand:
             return illegal("That card is not in your hand.")
         log.emit(CardDiscarded(player, action.card, T_DISCARD))
         return None
 
-    def _on_return_threat(self, log: _Log, player: int, action: ReturnThreat) -> Rejection | None:
+    def _on_return_threat(self, log: Log, player: int, action: ReturnThreat) -> Rejection | None:
         rejection = self._task_rejection(log.state, player, action)
         if rejection is None:
             log.emit(ThreatReturned(player, action.colour, T_THREAT))
         return rejection
 
-    def _on_give_worker(self, log: _Log, player: int, action: GiveWorker) -> Rejection | None:
+    def _on_give_worker(self, log: Log, player: int, action: GiveWorker) -> Rejection | None:
         rejection = self._task_rejection(log.state, player, action)
         if rejection is None:
             task = self._first_task(log.state, player)
             log.emit(WorkerGiven(player, task.other, action.colour, T_GIVE))
         return rejection
 
-    def _on_remove_canal(self, log: _Log, player: int, action: RemoveCanal) -> Rejection | None:
+    def _on_remove_canal(self, log: Log, player: int, action: RemoveCanal) -> Rejection | None:
         rejection = self._task_rejection(log.state, player, action)
         if rejection is None:
             log.emit(CanalRemoved(player, action.section, T_CANAL))
         return rejection
 
-    def _on_calamity(self, log: _Log, player: int, action: SufferCalamity) -> Rejection | None:
+    def _on_calamity(self, log: Log, player: int, action: SufferCalamity) -> Rejection | None:
         state = log.state
         if action not in self._task_options(state, player):
             return illegal(
@@ -620,7 +559,7 @@ class Rules:
         self._suffer(log, player, action)
         return None
 
-    def _suffer(self, log: _Log, player: int, action: SufferCalamity) -> None:
+    def _suffer(self, log: Log, player: int, action: SufferCalamity) -> None:
         seat = log.state.seats[player]
         if action.colour == "brown":
             log.emit(PersonLost(player, action.house, seat.houses[action.house].person, T_PLAGUE))
@@ -632,7 +571,7 @@ class Rules:
 
     # -- the automatic flow --------------------------------------------------------------------
 
-    def _advance(self, log: _Log) -> None:
+    def _advance(self, log: Log) -> None:
         """Emit what happens by itself until somebody owes a decision (or the game is over)."""
         while True:
             state = log.state
@@ -691,7 +630,7 @@ class Rules:
                 return seat_no
         return -1
 
-    def _settle_task(self, log: _Log) -> bool:
+    def _settle_task(self, log: Log) -> bool:
         """Resolve a task that leaves no choice (one option) or drop one that cannot be done."""
         state = log.state
         for player in sorted({t.seat for t in state.tasks}):
@@ -705,7 +644,7 @@ class Rules:
                 return True
         return False
 
-    def _carry_out(self, log: _Log, player: int, action: Action) -> None:
+    def _carry_out(self, log: Log, player: int, action: Action) -> None:
         if isinstance(action, DrawCard):
             self._draw(log, player, action.pile, seen=True, task=T_DRAW)
         elif isinstance(action, DiscardCard):
@@ -720,7 +659,7 @@ class Rules:
             assert isinstance(action, SufferCalamity)
             self._suffer(log, player, action)
 
-    def _roll(self, log: _Log) -> None:
+    def _roll(self, log: Log) -> None:
         """Phase 2: roll; every 5 or 6 gives each seat a marker of its colour, handed out in turn
         order with calamities struck at once [SEED phase 2, FS §5]."""
         cursor = log.cursor
@@ -728,9 +667,9 @@ class Rules:
         log.emit(DiceRolled(dice, cursor.rng.counter))
         self.hand_out_threats(log)
 
-    def hand_out_threats(self, log: _Log) -> None:
+    def hand_out_threats(self, log: Log) -> None:
         """Every seat a marker per die showing 5 or 6; a third marker strikes at once."""
-        order = turn_order(log.state)
+        order = seats_from(log.state.start, log.state.players)
         for colour, value in zip(COLOURS, log.state.dice, strict=True):
             if value < 5:
                 continue
@@ -740,7 +679,7 @@ class Rules:
                 if log.state.seats[player].threats[c] >= THREAT_LIMIT:
                     log.emit(CalamityStruck(player, colour))
 
-    def _start_reputation(self, log: _Log) -> None:
+    def _start_reputation(self, log: Log) -> None:
         """The price is the sum of the dice showing 1 or 2; no such die, no step this round."""
         state = log.state
         cost = sum(v for v in state.dice if v <= 2)
@@ -748,12 +687,12 @@ class Rules:
         if cost:
             queue = tuple(
                 p
-                for p in turn_order(state)
+                for p in seats_from(state.start, state.players)
                 if state.seats[p].guilders >= cost and state.seats[p].reputation < REPUTATION_STEPS
             )
         log.emit(PhaseStarted(REPUTATION, queue, cost))
 
-    def _end_round(self, log: _Log) -> None:
+    def _end_round(self, log: Log) -> None:
         """Phase 4: majorities in order, then the start player passes clockwise."""
         state = log.state
         figures = (
@@ -805,7 +744,7 @@ def _apply_round_started(state: State, e: RoundStarted) -> State:
         round=e.round,
         start=e.start,
         phase=DRAW,
-        queue=tuple((e.start + k) % n for k in range(n)),
+        queue=seats_from(e.start, n),
         current=-1,
         in_turn=False,
         played=0,
@@ -852,14 +791,14 @@ def _apply_dice_rolled(state: State, e: DiceRolled) -> State:
 
 def _apply_threat_taken(state: State, e: ThreatTaken) -> State:
     seat = state.seats[e.player]
-    threats = _add(seat.threats, COLOUR_INDEX[e.colour], 1)
+    threats = shift(seat.threats, COLOUR_INDEX[e.colour], 1)
     return _set_seat(state, e.player, msgspec.structs.replace(seat, threats=threats))
 
 
 def _apply_calamity_struck(state: State, e: CalamityStruck) -> State:
     seat = state.seats[e.player]
     c = COLOUR_INDEX[e.colour]
-    seat = msgspec.structs.replace(seat, threats=_add(seat.threats, c, -seat.threats[c]))
+    seat = msgspec.structs.replace(seat, threats=shift(seat.threats, c, -seat.threats[c]))
     tasks = state.tasks
     if e.colour == "blue":  # Flood
         seat = msgspec.structs.replace(seat, workers=NO_WORKERS)
@@ -904,7 +843,7 @@ def _apply_card_played(state: State, e: CardPlayed) -> State:
     discard = state.discard
     if e.action == "house":
         changes["houses"] = (*seat.houses, House(e.card))
-        changes["workers"] = _add(seat.workers, COLOUR_INDEX[e.worker], -1)
+        changes["workers"] = shift(seat.workers, COLOUR_INDEX[e.worker], -1)
     elif e.action == "recruit":
         houses = list(seat.houses)
         houses[e.target] = msgspec.structs.replace(houses[e.target], person=e.card)
@@ -930,7 +869,7 @@ def _apply_gained(state: State, e: Gained) -> State:
 def _apply_threat_returned(state: State, e: ThreatReturned) -> State:
     seat = state.seats[e.player]
     seat = msgspec.structs.replace(
-        seat, threats=_add(seat.threats, COLOUR_INDEX[e.colour], -1), score=seat.score + 1
+        seat, threats=shift(seat.threats, COLOUR_INDEX[e.colour], -1), score=seat.score + 1
     )
     return _consume(_set_seat(state, e.player, seat), e.player, e.task)
 
@@ -965,7 +904,7 @@ def _apply_person_activated(state: State, e: PersonActivated) -> State:
     seat = state.seats[e.player]
     houses = list(seat.houses)
     houses[e.house] = msgspec.structs.replace(houses[e.house], used=True)
-    workers = _add(seat.workers, COLOUR_INDEX[e.worker], -1) if e.worker else seat.workers
+    workers = shift(seat.workers, COLOUR_INDEX[e.worker], -1) if e.worker else seat.workers
     return _set_seat(state, e.player, msgspec.structs.replace(seat, houses=tuple(houses), workers=workers))
 
 
@@ -1003,9 +942,9 @@ def _apply_card_discarded(state: State, e: CardDiscarded) -> State:
 def _apply_worker_given(state: State, e: WorkerGiven) -> State:
     c = COLOUR_INDEX[e.colour]
     giver = state.seats[e.player]
-    state = _set_seat(state, e.player, msgspec.structs.replace(giver, workers=_add(giver.workers, c, -1)))
+    state = _set_seat(state, e.player, msgspec.structs.replace(giver, workers=shift(giver.workers, c, -1)))
     taker = state.seats[e.to]
-    state = _set_seat(state, e.to, msgspec.structs.replace(taker, workers=_add(taker.workers, c, 1)))
+    state = _set_seat(state, e.to, msgspec.structs.replace(taker, workers=shift(taker.workers, c, 1)))
     return _consume(state, e.player, e.task)
 
 

@@ -4,8 +4,6 @@ points wins; a tie goes to the most guilders; still tied, the win is shared."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from services.bruges.catalog import Person
 from services.bruges.model import (
     MAJORITY_POINTS,
@@ -14,15 +12,13 @@ from services.bruges.model import (
     Seat,
     State,
 )
+from services.bruges.primitives import Tables
 from services.kernel import Outcome, PlayerResult
 
-if TYPE_CHECKING:
-    from services.bruges.rules import Rules
 
-
-def laurel_points(rules: Rules, seat: Seat, person: Person) -> int:
+def laurel_points(tables: Tables, seat: Seat, person: Person) -> int:
     """What one laurel person scores at the end of the game for its owner."""
-    persons = list(rules.in_play(seat))
+    persons = list(tables.in_play(seat))
     effect = person.effect
     if effect == "score_points":
         return person.amount
@@ -34,31 +30,31 @@ def laurel_points(rules: Rules, seat: Seat, person: Person) -> int:
         return person.amount * len({p.group for p in persons})
     if effect == "score_per_house":
         colour = person.param_colour
-        return person.amount * sum(1 for h in seat.houses if not colour or rules.colour[h.card] == colour)
+        return person.amount * sum(1 for h in seat.houses if not colour or tables.colour[h.card] == colour)
     return 0
 
 
-def breakdown(rules: Rules, seat: Seat) -> dict[str, int]:
+def breakdown(tables: Tables, seat: Seat) -> dict[str, int]:
     """Where a seat's final points come from; the values sum to its total."""
-    persons = list(rules.in_play(seat))
+    persons = list(tables.in_play(seat))
     return {
         "running": seat.score,
         "persons": sum(p.points for p in persons),
         "houses": len(seat.houses),
-        "laurels": sum(laurel_points(rules, seat, p) for p in persons if p.icon == "laurel"),
+        "laurels": sum(laurel_points(tables, seat, p) for p in persons if p.icon == "laurel"),
         "majorities": MAJORITY_POINTS * sum(seat.majorities),
         "canals": SPACE_THREE_POINTS * sum(1 for tokens in seat.canals if tokens >= 3),
         "statues": sum(seat.statues),
-        "reputation": rules.board.reputation_points[seat.reputation - 1] if seat.reputation else 0,
+        "reputation": tables.board.reputation_points[seat.reputation - 1] if seat.reputation else 0,
     }
 
 
-def outcome(rules: Rules, state: State) -> Outcome | None:
+def outcome(tables: Tables, state: State) -> Outcome | None:
     if state.phase != OVER:
         return None
     results = []
     for player, seat in enumerate(state.seats):
-        parts = breakdown(rules, seat)
+        parts = breakdown(tables, seat)
         results.append(
             PlayerResult(player, sum(parts.values()), breakdown=parts, facts={"guilders": seat.guilders})
         )

@@ -10,8 +10,6 @@ person, the discard pile, and every count on the table.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import msgspec
 
 from services.bruges.model import (
@@ -34,10 +32,8 @@ from services.bruges.model import (
     State,
     View,
 )
+from services.bruges.primitives import Tables
 from services.kernel import Rng
-
-if TYPE_CHECKING:
-    from services.bruges.rules import Rules
 
 
 def _seen_hand(state: State, player: int) -> tuple[int, ...]:
@@ -45,7 +41,7 @@ def _seen_hand(state: State, player: int) -> tuple[int, ...]:
     return seat.hand[: len(seat.hand) - seat.unseen]
 
 
-def view(rules: Rules, state: State, viewer: int | None, active: tuple[int, ...]) -> View:
+def view(tables: Tables, state: State, viewer: int | None, active: tuple[int, ...]) -> View:
     seats = []
     for p, seat in enumerate(state.seats):
         mine = p == viewer
@@ -59,16 +55,16 @@ def view(rules: Rules, state: State, viewer: int | None, active: tuple[int, ...]
                 reputation=seat.reputation,
                 hand_size=len(seat.hand),
                 hand_colours=tuple(
-                    sorted((rules.colour[c] for c in seat.hand), key=COLOUR_INDEX.__getitem__)
+                    sorted((tables.colour[c] for c in seat.hand), key=COLOUR_INDEX.__getitem__)
                 ),
                 hand=tuple(sorted(_seen_hand(state, p))) if mine else None,
                 known_hand=tuple(sorted(seat.known)),
                 houses=tuple(
-                    HouseView(rules.colour[h.card], h.card if mine else None, h.person, h.used)
+                    HouseView(tables.colour[h.card], h.card if mine else None, h.person, h.used)
                     for h in seat.houses
                 ),
                 canals=seat.canals,
-                canal_spaces=(rules.board.guard_houses[p].left, rules.board.guard_houses[p].right),
+                canal_spaces=(tables.board.guard_houses[p].left, tables.board.guard_houses[p].right),
                 statues=seat.statues,
                 majorities=dict(zip(MAJORITIES, seat.majorities, strict=True)),
                 plays_left=seat.plays_left,
@@ -88,7 +84,7 @@ def view(rules: Rules, state: State, viewer: int | None, active: tuple[int, ...]
         dice=dict(zip(COLOURS, state.dice, strict=True)),
         reputation_cost=state.reputation_cost if state.phase == REPUTATION else 0,
         pile_sizes=(len(state.piles[0]), len(state.piles[1])),
-        pile_tops=tuple(rules.colour[p[0]] if p else "" for p in state.piles),  # type: ignore[arg-type]
+        pile_tops=tuple(tables.colour[p[0]] if p else "" for p in state.piles),  # type: ignore[arg-type]
         extra_size=len(state.extra),
         extra_in=state.extra_in,
         last_round=state.last_round,
@@ -96,8 +92,8 @@ def view(rules: Rules, state: State, viewer: int | None, active: tuple[int, ...]
         statues=state.statues,
         seats=tuple(seats),
         tasks=state.tasks,
-        canal_costs=rules.board.canal_costs,
-        reputation_points=rules.board.reputation_points,
+        canal_costs=tables.board.canal_costs,
+        reputation_points=tables.board.reputation_points,
     )
 
 
@@ -113,11 +109,11 @@ def redact_event(event: Event, viewer: int | None) -> Event:
     return event
 
 
-def resample_hidden(rules: Rules, state: State, viewer: int, rng: Rng) -> State:
+def resample_hidden(tables: Tables, state: State, viewer: int, rng: Rng) -> State:
     """A state `viewer` cannot tell from this one: every card it cannot identify dealt anew,
     keeping the colour of each slot whose colour it knows (cards in hand, houses, pile tops)."""
     cursor = rng.cursor()
-    colour = rules.colour
+    colour = tables.colour
     # Slots: ("hand", seat, index), ("house", seat, index), ("pile", pile, index), ("extra", 0, i)
     known_colour: list[tuple[str, int, int]] = []
     unknown: list[tuple[str, int, int]] = []
@@ -175,7 +171,7 @@ def _card_at(state: State, slot: tuple[str, int, int]) -> int:
     return state.extra[i]
 
 
-def check_state(rules: Rules, state: State) -> None:
+def check_state(tables: Tables, state: State) -> None:
     """Raise ValueError naming the fault when a decoded state does not fit the game."""
     n = state.players
     if n not in (2, 3, 4) or len(state.seats) != n:
@@ -195,7 +191,7 @@ def check_state(rules: Rules, state: State) -> None:
             cards.append(house.card)
             if house.person >= 0:
                 cards.append(house.person)
-    if sorted(cards) != list(range(len(rules.persons))):
+    if sorted(cards) != list(range(len(tables.persons))):
         raise ValueError("every card is in exactly one place")
     if any(not 0 <= t.seat < n or t.kind not in TASK_KINDS or t.count < 1 for t in state.tasks):
         raise ValueError("tasks name a seat of this match, a known kind and a count of 1 or more")

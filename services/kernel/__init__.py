@@ -21,6 +21,7 @@ from services.kernel.replay import replay, replay_steps
 from services.kernel.rng import Rng, RngCursor
 from services.kernel.schema import json_schemas
 from services.kernel.spec import Codec, GameSpec, Outcome, PlayerResult, SetupConfig
+from services.kernel.tuples import put, seats_from, shift, without
 
 __all__ = [
     "GAME_OVER",
@@ -48,8 +49,12 @@ __all__ = [
     "json_schemas",
     "packaged_data",
     "parse_data",
+    "put",
     "read_data",
     "rules_version",
     "replay",
     "replay_steps",
+    "seats_from",
+    "shift",
+    "without",
 ]

@@ -474,7 +474,8 @@ class View(msgspec.Struct, frozen=True):
     revealed_cards: tuple[tuple[str, ...], ...]  # per seat: played cards that are face up
     hand: tuple[str, ...] | None
     my_played: tuple[str, ...] | None
-    nun_row: tuple[str | None, ...]  # the cards the viewer has seen (all once the game is over)
+    # The cards the viewer has seen (a spectator: those every seat has seen; all once the game is over).
+    nun_row: tuple[str | None, ...]
     seats: tuple[SeatView, ...]
     tracks: tuple[TrackView, ...]
     supply: dict[str, int]

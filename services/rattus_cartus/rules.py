@@ -33,7 +33,10 @@ from services.kernel import (
     RngCursor,
     SetupError,
     illegal,
+    put,
     rules_version,
+    seats_from,
+    without,
 )
 from services.rattus_cartus.catalog import Catalog, default_catalog
 from services.rattus_cartus.model import (
@@ -130,17 +133,8 @@ _CLASS_INDEX = {klass: i for i, klass in enumerate(CLASSES)}
 # -- small tuple helpers ---------------------------------------------------------------------
 
 
-def _put(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
-    return values[:index] + (value,) + values[index + 1 :]
-
-
 def _add_cards(hand: tuple[str, ...], cards: Sequence[str]) -> tuple[str, ...]:
     return tuple(sorted(hand + tuple(cards)))
-
-
-def _remove_card(hand: tuple[str, ...], card: str) -> tuple[str, ...]:
-    i = hand.index(card)
-    return hand[:i] + hand[i + 1 :]
 
 
 def _counts_for_influence(card: str) -> bool:
@@ -331,16 +325,12 @@ _ACTIONS_FOR: dict[str, tuple[type, ...]] = {
 }
 
 
-def _turn_order(state: State) -> tuple[int, ...]:
-    """Clockwise from the start player."""
-    return tuple((state.start_player + i) % state.players for i in range(state.players))
-
-
 def active_players(state: State) -> tuple[int, ...]:
     """The seats that owe a decision now (several at once for simultaneous choices)."""
     phase = state.phase
     if phase == SUPPLIES:
-        pending = [p for p in _turn_order(state) if state.supply_choice[p] < 0 or state.looks_owed[p] > 0]
+        order = seats_from(state.start_player, state.players)
+        pending = [p for p in order if state.supply_choice[p] < 0 or state.looks_owed[p] > 0]
         if state.options.simultaneous_supplies:
             return tuple(sorted(pending))
         return tuple(pending[:1])
@@ -566,7 +556,7 @@ def _advance(log: _Log) -> None:
 def _step(log: _Log) -> None:
     state = log.state
     if state.phase == SUPPLIES:
-        log.emit(EnteringStarted(_turn_order(state)))
+        log.emit(EnteringStarted(seats_from(state.start_player, state.players)))
     elif state.phase == ENTER:
         log.emit(ResolutionStarted(_premium_holders(state)))
     elif state.phase == DRAW:
@@ -796,11 +786,11 @@ def _replace(state: State, **changes: Any) -> State:
 
 
 def _hand(state: State, player: int, hand: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
-    return _put(state.hands, player, hand)
+    return put(state.hands, player, hand)
 
 
 def _lose_rats(state: State, player: int, count: int) -> tuple[int, ...]:
-    return _put(state.rats, player, max(0, state.rats[player] - count))
+    return put(state.rats, player, max(0, state.rats[player] - count))
 
 
 def _return_card(state: State, card: str) -> State:
@@ -808,7 +798,7 @@ def _return_card(state: State, card: str) -> State:
     if is_population(card):
         return _replace(state, discard=(*state.discard, card))
     i = _SUPPLY_INDEX[card]
-    return _replace(state, supply=_put(state.supply, i, state.supply[i] + 1))
+    return _replace(state, supply=put(state.supply, i, state.supply[i] + 1))
 
 
 def _gain_influence(state: State, player: int, track: str, amount: int) -> State:
@@ -819,16 +809,16 @@ def _gain_influence(state: State, player: int, track: str, amount: int) -> State
     moves = state.moves + 1
     return _replace(
         state,
-        influence=_put(
-            state.influence, k, _put(state.influence[k], player, state.influence[k][player] + amount)
+        influence=put(
+            state.influence, k, put(state.influence[k], player, state.influence[k][player] + amount)
         ),
-        arrival=_put(state.arrival, k, _put(state.arrival[k], player, moves)),
+        arrival=put(state.arrival, k, put(state.arrival[k], player, moves)),
         moves=moves,
     )
 
 
 def _apply_supply_chosen(state: State, e: SupplyChosen) -> State:
-    return _replace(state, supply_choice=_put(state.supply_choice, e.player, e.building))
+    return _replace(state, supply_choice=put(state.supply_choice, e.player, e.building))
 
 
 def _apply_deck_reshuffled(state: State, e: DeckReshuffled) -> State:
@@ -845,15 +835,15 @@ def _apply_rats_discarded(state: State, e: RatsDiscarded) -> State:
 
 
 def _apply_looks_granted(state: State, e: LooksGranted) -> State:
-    return _replace(state, looks_owed=_put(state.looks_owed, e.player, state.looks_owed[e.player] + e.count))
+    return _replace(state, looks_owed=put(state.looks_owed, e.player, state.looks_owed[e.player] + e.count))
 
 
 def _apply_nun_looked(state: State, e: NunLooked) -> State:
     seen = tuple(sorted((*state.nun_seen[e.player], e.position)))
     return _replace(
         state,
-        nun_seen=_put(state.nun_seen, e.player, seen),
-        looks_owed=_put(state.looks_owed, e.player, state.looks_owed[e.player] - 1),
+        nun_seen=put(state.nun_seen, e.player, seen),
+        looks_owed=put(state.looks_owed, e.player, state.looks_owed[e.player] - 1),
     )
 
 
@@ -864,7 +854,7 @@ def _apply_entering_started(state: State, e: EnteringStarted) -> State:
 def _apply_pass_played(state: State, e: PassPlayed) -> State:
     state = _replace(
         state,
-        hands=_hand(state, e.player, _remove_card(state.hands[e.player], PASS)),
+        hands=_hand(state, e.player, without(state.hands[e.player], PASS)),
         enter_queue=(*state.enter_queue[1:], e.player),
     )
     return _return_card(state, PASS)
@@ -875,7 +865,7 @@ def _apply_building_entered(state: State, e: BuildingEntered) -> State:
         state,
         enter_queue=state.enter_queue[1:],
         placing=e.player,
-        entries=_put(state.entries, e.building, (*state.entries[e.building], e.player)),
+        entries=put(state.entries, e.building, (*state.entries[e.building], e.player)),
         entry_order=(*state.entry_order, e.player),
     )
 
@@ -884,8 +874,8 @@ def _apply_card_played(state: State, e: CardPlayed) -> State:
     assert e.card is not None  # only redacted copies lack the card, and they are never applied
     return _replace(
         state,
-        hands=_hand(state, e.player, _remove_card(state.hands[e.player], e.card)),
-        played=_put(state.played, e.player, (*state.played[e.player], e.card)),
+        hands=_hand(state, e.player, without(state.hands[e.player], e.card)),
+        played=put(state.played, e.player, (*state.played[e.player], e.card)),
     )
 
 
@@ -918,13 +908,13 @@ def _apply_duel_lost(state: State, e: DuelLost) -> State:
         return state
     # Flute: the rat moves from the winner to the loser; a rat-less winner's rat comes from the supply.
     rats = _lose_rats(state, e.winner, 1)
-    return _replace(state, rats=_put(rats, e.loser, rats[e.loser] + 1))
+    return _replace(state, rats=put(rats, e.loser, rats[e.loser] + 1))
 
 
 def _apply_card_given(state: State, e: CardGiven) -> State:
     assert e.card is not None
-    hands = _put(state.hands, e.giver, _remove_card(state.hands[e.giver], e.card))
-    hands = _put(hands, e.receiver, _add_cards(hands[e.receiver], (e.card,)))
+    hands = put(state.hands, e.giver, without(state.hands[e.giver], e.card))
+    hands = put(hands, e.receiver, _add_cards(hands[e.receiver], (e.card,)))
     gifts: list[Gift] = []
     paid = False
     for gift in state.gifts:
@@ -943,9 +933,9 @@ def _apply_action_taken(state: State, e: ActionTaken) -> State:
 
 def _apply_supplies_taken(state: State, e: SuppliesTaken) -> State:
     i = _SUPPLY_INDEX[e.kind]
-    state = _replace(state, supply=_put(state.supply, i, state.supply[i] - e.count))
+    state = _replace(state, supply=put(state.supply, i, state.supply[i] - e.count))
     if e.kind == VP_TOKEN:
-        return _replace(state, vp_tokens=_put(state.vp_tokens, e.player, state.vp_tokens[e.player] + e.count))
+        return _replace(state, vp_tokens=put(state.vp_tokens, e.player, state.vp_tokens[e.player] + e.count))
     return _replace(
         state, hands=_hand(state, e.player, _add_cards(state.hands[e.player], [e.kind] * e.count))
     )
@@ -963,7 +953,7 @@ def _apply_card_discarded_for_rat(state: State, e: CardDiscardedForRat) -> State
     left = state.hospital.cards - 1 if state.hospital is not None else 0
     state = _replace(
         state,
-        hands=_hand(state, e.player, _remove_card(state.hands[e.player], e.card)),
+        hands=_hand(state, e.player, without(state.hands[e.player], e.card)),
         rats=_lose_rats(state, e.player, 1),
         hospital=HospitalTurn(e.player, left) if left > 0 else None,
     )
@@ -984,7 +974,7 @@ def _apply_building_cleared(state: State, e: BuildingCleared) -> State:
     for player in state.entries[e.building]:
         for card in played[player]:
             state = _return_card(state, card)
-        played = _put(played, player, ())
+        played = put(played, player, ())
     return _replace(state, played=played, resolving=e.building + 1, revealed=False, actors=())
 
 
@@ -1170,7 +1160,9 @@ def _face_up(state: State, player: int) -> bool:
 
 
 def view(state: State, viewer: int | None) -> View:
-    """What `viewer` may see: their own hand and Nun-row looks; everyone's public counts.
+    """What `viewer` may see: their own hand and Nun-row looks; everyone's public counts. A
+    spectator sees the Nun-row cards every seat has looked at (who looked where is public, so
+    the whole table knows every seat knows them).
 
     Rat totals are public: every gain and loss is a visible value-1 token and everyone
     starts at 10, so a player with perfect memory of the table knows every total."""
@@ -1189,7 +1181,7 @@ def view(state: State, viewer: int | None) -> View:
         )
         for p in range(n)
     )
-    seen = state.nun_seen[viewer] if viewer is not None else ()
+    seen = state.nun_seen[viewer] if viewer is not None else set.intersection(*map(set, state.nun_seen))
     nun_row = tuple(card if over or i in seen else None for i, card in enumerate(state.nun_row))
     tracks = tuple(
         TrackView(

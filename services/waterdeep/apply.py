@@ -8,6 +8,7 @@ from typing import Any
 
 import msgspec
 
+from services.kernel import without
 from services.waterdeep.model import (
     CUBE_SUPPLY,
     HARBOR,
@@ -62,11 +63,6 @@ def seat(state: State, p: int, **changes: Any) -> tuple[Seat, ...]:
     seats = list(state.seats)
     seats[p] = _replace(seats[p], **changes)
     return tuple(seats)
-
-
-def without(items: tuple[str, ...], item: str) -> tuple[str, ...]:
-    i = items.index(item)
-    return items[:i] + items[i + 1 :]
 
 
 def _supply(s: State) -> list[int]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from services.kernel import EventLog, GameSpec, Rejection, Rng, SetupError, illegal, rules_version
+from services.kernel import EventLog, GameSpec, Rejection, Rng, SetupError, illegal, rules_version, seats_from
 from services.kernel.spec import clip
 from services.waterdeep import scoring, views
 from services.waterdeep.apply import PALACE, make_applier
@@ -1108,7 +1108,7 @@ class Rules:
             if plot.op == "intrigue_vp":
                 log.emit(Gained(p, bundle(vp=plot.vp), q))
         n = log.state.players
-        opponents = [(p + k) % n for k in range(1, n)]
+        opponents = seats_from(p, n)[1:]
         decisions: list[Decision] = []
         group = 10_000 + 4 * log.state.acts  # unique per card played (round starts use 1001-1008)
         for e in self.intrigues[base(card)].effect:

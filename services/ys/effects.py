@@ -5,10 +5,11 @@ it out. The King, Prince and blue cards act when won (see rules `_award_characte
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
+from services.kernel import put
 from services.ys.model import (
     AREAS,
     COLOURS,
@@ -18,10 +19,7 @@ from services.ys.model import (
     city_place,
     is_market,
 )
-from services.ys.tables import add_gem, clamp_price, gain_gold, put
-
-if TYPE_CHECKING:
-    from services.ys.rules import Rules
+from services.ys.tables import add_gem, clamp_price, gain_gold, open_places
 
 _COLOUR_INDEX = {c: i for i, c in enumerate(COLOURS)}
 
@@ -51,9 +49,7 @@ def _own(state: State, player: int) -> list[int]:
     return [i for i, b in enumerate(state.board) if b.owner == player and b.place not in state.closed]
 
 
-def options(
-    rules: Rules, state: State, player: int, card: str, effect: str, amount: int
-) -> list[PlayCharacter]:
+def options(state: State, player: int, card: str, effect: str, amount: int) -> list[PlayCharacter]:
     """Every legal way to play `card` now (its window and the card limit are checked by the rules)."""
     if effect in ("gain_vp", "gain_white_gem"):
         return []
@@ -91,7 +87,7 @@ def options(
         ]
         return out
     if effect == "move_own_broker":
-        places = rules.open_places(state)
+        places = open_places(state)
         return [
             PlayCharacter(card, brokers=(i,), place=place)
             for i in _own(state, player)

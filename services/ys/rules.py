@@ -27,7 +27,17 @@ from typing import Any
 
 import msgspec
 
-from services.kernel import EventLog, GameSpec, Rejection, Rng, SetupError, illegal, rules_version
+from services.kernel import (
+    EventLog,
+    GameSpec,
+    Rejection,
+    Rng,
+    SetupError,
+    illegal,
+    put,
+    rules_version,
+    without,
+)
 from services.ys import effects, scoring, views
 from services.ys.catalog import Catalog, default_catalog
 from services.ys.model import (
@@ -97,9 +107,7 @@ from services.ys.model import (
     View,
     WindowOpened,
     WindowPassed,
-    city_place,
     is_market,
-    market_place,
     place_column,
     place_neighbourhood,
     place_row,
@@ -121,23 +129,14 @@ from services.ys.tables import (
     gain_gold,
     gem_order,
     neutral_party,
-    put,
+    open_places,
+    place_open,
     rank_parties,
-    remove_value,
-    remove_values,
     tie_key,
 )
 
 PLAYER_COUNTS = (2, 3, 4)
 _COLOUR_INDEX = {c: i for i, c in enumerate(COLOURS)}
-_CITY = {n: tuple(city_place(k, a) for k in range(1, n + 1) for a in AREAS) for n in (3, 4)}
-_CITY_SET = {n: frozenset(places) for n, places in _CITY.items()}
-# Market squares in use: rows 1-3 with 4 players, rows 2-3 with 2-3 players; row 0 never.
-_MARKET = {
-    four: tuple(market_place(r, c) for r in range(1 if four else 2, 4) for c in COLOURS)
-    for four in (True, False)
-}
-_MARKET_SET = {four: frozenset(places) for four, places in _MARKET.items()}
 
 # What a seat owes, named for rejection messages.
 _PROMPTS = {
@@ -415,20 +414,6 @@ class Rules:
         taken = set(state.order_cards)
         return [c for c in range(1, state.players + 1) if c not in taken]
 
-    def open_places(self, state: State) -> list[str]:
-        """Places a broker may go now: city areas in play not closed by the Queen, and empty
-        market squares of the rows in use (rows 1-3 with 4 players, 2-3 with 2-3) [SEED p.7, p.13]."""
-        taken = {b.place for b in state.board}
-        city = [p for p in _CITY[state.neighbourhoods] if p not in state.closed]
-        return city + [p for p in _MARKET[state.players == 4] if p not in taken]
-
-    def place_open(self, state: State, place: str) -> bool:
-        if place in _CITY_SET[state.neighbourhoods]:
-            return place not in state.closed
-        if place in _MARKET_SET[state.players == 4]:
-            return all(b.place != place for b in state.board)
-        return False
-
     def _faces(self, state: State, player: int) -> list[bool]:
         """One broker face up and one face down per round; the Bishop allows both face down."""
         faces = []
@@ -442,7 +427,7 @@ class Rules:
 
     def _placements(self, state: State, player: int) -> list[Action]:
         actions: list[Action] = []
-        places = self.open_places(state)
+        places = open_places(state)
         if state.placed_up + state.placed_down < 2:
             faces = self._faces(state, player)
             sources = [(v, False) for v in sorted(set(state.screens[player]))]
@@ -478,7 +463,7 @@ class Rules:
 
     def _card_actions(self, state: State, player: int, card: str) -> list[PlayCharacter]:
         entry = self.cards[card]
-        return effects.options(self, state, player, card, entry.effect, entry.amount)
+        return effects.options(state, player, card, entry.effect, entry.amount)
 
     def _peeks(self, state: State, player: int) -> list[Action]:
         if state.peeks[player] <= 0 or state.phase not in (PLACE, WINDOW):
@@ -602,7 +587,7 @@ class Rules:
                 return illegal("You have no such broker in front of your screen to place.")
         elif action.value not in state.screens[player]:
             return illegal(f"You have no broker of value {action.value} behind your screen.")
-        if not self.place_open(state, action.place):
+        if not place_open(state, action.place):
             return illegal(f"You cannot place a broker on {action.place!r} now.")
         gold = MARKET_GOLD if is_market(action.place) else 0
         hidden = not state.options.see_own_face_down and not action.from_front
@@ -615,7 +600,7 @@ class Rules:
         state = log.state
         if state.players != 2 or state.neutral_placed:
             return illegal("You have no neutral broker to place this round.")
-        if not self.place_open(state, action.place):
+        if not place_open(state, action.place):
             return illegal(f"You cannot place a broker on {action.place!r} now.")
         gold = MARKET_GOLD if is_market(action.place) else 0
         if state.options.neutral_chosen:
@@ -1017,7 +1002,7 @@ def _apply_bid_placed(state: State, e: BidPlaced) -> State:
     return _replace(
         state,
         bids=put(state.bids, p, e.values),
-        screens=put(state.screens, p, remove_values(state.screens[p], e.values)),
+        screens=put(state.screens, p, without(state.screens[p], *e.values)),
     )
 
 
@@ -1074,10 +1059,10 @@ def _apply_broker_placed(state: State, e: BrokerPlaced) -> State:
     else:
         changes["placed_down"] = state.placed_down + 1
     if e.from_front:
-        changes["front"] = put(state.front, p, remove_value(state.front[p], e.value))
+        changes["front"] = put(state.front, p, without(state.front[p], e.value))
         changes["replacing"] = True
     else:
-        changes["screens"] = put(state.screens, p, remove_value(state.screens[p], e.value))
+        changes["screens"] = put(state.screens, p, without(state.screens[p], e.value))
     state = _replace(state, **changes)
     return gain_gold(state, p, e.gold, "market") if e.gold else state
 
@@ -1087,7 +1072,7 @@ def _apply_neutral_placed(state: State, e: NeutralPlaced) -> State:
     state = _replace(
         state,
         board=(*state.board, broker),
-        neutral_pool=put(state.neutral_pool, e.pool, remove_value(state.neutral_pool[e.pool], e.value)),
+        neutral_pool=put(state.neutral_pool, e.pool, without(state.neutral_pool[e.pool], e.value)),
         neutral_placed=True,
         rng=state.rng.at(e.rng_counter),
     )
@@ -1098,7 +1083,7 @@ def _apply_front_replaced(state: State, e: FrontReplaced) -> State:
     p = e.player
     return _replace(
         state,
-        screens=put(state.screens, p, remove_value(state.screens[p], e.value)),
+        screens=put(state.screens, p, without(state.screens[p], e.value)),
         front=put(state.front, p, add_value(state.front[p], e.value)),
         replacing=False,
     )
@@ -1224,7 +1209,7 @@ def _apply_throne_filled(state: State, e: ThroneFilled) -> State:
     thrones = []
     for p in range(state.players):
         pick = state.throne_pick[p]
-        rest = remove_value(state.front[p], pick)
+        rest = without(state.front[p], pick)
         screen = tuple(sorted((*state.screens[p], *rest, *((2,) if e.twos_taken else ()))))
         screens.append(screen)
         thrones.append((*state.throne[p], Broker(p, pick, "throne", False, bit(p))))

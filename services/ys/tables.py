@@ -1,14 +1,15 @@
 """Fixed numbers of Ys: broker sets, gem shares, scoring tables, and the small pure helpers
-every part of the rules uses (tuple updates, tie-break keys, quotation order)."""
+every part of the rules uses (tuple updates, where a broker may go, tie-break keys, quotation
+order). It imports only the model, so effects, rules, views and scoring may all read it."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import msgspec
 
-from services.ys.model import COLOURS, GEM_KINDS, State
+from services.kernel import put
+from services.ys.model import AREAS, COLOURS, GEM_KINDS, State, city_place, market_place
 
 # The 11 brokers of a colour used in a normal game; the three other '2's stay in the box
 # [SEED setup; values FACTS 2 after BGG-REV].
@@ -36,23 +37,36 @@ THRONE_POINTS: tuple[int, ...] = (12, 7, 3, 0)  # King's Favor [SEED p.13]
 COLUMN_MOVES: tuple[int, ...] = (2, 1, -1, -2)  # market columns, best first [SEED phase 4]
 
 
-def put(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
-    return (*values[:index], value, *values[index + 1 :])
+# City areas in play by neighbourhood count, and the market squares in use: rows 1-3 with 4
+# players, rows 2-3 with 2-3 players; row 0 never.
+_CITY = {n: tuple(city_place(k, a) for k in range(1, n + 1) for a in AREAS) for n in (3, 4)}
+_CITY_SET = {n: frozenset(places) for n, places in _CITY.items()}
+_MARKET = {
+    four: tuple(market_place(r, c) for r in range(1 if four else 2, 4) for c in COLOURS)
+    for four in (True, False)
+}
+_MARKET_SET = {four: frozenset(places) for four, places in _MARKET.items()}
+
+
+def open_places(state: State) -> list[str]:
+    """Places a broker may go now: city areas in play not closed by the Queen, and empty
+    market squares of the rows in use (rows 1-3 with 4 players, 2-3 with 2-3) [SEED p.7, p.13]."""
+    taken = {b.place for b in state.board}
+    city = [p for p in _CITY[state.neighbourhoods] if p not in state.closed]
+    return city + [p for p in _MARKET[state.players == 4] if p not in taken]
+
+
+def place_open(state: State, place: str) -> bool:
+    """Whether a broker may go to `place` now (the membership test of `open_places`)."""
+    if place in _CITY_SET[state.neighbourhoods]:
+        return place not in state.closed
+    if place in _MARKET_SET[state.players == 4]:
+        return all(b.place != place for b in state.board)
+    return False
 
 
 def add_value(values: tuple[int, ...], value: int) -> tuple[int, ...]:
     return tuple(sorted((*values, value)))
-
-
-def remove_value(values: tuple[int, ...], value: int) -> tuple[int, ...]:
-    i = values.index(value)
-    return values[:i] + values[i + 1 :]
-
-
-def remove_values(values: tuple[int, ...], removed: Sequence[int]) -> tuple[int, ...]:
-    for value in removed:
-        values = remove_value(values, value)
-    return values
 
 
 def contains(values: Sequence[int], wanted: Sequence[int]) -> bool:

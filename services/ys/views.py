@@ -6,7 +6,8 @@ everyone; from their owner too when `see_own_face_down` is off), neutral brokers
 everyone), the throne brokers (but from their owner), the ship deck order, the face-down
 character piles and the unused cards. Not hidden: character cards in hand, since each is
 revealed face up before it is won and the winner is public [SEED p.10: players must remember
-who holds what]; the front of the screens; every count.
+who holds what]; the front of the screens; every count. A spectator sees whatever every seat
+sees: a face-down broker known to every seat shows its value to spectators too.
 """
 
 from __future__ import annotations
@@ -34,13 +35,21 @@ from services.ys.model import (
 )
 
 
-def _sees(broker: Broker, viewer: int | None, over: bool) -> bool:
-    return broker.face_up or over or (viewer is not None and bool(broker.known & (1 << viewer)))
+def _sees(broker: Broker, viewer: int | None, over: bool, everyone: int) -> bool:
+    """A broker's value shows when it is face up, when the game is over, or when the viewer
+    knows it; a spectator knows what every seat knows (`everyone`: the mask of all seats), e.g.
+    a face-down broker every seat saw leave the front of a screen (Conjurer)."""
+    if broker.face_up or over:
+        return True
+    if viewer is None:
+        return broker.known & everyone == everyone
+    return bool(broker.known & (1 << viewer))
 
 
 def view(state: State, viewer: int | None, active: tuple[int, ...], complete: bool) -> View:
     over = state.phase == OVER
     n = state.players
+    everyone = (1 << n) - 1
     seats = []
     for p in range(n):
         mine = p == viewer
@@ -61,7 +70,7 @@ def view(state: State, viewer: int | None, active: tuple[int, ...], complete: bo
                 played=state.played[p],
                 twos=state.twos[p],
                 throne_size=len(state.throne[p]),
-                throne=tuple(b.value if _sees(b, viewer, over) else None for b in state.throne[p])
+                throne=tuple(b.value if _sees(b, viewer, over, everyone) else None for b in state.throne[p])
                 if mine or over
                 else None,
                 throne_chosen=state.throne_pick[p] >= 0 if state.phase == THRONE else False,
@@ -74,7 +83,9 @@ def view(state: State, viewer: int | None, active: tuple[int, ...], complete: bo
     if state.parties > n:
         neutral = {"score": state.scores[n], **dict(zip(GEM_KINDS, state.gems[n], strict=True))}
     board = tuple(
-        BrokerView(i, b.owner, b.place, b.face_up, b.value if _sees(b, viewer, over) else None, b.mercenary)
+        BrokerView(
+            i, b.owner, b.place, b.face_up, b.value if _sees(b, viewer, over, everyone) else None, b.mercenary
+        )
         for i, b in enumerate(state.board)
     )
     return View(
@@ -161,7 +172,7 @@ def resample_hidden(state: State, viewer: int, rng: Rng) -> State:
                 if (
                     b.owner == owner
                     and (owner < state.players or b.pool == pool_seat)
-                    and not _sees(b, viewer, False)
+                    and not _sees(b, viewer, False, (1 << state.players) - 1)
                 ):
                     slots.append(("board", i))
                     values.append(b.value)

@@ -162,7 +162,7 @@ def test_each_event_happens_once() -> None:
 
 
 def test_trolls_and_demons_count_against_control_and_can_be_assassinated() -> None:
-    from services.ankh_morpork.engine import controller
+    from services.ankh_morpork.board import controller
     from services.ankh_morpork.model import Assassinate
 
     state = table(

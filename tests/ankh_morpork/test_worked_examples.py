@@ -255,7 +255,7 @@ def test_the_listed_placements_are_exactly_those_the_placement_rule_allows() -> 
     the M symbol equals the rule checked area by area (and source by source)."""
     import msgspec
 
-    from services.ankh_morpork.engine import placement_ok, placements, supply
+    from services.ankh_morpork.board import placement_ok, placements, supply
     from services.ankh_morpork.rules import RULES
     from services.kernel import Rng
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import msgspec
+
 from services.kernel import Rng
 from services.kernel.testing import random_playout
 from services.rattus_cartus import GAME
@@ -43,6 +45,14 @@ def test_a_seat_sees_only_the_nun_row_cards_it_looked_at_and_in_place() -> None:
     assert view(state, 1).nun_row == (None,) * 5
     assert view(state, 1).seats[0].nun_looked == (3,)  # who looked where is public
     assert view(state, None).nun_row == (None,) * 5
+
+
+def test_a_spectator_sees_the_nun_row_cards_every_seat_has_looked_at() -> None:
+    """Who looked where is public, so a card every seat has seen is known to the whole table."""
+    state = scenario(3)
+    state = msgspec.structs.replace(state, nun_seen=((1, 3), (3,), (0, 3)))
+    assert [view(state, seat).nun_row[3] for seat in range(3)] == [state.nun_row[3]] * 3
+    assert view(state, None).nun_row == (None, None, None, state.nun_row[3], None)
 
 
 def test_everything_is_revealed_once_the_game_is_over() -> None:

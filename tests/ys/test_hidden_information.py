@@ -7,7 +7,7 @@ from services.kernel.testing import random_playout
 from services.ys import GAME
 from services.ys.model import BID, Bid, BidPlaced, BrokerPlaced, Options, PlaceBroker
 from services.ys.views import resample_hidden
-from tests.ys.helpers import drive, new_game, placing, play
+from tests.ys.helpers import broker, drive, new_game, placing, play, put
 
 
 def test_only_the_owner_sees_behind_a_screen() -> None:
@@ -46,8 +46,6 @@ def test_experts_may_not_look_at_their_own_face_down_brokers() -> None:
 
 def test_character_hands_are_public_because_every_card_is_won_face_up() -> None:
     state = new_game(4)
-    from tests.ys.helpers import put
-
     state = put(state, hands=(("spy",), (), (), ()))
     assert GAME.view(state, 3).seats[0].hand == ("spy",)
 
@@ -87,3 +85,21 @@ def test_resampling_really_moves_hidden_brokers() -> None:
         other = resample_hidden(state, 0, Rng.from_seed(seed))
         moved |= other.screens[1] != state.screens[1] or other.board != state.board
     assert moved
+
+
+def test_a_spectator_sees_a_tie_break_broker_that_left_the_front_of_a_screen() -> None:
+    """Every seat saw the Conjurer's broker leave the front of the screen: so does a spectator."""
+    state = placing(seat=0, front=((0, 4), (0, 0), (0, 0), (0, 0)), screens=((1, 3),) * 4)
+    state = put(state, from_front=(True, False, False, False))
+    state, _ = play(state, 0, PlaceBroker(4, "n2.palace", False, from_front=True))
+    assert [GAME.view(state, seat).board[0].value for seat in range(4)] == [4, 4, 4, 4]
+    assert GAME.view(state, None).board[0].value == 4
+
+
+def test_a_spectator_sees_a_face_down_broker_only_once_every_seat_knows_it() -> None:
+    known_to_owner = broker(0, 3, "n1.port", face_up=False, known=0b01)
+    known_to_both = broker(1, 2, "n1.palace", face_up=False, known=0b11)  # the owner, and a Spy's look
+    state = put(new_game(2), board=(known_to_owner, known_to_both))
+    spectator = GAME.view(state, None)
+    assert spectator.board[0].value is None and GAME.view(state, 1).board[0].value is None
+    assert spectator.board[1].value == 2
