@@ -32,10 +32,10 @@ test: gen
 	$(PY) -m pytest -n $(WORKERS) -q
 
 demo: gen
-	$(PY) -m gateway.demo
+	$(PY) -m devstack.demo
 
 run: gen
-	$(PY) -m gateway.stack
+	$(PY) -m devstack.stack
 
 # Every benchmark section, figures beside same-run baselines: bench/results.{json,md}.
 bench: gen
@@ -54,7 +54,7 @@ soak: gen
 lint: gen
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m mypy services gateway
+	$(PY) -m mypy services gateway devstack
 
 # Rewrite the golden playthroughs after an intended rules change; review the diff before committing.
 golden: gen

@@ -23,9 +23,9 @@ from collections.abc import Callable
 import redis
 
 from benchmarks.report import Figure, Report
+from devstack.redis import redis_server_process
 from gateway.eventstore.async_redis import OK, AsyncRedisEventStore, connection_class_for
 from gateway.eventstore.base import GENESIS, MatchKey, NewEvent
-from gateway.eventstore.local_redis import redis_server_process
 from gateway.eventstore.redis_store import RedisEventStore
 
 EVENT_PAYLOAD = (

@@ -43,8 +43,8 @@ from guildhall.gateway.v1 import gateway_pb2 as pb
 from guildhall.gateway.v1 import gateway_pb2_grpc
 
 from benchmarks.report import Figure, Report, cpu_of, own_cpu, percentiles
-from gateway.eventstore.local_redis import free_port
-from gateway.stack import Stack
+from devstack.processes import free_port
+from devstack.stack import Stack
 
 PATH = "whole path"
 CAPACITY = "capacity"
@@ -378,8 +378,8 @@ def run(
             gateway_env={"LOG_LEVEL": "info", "METRICS_PORT": str(metrics_port)},
         ) as stack:
             target, key = stack.gateway_targets[0], stack.api_key
-            pids = {f"gateway-{n}": stack.processes[f"gateway-{n}"].pid for n in range(gateways)}
-            pids |= {"rules service": stack.processes[game].pid, "redis": _redis_pid(redis_url)}
+            pids = {f"gateway-{n}": stack.gateways[n].pid for n in range(gateways)}
+            pids |= {"rules service": stack.rules[game].pid, "redis": _redis_pid(redis_url)}
             cpu = _Cpu(pids)
             rates = {}
             for matches in sizes:
@@ -514,9 +514,9 @@ async def _direct_load(
     compiled front door would leave of the gateway's cost, measured rather than guessed."""
     from gateway.bootstrap import redis_clients
     from gateway.eventstore.base import MatchKey
-    from gateway.handlers import GameMatches
     from gateway.rules_client import AsyncRulesClient
     from gateway.signing import KeyRing
+    from gateway.usecases import GameMatches
 
     client, _ = redis_clients(redis_url, cluster=False)
     rules = AsyncRulesClient(game, rules_target)

@@ -29,9 +29,8 @@ from typing import Any
 from guildhall.rules.v1 import rules_pb2
 
 from benchmarks.report import Figure, Report, cpu_of, own_cpu, percentiles
-from gateway.eventstore.local_redis import free_port
+from devstack.processes import free_port, wait_serving
 from gateway.rules_client import AsyncRulesClient, RulesClient
-from gateway.stack import wait_serving
 from services.kernel import GameSpec, Rng
 from services.kernel.testing import random_playout
 from services.observability import configure_logging

@@ -17,7 +17,7 @@ from typing import Any
 
 from benchmarks import bench_eventstore, bench_path, bench_rules
 from benchmarks.report import Report
-from gateway.eventstore.local_redis import redis_server_process
+from devstack.redis import redis_server_process
 from services.observability import configure_logging
 from services.registry import GAMES
 from services.runtime import tune_gc

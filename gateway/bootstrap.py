@@ -28,8 +28,9 @@ from guildhall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 from gateway import metrics
 from gateway.auth import Authenticator, Tenant, Tokens, load_tenants
 from gateway.quotas import Quotas
-from gateway.server import MAX_REQUEST_BYTES, GatewayServicer, Ports, games_from_describe
+from gateway.server import GatewayServicer, Ports, games_from_describe
 from gateway.watch import WatchHub
+from gateway.wire import MAX_REQUEST_BYTES
 
 _log = structlog.get_logger("gateway")
 
@@ -268,12 +269,12 @@ class Gateway:
     async def start(self) -> int:
         """Build every part, start serving; returns the bound port."""
         from gateway.archive import archive_from, load_async
-        from gateway.handlers import GameMatches
         from gateway.matchmaking import Matchmaker
         from gateway.rules_client import AsyncRulesClient
         from gateway.signing import KeyRing
         from gateway.tables import Tables
         from gateway.timers import TurnTimers
+        from gateway.usecases import GameMatches
 
         config = self.config
         if config.signing_keys_dir:

@@ -19,8 +19,7 @@ wins before the commit or finds the ticket already being seated. The committing 
 creates the match (idempotent on match id) and marks the pairing done, which makes the tickets
 `matched`. A pairing is leased: if its replica dies or the creation fails, any replica claims it
 again when the lease runs out; after `max_attempts` failed creations its tickets go back to the
-queue (or expire). Clients see `pairing` as `queued`: the match does not exist yet, and a cancel
-at that point is too late (it returns the ticket unchanged).
+queue (or expire). Clients see `pairing` as `queued`; a cancel then is too late (no change).
 
 Every change publishes "<tenant>:<ticket id>" on `gh:mm:tickets`; an enqueue publishes the pool
 on `gh:mm:wake`. Each replica holds one subscription for both (waiters and the pairing loop),

@@ -5,15 +5,14 @@ one use case and maps the answer to protobuf. Nothing here knows a game's rules;
 builds clients (bootstrap.py does). Everything is asyncio: a Watch stream is a coroutine
 parked on its match's signal (gateway/watch.py), never a thread.
 
-Errors: use-case exceptions become status codes in one place (`_fault`); rejections are
-answers. One log line per call with a request id, tenant, match and seat in context.
+Errors: use-case exceptions become status codes in one place (gateway/faults.py); request
+checks and protobuf conversion are gateway/wire.py's; rejections are answers. One log line per
+call with a request id, tenant, match and seat in context.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -25,21 +24,17 @@ import structlog
 from guildhall.common.v1 import common_pb2
 from guildhall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
-from gateway import metrics
-from gateway.auth import SEAT, Authenticator, AuthError, Principal, Tokens, denied, for_match
+from gateway import metrics, wire
+from gateway.auth import SEAT, Authenticator, Principal, Tokens, denied
 from gateway.eventstore.base import MatchKey
-from gateway.quotas import QuotaExceeded, Quotas
+from gateway.faults import answer, fault
+from gateway.quotas import Quotas
 from gateway.watch import WatchHub
+from gateway.wire import MAX_ACTION_BYTES, BadRequest, TooLarge
 
 _log = structlog.get_logger("rpc")
 
-MAX_ACTION_BYTES = 64 * 1024
-MAX_OPTIONS_BYTES = 64 * 1024
-MAX_REQUEST_BYTES = 1024 * 1024  # the gateway's transport limit: actions and options are small
-_COMMAND_ID = re.compile(r"[\x21-\x7e]{1,64}")  # printable ASCII, no spaces
-_PLAYER_ID = re.compile(r"[^\x00-\x1f\x7f]{1,128}")
 _TICKET_WAIT_S = 30.0  # a WatchTicket re-reads the status at least this often
-_MATCH_ENDED = "match_ended"
 _TICKET_STATES = {
     "queued": gateway_pb2.Ticket.QUEUED,
     "matched": gateway_pb2.Ticket.MATCHED,
@@ -48,19 +43,11 @@ _TICKET_STATES = {
 }
 
 
-class BadRequest(ValueError):
-    """The request is malformed: INVALID_ARGUMENT, with a message naming the field."""
-
-
-class TooLarge(ValueError):
-    """A field over its size limit: RESOURCE_EXHAUSTED."""
-
-
 @dataclass
 class Ports:
     """What the servicer needs; bootstrap.py builds it."""
 
-    matches: Any  # gateway.handlers.GameMatches
+    matches: Any  # gateway.usecases.GameMatches
     auth: Authenticator
     tokens: Tokens
     quotas: Quotas
@@ -76,56 +63,6 @@ class Ports:
 
 
 # -- exception -> status, in one place -----------------------------------------------------------
-
-
-def _store_fault(exc: BaseException) -> tuple[grpc.StatusCode, str, int] | None:
-    """Redis down or full (issue 15): UNAVAILABLE (retry; an in-doubt submit is safe to repeat
-    with its command id) or RESOURCE_EXHAUSTED (maxmemory reached, nothing written), not INTERNAL."""
-    import redis.exceptions
-
-    from gateway.eventstore.base import EventStoreUnavailable
-
-    unavailable = (EventStoreUnavailable, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
-    if isinstance(exc, unavailable):  # BusyLoadingError (AOF loading after a restart) included
-        return grpc.StatusCode.UNAVAILABLE, "the event store is unavailable; retry (same command id)", 0
-    if isinstance(exc, redis.exceptions.ResponseError) and "OOM" in str(exc):
-        return grpc.StatusCode.RESOURCE_EXHAUSTED, "the event store is full; nothing was written", 0
-    return None
-
-
-def _fault(exc: BaseException) -> tuple[grpc.StatusCode, str, int] | None:
-    """The status for an exception a use case raised (code, message, retry-after ms), else None."""
-    from gateway import handlers
-
-    name = type(exc).__name__
-    if isinstance(exc, AuthError):
-        return exc.code, exc.message, 0
-    store_fault = _store_fault(exc)
-    if store_fault is not None:
-        return store_fault
-    if isinstance(exc, QuotaExceeded):
-        metrics.QUOTA_REFUSALS.labels(exc.quota).inc()
-        return grpc.StatusCode.RESOURCE_EXHAUSTED, exc.message, exc.retry_after_ms
-    if isinstance(exc, BadRequest):
-        return grpc.StatusCode.INVALID_ARGUMENT, str(exc), 0
-    if isinstance(exc, TooLarge):
-        return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc), 0
-    if isinstance(exc, handlers.MatchNotFound) or name in ("TicketNotFound", "TableNotFound"):
-        return grpc.StatusCode.NOT_FOUND, "no such match" if name == "MatchNotFound" else str(exc), 0
-    if isinstance(exc, handlers.UnknownGame):
-        return grpc.StatusCode.INVALID_ARGUMENT, str(exc), 0
-    if isinstance(exc, handlers.MatchExists):
-        return grpc.StatusCode.ALREADY_EXISTS, str(exc), 0
-    if isinstance(exc, handlers.ContendedMatch):
-        return grpc.StatusCode.ABORTED, str(exc), 0
-    if name in ("InvalidTicket", "InvalidRequest") or (isinstance(exc, ValueError) and name == "ValueError"):
-        return grpc.StatusCode.INVALID_ARGUMENT, str(exc), 0
-    if isinstance(exc, grpc.aio.AioRpcError):
-        # A rules service said the input is bad (options, player count): the caller's fault.
-        if exc.code() in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.RESOURCE_EXHAUSTED):
-            return exc.code(), exc.details() or "invalid request", 0
-        return grpc.StatusCode.UNAVAILABLE, f"a rules service is unavailable ({exc.code().name}); retry", 0
-    return None
 
 
 def _rejection_of(response: Any) -> str | None:
@@ -158,7 +95,7 @@ def unary(rpc: str) -> Callable[[Any], Any]:
                     outcome = f"rejected:{rejected}"
                     metrics.REJECTIONS.labels(rejected).inc()
             except Exception as exc:
-                status, message, retry_ms = _answer(exc, rpc)
+                status, message, retry_ms = answer(exc, rpc)
                 code, outcome = status.name, "fault"
                 # Recorded before the abort: grpc.aio sends the status from inside abort().
                 _record(rpc, code, outcome, started, detail=message)
@@ -200,7 +137,7 @@ def streaming(rpc: str) -> Callable[[Any], Any]:
                 code, outcome = "CANCELLED", "client gone"
                 raise
             except Exception as exc:
-                status, message, retry_ms = _answer(exc, rpc)
+                status, message, retry_ms = answer(exc, rpc)
                 code, outcome = status.name, "fault"
                 _record_stream(rpc, code, outcome, started, sent, message)
                 await _abort(context, status, message, retry_ms)
@@ -238,15 +175,6 @@ def _record_stream(rpc: str, code: str, outcome: str, started: float, sent: int,
     _log.info("rpc", duration_ms=round((time.perf_counter() - started) * 1000, 3), **fields)
 
 
-def _answer(exc: Exception, rpc: str) -> tuple[grpc.StatusCode, str, int]:
-    """The status, message and retry hint that answer `exc`; a bug of ours is INTERNAL, logged."""
-    mapped = _fault(exc)
-    if mapped is None:
-        _log.exception("unhandled error")
-        return grpc.StatusCode.INTERNAL, f"internal error in {rpc}; the server log has details", 0
-    return mapped
-
-
 async def _abort(
     context: grpc.aio.ServicerContext, status: grpc.StatusCode, message: str, retry_ms: int
 ) -> None:
@@ -268,109 +196,6 @@ def _bind_principal(principal: Principal) -> None:
         fields["match_id"] = principal.match_id
         fields["seat"] = principal.seat
     structlog.contextvars.bind_contextvars(**fields)
-
-
-# -- request checks ------------------------------------------------------------------------------
-
-
-def _key(principal: Principal, match_id: str) -> MatchKey:
-    """The match this call names, within the caller's tenant; a token is held to its own match."""
-    if not match_id:
-        raise BadRequest("match_id is required")
-    try:
-        key = MatchKey(principal.tenant, match_id)
-    except ValueError:
-        raise BadRequest("match_id must be 1-64 of A-Z a-z 0-9 . _ -") from None
-    for_match(principal, match_id)
-    structlog.contextvars.bind_contextvars(match_id=match_id)
-    return key
-
-
-def _command_id(text: str) -> str:
-    if not _COMMAND_ID.fullmatch(text):
-        raise BadRequest("command_id is required: 1-64 printable ASCII characters without spaces")
-    return text
-
-
-def _player_id(text: str, name: str = "player_id") -> str:
-    if not _PLAYER_ID.fullmatch(text):
-        raise BadRequest(f"{name} must be 1-128 characters without control characters")
-    return text
-
-
-def _options(data: bytes) -> bytes:
-    if len(data) > MAX_OPTIONS_BYTES:
-        raise TooLarge(f"options are at most {MAX_OPTIONS_BYTES} bytes")
-    if not data:
-        return b"{}"
-    try:
-        parsed = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
-        raise BadRequest("options must be a JSON object") from None
-    if not isinstance(parsed, dict):
-        raise BadRequest("options must be a JSON object")
-    return data
-
-
-# -- wire conversion -----------------------------------------------------------------------------
-
-
-def _receipt(receipt: Any, key: MatchKey) -> gateway_pb2.Receipt:
-    return gateway_pb2.Receipt(
-        key_id=receipt.key_id,
-        version=receipt.version,
-        head_hash=receipt.head_hash,
-        signature=receipt.signature,
-        tenant=key.tenant,
-        match_id=key.match_id,
-    )
-
-
-def _event(event: Any, key: MatchKey) -> gateway_pb2.MatchEvent:
-    out = gateway_pb2.MatchEvent(
-        version=event.version,
-        type=event.type,
-        actor=event.actor,
-        json=event.payload_json,
-        time_ms=event.time_ms,
-    )
-    if getattr(event, "receipt", None) is not None:
-        out.receipt.CopyFrom(_receipt(event.receipt, key))
-    return out
-
-
-def _view(view: Any, match_id: str) -> gateway_pb2.MatchView:
-    return gateway_pb2.MatchView(
-        match_id=match_id,
-        game_id=view.game,
-        version=view.version,
-        seat=-1 if view.seat is None else view.seat,
-        view=view.view_json,
-        legal_actions=list(view.legal_actions),
-        active_seats=list(view.active_seats),
-        finished=view.finished,
-        outcome=view.outcome_json,
-    )
-
-
-def _submitted(outcome: Any, key: MatchKey) -> gateway_pb2.SubmitActionResponse:
-    if not outcome.accepted:
-        rejection = outcome.rejection
-        return gateway_pb2.SubmitActionResponse(
-            rejection=common_pb2.Rejection(code=rejection.code, message=rejection.message)
-        )
-    accepted = gateway_pb2.Accepted(
-        version=outcome.version,
-        events=[_event(e, key) for e in outcome.events],
-        repeated=bool(outcome.repeated),
-    )
-    if outcome.receipt is not None:
-        accepted.receipt.CopyFrom(_receipt(outcome.receipt, key))
-    return gateway_pb2.SubmitActionResponse(accepted=accepted)
-
-
-def _ended(outcome: Any) -> bool:
-    return bool(outcome.accepted) and any(e.type == _MATCH_ENDED for e in outcome.events)
 
 
 # -- the servicer --------------------------------------------------------------------------------
@@ -423,13 +248,13 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
     @unary("CreateMatch")
     async def CreateMatch(self, request: Any, context: Any, principal: Principal) -> Any:
         game = self._game(request.game_id)
-        players = [_player_id(p, "players") for p in request.players]
+        players = [wire.player_id(p, "players") for p in request.players]
         if len(players) not in game.player_counts:
             counts = ", ".join(str(c) for c in game.player_counts)
             raise BadRequest(f"{game.game_id} is played by {counts} players, not {len(players)}")
-        options = _options(request.options)
+        options = wire.options(request.options)
         match_id = request.match_id or uuid.uuid4().hex
-        _key(principal, match_id)  # checks the id's shape
+        wire.match_key(principal, match_id)  # checks the id's shape
         timer = self._timer(principal, request)
         await self._admit(principal, match_id)
         try:
@@ -468,7 +293,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         if seats not in game.player_counts:
             counts = ", ".join(str(c) for c in game.player_counts)
             raise BadRequest(f"{game.game_id} is played by {counts} players, not {seats}")
-        options = _options(request.options)
+        options = wire.options(request.options)
         timer = self._timer(principal, request)
         match_id = uuid.uuid4().hex
         await self._admit(principal, match_id)
@@ -498,7 +323,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
 
         if self.ports.tables is None:
             raise BadRequest("private tables are not enabled on this gateway")
-        player = _player_id(request.player_id)
+        player = wire.player_id(request.player_id)
         if not request.invite_code or len(request.invite_code) > 128:
             return gateway_pb2.ClaimSeatResponse(
                 rejection=common_pb2.Rejection(code=BAD_INVITE, message="no table has this invite code")
@@ -519,7 +344,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
 
     @unary("IssueToken")
     async def IssueToken(self, request: Any, context: Any, principal: Principal) -> Any:
-        key = _key(principal, request.match_id)
+        key = wire.match_key(principal, request.match_id)
         view = await self.ports.matches.get_view(key, None)  # NOT_FOUND for another tenant's match
         seat = request.seat if request.HasField("seat") else None
         if seat is not None and not 0 <= seat < _seat_count(view):
@@ -569,20 +394,20 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
 
     @unary("GetView")
     async def GetView(self, request: Any, context: Any, principal: Principal) -> Any:
-        key = _key(principal, request.match_id)
+        key = wire.match_key(principal, request.match_id)
         await self._take_read(principal)
         view = await self.ports.matches.get_view(key, principal.seat)
-        return _view(view, key.match_id)
+        return wire.view_pb(view, key.match_id)
 
     @unary("SubmitAction")
     async def SubmitAction(self, request: Any, context: Any, principal: Principal) -> Any:
-        key = _key(principal, request.match_id)
+        key = wire.match_key(principal, request.match_id)
         seat = _seat(principal)
         if len(request.action) > MAX_ACTION_BYTES:
             raise TooLarge(f"an action is at most {MAX_ACTION_BYTES} bytes")
         if not request.action:
             raise BadRequest("action is required (the action's JSON)")
-        command_id = _command_id(request.command_id)
+        command_id = wire.command_id(request.command_id)
         quota = self.ports.auth.tenant(principal.tenant).quotas.actions_per_second
         await self.ports.quotas.take_action(principal.tenant, quota)
         outcome = await self.ports.matches.submit(
@@ -599,9 +424,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
 
     @unary("Resign")
     async def Resign(self, request: Any, context: Any, principal: Principal) -> Any:
-        key = _key(principal, request.match_id)
+        key = wire.match_key(principal, request.match_id)
         seat = _seat(principal)
-        command_id = _command_id(request.command_id)
+        command_id = wire.command_id(request.command_id)
         outcome = await self.ports.matches.resign(key, seat, command_id=command_id)
         return await self._after_submit(key, outcome)
 
@@ -618,23 +443,23 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         try:
             view = await self.ports.matches.get_view(key, seat, min_version=version)
         except Exception as exc:  # the action stands; an error status would hide that it was stored
-            if _fault(exc) is None:
+            if fault(exc) is None:
                 raise  # a bug of ours: INTERNAL, logged, as everywhere else
             _log.warning("view not attached", reason=type(exc).__name__)
             return
-        response.accepted.view.CopyFrom(_view(view, key.match_id))
+        response.accepted.view.CopyFrom(wire.view_pb(view, key.match_id))
 
     async def _after_submit(self, key: MatchKey, outcome: Any) -> gateway_pb2.SubmitActionResponse:
-        response = _submitted(outcome, key)
+        response = wire.submitted_pb(outcome, key)
         if outcome.accepted and not outcome.repeated:
             metrics.ACCEPTED_ACTIONS.labels(getattr(outcome, "game", "") or "").inc()
-        if _ended(outcome):
+        if wire.ended(outcome):
             await self.ports.quotas.release_match(key.tenant, key.match_id)
         return response
 
     @streaming("Watch")
     async def Watch(self, request: Any, context: Any, principal: Principal) -> AsyncIterator[Any]:
-        key = _key(principal, request.match_id)
+        key = wire.match_key(principal, request.match_id)
         await self._take_read(principal)  # opening a stream is one read; what it delivers is not
         seat = principal.seat
         hub = self.ports.hub
@@ -689,13 +514,13 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
             if not events:
                 break
             known = events[-1].version
-            update = gateway_pb2.WatchUpdate(events=[_event(e, key) for e in events])
+            update = gateway_pb2.WatchUpdate(events=[wire.event_pb(e, key) for e in events])
             if known >= view.version:
-                update.view.CopyFrom(_view(view, key.match_id))
+                update.view.CopyFrom(wire.view_pb(view, key.match_id))
             updates.append(update)
         if first and not updates:  # nothing new: the current view, so the client can draw
             known = view.version
-            updates.append(gateway_pb2.WatchUpdate(view=_view(view, key.match_id)))
+            updates.append(gateway_pb2.WatchUpdate(view=wire.view_pb(view, key.match_id)))
         return updates, known
 
     # -- matchmaking ---------------------------------------------------------------------------
@@ -726,8 +551,8 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
 
         matchmaker = self._matchmaker()
         game = self._game(request.game_id)
-        player = _player_id(request.player_id)
-        options = _options(request.options)
+        player = wire.player_id(request.player_id)
+        options = wire.options(request.options)
         low = int(request.min_seats) or min(game.player_counts)
         high = int(request.max_seats) or low
         if not (low <= high and low in game.player_counts and high in game.player_counts):
@@ -787,14 +612,14 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
 
     @unary("Replay")
     async def Replay(self, request: Any, context: Any, principal: Principal) -> Any:
-        key = _key(principal, request.match_id)
+        key = wire.match_key(principal, request.match_id)
         await self._take_read(principal)
         view = await self.ports.matches.replay(key, int(request.version), principal.seat)
-        return _view(view, key.match_id)
+        return wire.view_pb(view, key.match_id)
 
     @unary("Audit")
     async def Audit(self, request: Any, context: Any, principal: Principal) -> Any:
-        key = _key(principal, request.match_id)
+        key = wire.match_key(principal, request.match_id)
         await self._take_read(principal)
         result = await self.ports.matches.audit(key)
         return gateway_pb2.AuditResponse(
@@ -806,7 +631,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
 
     @unary("ReadEvents")
     async def ReadEvents(self, request: Any, context: Any, principal: Principal) -> Any:
-        key = _key(principal, request.match_id)
+        key = wire.match_key(principal, request.match_id)
         await self._take_read(principal)
         limit = request.limit or 1000
         if limit > 1000:
@@ -827,7 +652,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
             )
             receipt = getattr(e, "receipt", None)
             if receipt is not None:
-                stored.receipt.CopyFrom(_receipt(receipt, key))
+                stored.receipt.CopyFrom(wire.receipt_pb(receipt, key))
             out.append(stored)
         return gateway_pb2.ReadEventsResponse(events=out)
 

@@ -517,7 +517,7 @@ async def build_aio_server(
     return server, port, health_servicer
 
 
-# Set by a local supervisor (gateway.stack) to its pid: the service stops once it is no longer that
+# Set by a local supervisor (devstack's processes) to its pid: the service stops once it is no longer that
 # process's child, so a crashed or killed `make run`, demo or test never leaves services behind.
 EXIT_WITH_PARENT_ENV = "GUILDHALL_EXIT_WITH_PARENT"
 
@@ -658,6 +658,7 @@ def _serve_threads(
     time.sleep(max(drain, 0.0))
     server.stop(grace).wait()
     _log.info("stopped", game=game_id)
+    _ignore_stop_signals()
 
 
 async def _serve(spec: GameSpec[Any], game_id: str, host: str, port: int, drain: float, grace: float) -> None:
@@ -696,3 +697,12 @@ async def _serve(spec: GameSpec[Any], game_id: str, host: str, port: int, drain:
     await asyncio.sleep(max(drain, 0.0))
     await server.stop(grace)
     _log.info("stopped", game=game_id)
+    _ignore_stop_signals()
+
+
+def _ignore_stop_signals() -> None:
+    """Stopped: a late SIGTERM (Ctrl-C's SIGINT, then the supervisor's SIGTERM) must not kill the
+    exiting process. Python's finalization resets signals with Python handlers to the default,
+    which would make it die of that signal (-15) instead of exiting 0; ignored ones stay ignored."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)

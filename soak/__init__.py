@@ -1,7 +1,10 @@
-"""Fault injection on real processes: the soak (`make soak`) and what the reliability tests share.
+"""Fault injection on real processes: the soak (`make soak`).
 
-- `soak.processes`: redis-server, rules services and gateway replicas that can be SIGKILLed and
-  restarted on the same port (Redis on the same data directory);
-- `soak.stack`: all of them together, configured like a deployment (keys, tenants, RULES_*);
-- `soak.harness`: the soak itself.
+- `soak.harness`: the soak itself: bot matches through the replicas while Redis, replicas and
+  rules services are killed and restarted at random, then every match audited and every
+  acknowledged event checked against the store;
+- `soak.flood`: one tenant flooding while another's latency is measured.
+
+The processes (killable, restartable in place) and the stack they form, configured like a
+deployment, are devstack's: `devstack.stack.Stack.for_faults`, shared with the reliability tests.
 """

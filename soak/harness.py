@@ -29,8 +29,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from devstack.stack import Stack, TenantSpec
 from soak.flood import measure_flood
-from soak.stack import SoakStack, TenantSpec
 
 # How long one logical call may keep failing over (both replicas, backoff) before it is given up.
 CALL_GIVE_UP_S = 90.0
@@ -147,11 +147,11 @@ class Report:
 
 
 class Soak:
-    """One soak run over a started SoakStack."""
+    """One soak run over a started `Stack.for_faults`."""
 
     def __init__(
         self,
-        stack: SoakStack,
+        stack: Stack,
         *,
         duration_s: float,
         concurrency: int,
@@ -298,7 +298,9 @@ class Soak:
 
         key = self.stack.api_keys["acme"]
         # One retry inside the library: fail-over between replicas is this harness's job.
-        self._clients = [AsyncClient(t, api_key=key, retries=1, timeout_s=10.0) for t in self.stack.targets]
+        self._clients = [
+            AsyncClient(t, api_key=key, retries=1, timeout_s=10.0) for t in self.stack.gateway_targets
+        ]
         started = time.monotonic()
         try:
             games = await self.call(self._clients, "list_games")
@@ -484,7 +486,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         TenantSpec("rival"),
         TenantSpec("flood", actions_per_second=FLOOD_QUOTA, reads_per_second=5 * FLOOD_QUOTA),
     )
-    with SoakStack(games=args.games, replicas=args.replicas, tenants=tenants, work_dir=work_dir) as stack:
+    with Stack.for_faults(work_dir, games=args.games, gateways=args.replicas, tenants=tenants) as stack:
         show, stop_progress = _progress_printer(args.duration)
         soak = Soak(
             stack,
@@ -506,9 +508,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 flush=True,
             )
             figures = measure_flood(
-                stack.targets[0],
+                stack.gateway_targets[0],
                 stack.api_keys["rival"],
-                stack.targets[0],
+                stack.gateway_targets[0],
                 stack.api_keys["flood"],
                 quota_per_s=FLOOD_QUOTA,
                 seconds=args.flood_seconds,

@@ -9,8 +9,8 @@ from urllib.parse import urlsplit
 import pytest
 import redis
 
-from gateway.eventstore.local_cluster import LocalCluster, redis_cluster
-from gateway.eventstore.local_redis import local_redis
+from devstack.cluster import LocalCluster, redis_cluster
+from devstack.redis import local_redis
 
 
 def _database_for_this_worker(url: str) -> str:

@@ -2,7 +2,7 @@
 which legal action a timed-out seat is given.
 
 Redis-free on purpose: the durable timer wheel is `gateway/timers.py`; the use case that acts
-on an expiry is `GameMatches.on_timer` in `gateway/handlers.py`.
+on an expiry is `GameMatches.on_timer` in `gateway/usecases/play.py`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The event-store contract: value types, errors, the hash chain and the `EventStore` protocol.
 
-Pure on purpose (stdlib + msgspec): handlers, the in-memory twin and the Redis adapter all
+Pure on purpose (stdlib + msgspec): the use cases, the in-memory twin and the Redis adapter all
 depend on this module, and none of them should drag Redis in just to name a type.
 """
 

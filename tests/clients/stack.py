@@ -1,4 +1,4 @@
-"""A real gateway for the client tests: `gateway.stack.Stack` with the Rattus Cartus rules
+"""A real gateway for the client tests: `devstack.stack.Stack` with the Rattus Cartus rules
 service, one gateway replica (which the tests stop and start again on its port: a replica going
 away under a client), and two tenants whose API keys the tests hold."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from devstack.stack import Stack
 from gateway.auth import hash_key, new_api_key
-from gateway.stack import Stack
 
 
 def _tenant(key: str, **quotas: int) -> dict[str, object]:
@@ -36,7 +36,7 @@ class GatewayStack(Stack):
             list(games),
             log_dir=workdir / "logs",
             gateways=1,
-            gateway_dir=workdir,
+            work_dir=workdir,
             gateway_env={"LOG_LEVEL": "warning", "GRACE_SECONDS": "2"},
             tenants=tenants,
             start_timeout_s=60.0,

@@ -13,7 +13,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from gateway.stack import free_port
+from devstack.processes import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -46,6 +46,9 @@ def test_the_wheel_runs_a_rules_service_with_nothing_else_on_the_path(tmp_path: 
     names = zipfile.ZipFile(wheel).namelist()
     assert "guildhall/rules/v1/rules_pb2_grpc.py" in names
     assert "services/rattus_cartus/data/catalog.toml" in names
+    assert "guildhall_client/cli.py" in names  # the `guildhall` console script's module
+    # Local tooling stays out of the product: nothing that starts processes for development.
+    assert not [n for n in names if n.split("/")[0] in {"devstack", "soak", "benchmarks", "tests"}]
     target = tmp_path / "site"
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],

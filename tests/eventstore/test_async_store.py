@@ -12,6 +12,7 @@ import redis
 import redis.asyncio
 import redis.asyncio.cluster
 
+from devstack.cluster import LocalCluster
 from gateway.eventstore.async_redis import (
     CONFLICT,
     DUPLICATE,
@@ -21,7 +22,6 @@ from gateway.eventstore.async_redis import (
     entry_hashes,
 )
 from gateway.eventstore.base import GENESIS, MatchKey, NewEvent
-from gateway.eventstore.local_cluster import LocalCluster
 from gateway.eventstore.redis_store import RedisEventStore, match_keys
 
 KEY = MatchKey("acme", "m1")

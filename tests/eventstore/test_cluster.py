@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import redis
 
+from devstack.cluster import LocalCluster
 from gateway.eventstore.base import MatchKey, NewEvent
-from gateway.eventstore.local_cluster import LocalCluster
 from gateway.eventstore.redis_store import RedisEventStore, match_keys
 
 

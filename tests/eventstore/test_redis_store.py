@@ -10,8 +10,8 @@ from redis.backoff import NoBackoff
 from redis.crc import key_slot
 from redis.retry import Retry
 
+from devstack.processes import free_port
 from gateway.eventstore.base import EventStoreUnavailable, MatchKey, NewEvent, VersionConflict
-from gateway.eventstore.local_redis import free_port
 from gateway.eventstore.redis_store import ENTRY_FIELDS, RedisEventStore, match_keys
 
 MATCH = MatchKey("acme", "match-1")

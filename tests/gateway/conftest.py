@@ -18,7 +18,7 @@ import pytest
 
 from gateway.auth import Authenticator, Tokens, hash_key, parse_tenants
 from gateway.eventstore.base import MatchKey
-from gateway.handlers import EventOut, MatchView, SubmitOutcome
+from gateway.usecases import EventOut, MatchView, SubmitOutcome
 from gateway.watch import CHANNEL
 
 T = TypeVar("T")
@@ -109,7 +109,7 @@ class FakeMatch:
 
 
 class FakeMatches:
-    """Stands in for gateway.handlers.GameMatches with its interface, for servicer-only tests."""
+    """Stands in for gateway.usecases.GameMatches with its interface, for servicer-only tests."""
 
     def __init__(self, redis: Any, keyring: Any) -> None:
         self.redis = redis
@@ -117,7 +117,7 @@ class FakeMatches:
         self.matches: dict[MatchKey, FakeMatch] = {}
 
     def _match(self, key: MatchKey) -> FakeMatch:
-        from gateway.handlers import MatchNotFound
+        from gateway.usecases import MatchNotFound
 
         match = self.matches.get(key)
         if match is None:

@@ -13,9 +13,9 @@ import redis.asyncio
 
 from gateway.eventstore.base import GENESIS, MatchKey, chain_hash
 from gateway.eventstore.redis_store import match_keys
-from gateway.handlers import GameMatches, MatchView
 from gateway.rules_client import AsyncRulesClient
 from gateway.signing import KeyRing
+from gateway.usecases import GameMatches, MatchView
 
 # Every replica of one deployment loads the same SIGNING_KEYS_DIR: the tests' replicas share a ring.
 SHARED_KEYS = KeyRing.generate("test-key")

@@ -163,8 +163,8 @@ def test_an_archived_match_is_still_replayed_audited_and_read_through_the_gatewa
     import redis.asyncio
 
     from gateway.archive import load_async
-    from gateway.handlers import GameMatches, MatchNotFound
     from gateway.rules_client import AsyncRulesClient
+    from gateway.usecases import GameMatches, MatchNotFound
     from tests.gateway.gwcore_support import SHARED_KEYS, gateway, play_first_legal
     from tests.kernel.toy_game import GAME
 

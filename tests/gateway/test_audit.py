@@ -13,8 +13,8 @@ import redis
 from gateway.domain.receipts import Receipt, decode_receipt, encode_receipt, receipt_message
 from gateway.eventstore.base import MatchKey
 from gateway.eventstore.redis_store import match_keys
-from gateway.handlers import AuditResult
 from gateway.signing import KeyRing
+from gateway.usecases import AuditResult
 from tests.gateway.gwcore_support import SHARED_KEYS, entries_of, gateway, rewrite_stream
 from tests.kernel.toy_game import GAME
 from tests.rules_service import serving

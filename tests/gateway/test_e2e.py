@@ -21,10 +21,10 @@ from typing import Any
 import grpc
 import pytest
 
-from gateway import demo
+from devstack import demo
+from devstack.stack import Stack
 from gateway.auth import Tokens, hash_key
 from gateway.signing import KeyRing
-from gateway.stack import Stack
 from guildhall_client import AsyncClient, Client, errors
 from guildhall_client.types import CreatedMatch, Event
 from guildhall_client.verify import verify_receipt
@@ -320,7 +320,7 @@ def test_unknown_matches_and_games_are_not_found_or_invalid(connect: Callable[..
 
 def test_an_expired_or_foreign_token_is_unauthenticated(connect: Callable[..., Client], stack: Stack) -> None:
     created = create(connect())
-    keyring = KeyRing.from_dir(stack.gateway_dir / "signing")
+    keyring = KeyRing.from_dir(stack.work_dir / "signing")
     expired, _ = Tokens(keyring.sign, keyring.verify, ttl_s=-1).issue("acme", created.match_id, 0)
     foreign_ring = KeyRing.generate(keyring.active)
     foreign, _ = Tokens(foreign_ring.sign, foreign_ring.verify).issue("acme", created.match_id, 0)

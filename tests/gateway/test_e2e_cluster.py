@@ -12,9 +12,9 @@ import pytest
 from guildhall.gateway.v1 import gateway_pb2 as pb
 from guildhall.gateway.v1 import gateway_pb2_grpc
 
-from gateway import demo
-from gateway.eventstore.local_cluster import LocalCluster
-from gateway.stack import Stack
+from devstack import demo
+from devstack.cluster import LocalCluster
+from devstack.stack import Stack
 from guildhall_client import AsyncClient
 from services.registry import GAMES
 from tests.gateway.conftest import ACME_KEY, bearer, tenants_document

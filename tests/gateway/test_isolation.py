@@ -14,8 +14,8 @@ import pytest
 from guildhall.gateway.v1 import gateway_pb2 as pb
 from guildhall.gateway.v1 import gateway_pb2_grpc
 
+from devstack.stack import Stack
 from gateway.auth import AUDITOR, PUBLIC, SCOPES, SEAT, SPECTATOR, TENANT
-from gateway.stack import Stack
 from services.registry import GAMES
 from tests.gateway.conftest import (
     ACME_KEY,

@@ -13,20 +13,20 @@ import pytest
 import redis
 import redis.asyncio.cluster
 
+from devstack.cluster import LocalCluster
 from gateway.domain.receipts import receipt_message, seed_commitment
 from gateway.domain.timers import TimerPolicy
 from gateway.eventstore.base import MatchKey
-from gateway.eventstore.local_cluster import LocalCluster
 from gateway.eventstore.redis_store import match_keys
-from gateway.handlers import (
+from gateway.rules_client import AsyncRulesClient
+from gateway.signing import KeyRing
+from gateway.usecases import (
     GameMatches,
     InvalidRequest,
     MatchExists,
     MatchNotFound,
     UnknownGame,
 )
-from gateway.rules_client import AsyncRulesClient
-from gateway.signing import KeyRing
 from services.kernel import GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, UNKNOWN_PLAYER
 from services.kernel.rejection import COMMAND_ID_IN_USE
 from tests.gateway.gwcore_support import entries_of, gateway, play_first_legal

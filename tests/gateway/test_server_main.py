@@ -18,8 +18,9 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from guildhall.gateway.v1 import gateway_pb2 as pb
 from guildhall.gateway.v1 import gateway_pb2_grpc
 
+from devstack.processes import free_port
+from devstack.stack import Stack
 from gateway.bootstrap import Config, parse_args
-from gateway.stack import Stack, free_port
 from tests.gateway.conftest import bearer, private_database
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,7 +104,8 @@ def test_a_stop_signal_drains_health_first_then_ends_watch_streams_and_exits_cle
         gateway_env=env,
     ) as stack:
         target = stack.gateway_targets[0]
-        process = stack.processes["gateway-0"]
+        process = stack.gateways[0].process
+        assert process is not None
         with grpc.insecure_channel(target) as channel:
             stub = gateway_pb2_grpc.GatewayServiceStub(channel)
             health = health_pb2_grpc.HealthStub(channel)

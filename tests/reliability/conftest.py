@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from soak.processes import RedisProcess
-from soak.stack import SoakStack, TenantSpec
+from devstack.processes import RedisProcess
+from devstack.stack import Stack, TenantSpec
 from tests.reliability.gateway_helpers import settle
 
 # The flooding tenant's quota in the shared stack: low, so a few loops exceed it at once.
@@ -27,16 +27,16 @@ def aof_redis(tmp_path: Path) -> Iterator[RedisProcess]:
 
 
 @pytest.fixture(scope="session")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SoakStack]:
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     """Redis (AOF always), every registered game's rules service and two gateway replicas,
     shared by the tests that go through the gateway (each xdist worker starts its own)."""
     tenants = (TenantSpec("acme"), TenantSpec("rival"), TenantSpec("flood", actions_per_second=FLOOD_QUOTA))
-    with SoakStack(work_dir=tmp_path_factory.mktemp("stack"), tenants=tenants) as started:
+    with Stack.for_faults(tmp_path_factory.mktemp("stack"), tenants=tenants) as started:
         yield started
 
 
 @pytest.fixture
-def healthy(stack: SoakStack) -> SoakStack:
+def healthy(stack: Stack) -> Stack:
     """The shared stack with every process up and Redis writable (a fault test may have left one
     down if it failed half-way)."""
     for process in [stack.redis, *stack.rules.values(), *stack.gateways]:

@@ -9,22 +9,22 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from devstack.stack import Stack
 from guildhall_client import AsyncClient
 from guildhall_client.types import Accepted, MatchView
-from soak.stack import SoakStack
 
 GIVE_UP_S = 60.0  # only so a broken gateway fails a test instead of hanging it
 
 
-def both_replicas(stack: SoakStack) -> str:
+def both_replicas(stack: Stack) -> str:
     """One gRPC target naming both replicas, as a Kubernetes Service would: pick_first uses the
     first and moves to the other when it goes away."""
-    return "ipv4:" + ",".join(stack.targets)
+    return "ipv4:" + ",".join(stack.gateway_targets)
 
 
-def tenant_clients(stack: SoakStack, tenant: str = "acme", retries: int = 0) -> list[AsyncClient]:
+def tenant_clients(stack: Stack, tenant: str = "acme", retries: int = 0) -> list[AsyncClient]:
     """A tenant-key client per replica; retries=0 so a test sees each failure itself."""
-    return [AsyncClient(t, api_key=stack.api_keys[tenant], retries=retries) for t in stack.targets]
+    return [AsyncClient(t, api_key=stack.api_keys[tenant], retries=retries) for t in stack.gateway_targets]
 
 
 async def close_all(*clients: AsyncClient) -> None:
@@ -92,7 +92,7 @@ async def eventually(check: Callable[[], Awaitable[Any]], what: str) -> Any:
             await asyncio.sleep(0.05)
 
 
-def settle(stack: SoakStack, calls: int = 64) -> None:
+def settle(stack: Stack, calls: int = 64) -> None:
     """Make each replica answer a round of `calls` concurrent Redis-backed calls, so tests that
     check single calls precisely start once every process answers again after a fault."""
     import grpc
@@ -100,7 +100,7 @@ def settle(stack: SoakStack, calls: int = 64) -> None:
     from guildhall.gateway.v1 import gateway_pb2_grpc as pb_grpc
 
     credentials = (("authorization", f"Bearer {stack.api_keys['acme']}"),)
-    for target in stack.targets:
+    for target in stack.gateway_targets:
         with grpc.insecure_channel(target) as channel:
             stub = pb_grpc.GatewayServiceStub(channel)
             deadline = time.monotonic() + GIVE_UP_S

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from devstack.stack import Stack
 from guildhall_client import AsyncClient
 from guildhall_client.errors import QuotaExceeded, StaleVersion, Unavailable
 from guildhall_client.types import Accepted
-from soak.stack import SoakStack
 from tests.reliability.gateway_helpers import (
     Table,
     both_replicas,
@@ -34,7 +34,7 @@ async def stored_commands(client: AsyncClient, match_id: str) -> list[str]:
     return [e.command_id for e in await client.read_events(match_id)]
 
 
-def test_concurrent_submits_for_one_version_across_replicas_accept_exactly_one(healthy: SoakStack) -> None:
+def test_concurrent_submits_for_one_version_across_replicas_accept_exactly_one(healthy: Stack) -> None:
     async def scenario() -> None:
         a, b = tenant_clients(healthy)
         try:
@@ -74,7 +74,7 @@ def test_concurrent_submits_for_one_version_across_replicas_accept_exactly_one(h
     asyncio.run(scenario())
 
 
-def test_a_replica_killed_mid_match_play_and_watch_continue_on_the_other(healthy: SoakStack) -> None:
+def test_a_replica_killed_mid_match_play_and_watch_continue_on_the_other(healthy: Stack) -> None:
     async def scenario() -> None:
         # Players and the watcher reach the gateway through one target naming both replicas.
         tenant = AsyncClient(both_replicas(healthy), api_key=healthy.api_keys["acme"], retries=8)
@@ -117,7 +117,7 @@ def test_a_replica_killed_mid_match_play_and_watch_continue_on_the_other(healthy
 
 
 def test_redis_killed_mid_match_gives_unavailable_and_the_retried_command_lands_once(
-    healthy: SoakStack,
+    healthy: Stack,
 ) -> None:
     async def scenario() -> None:
         a, b = tenant_clients(healthy)
@@ -157,7 +157,7 @@ def test_redis_killed_mid_match_gives_unavailable_and_the_retried_command_lands_
     asyncio.run(scenario())
 
 
-def test_rules_service_killed_gives_unavailable_writes_nothing_and_recovers(healthy: SoakStack) -> None:
+def test_rules_service_killed_gives_unavailable_writes_nothing_and_recovers(healthy: Stack) -> None:
     async def scenario() -> None:
         a, b = tenant_clients(healthy)
         try:
@@ -186,7 +186,7 @@ def test_rules_service_killed_gives_unavailable_writes_nothing_and_recovers(heal
     asyncio.run(scenario())
 
 
-def test_a_full_redis_refuses_submits_precisely_and_keeps_serving_reads(healthy: SoakStack) -> None:
+def test_a_full_redis_refuses_submits_precisely_and_keeps_serving_reads(healthy: Stack) -> None:
     async def scenario() -> None:
         a, b = tenant_clients(healthy)
         redis_client = healthy.redis.client()
@@ -220,7 +220,7 @@ def test_a_full_redis_refuses_submits_precisely_and_keeps_serving_reads(healthy:
     asyncio.run(scenario())
 
 
-def test_outage_answers_are_never_wrong_answers(healthy: SoakStack) -> None:
+def test_outage_answers_are_never_wrong_answers(healthy: Stack) -> None:
     """While Redis is down, no call answers as if the match did not exist or had moved."""
 
     async def scenario() -> None:
@@ -250,7 +250,7 @@ def test_outage_answers_are_never_wrong_answers(healthy: SoakStack) -> None:
     asyncio.run(scenario())
 
 
-def test_turn_timers_fire_once_per_turn_with_a_replica_killed(healthy: SoakStack) -> None:
+def test_turn_timers_fire_once_per_turn_with_a_replica_killed(healthy: Stack) -> None:
     """Nobody acts; 1 s turn timers play for the seats (random_action) on whichever replica
     claims them, one replica is SIGKILLed meanwhile: each (version, seat) times out once."""
 
@@ -280,7 +280,7 @@ def test_turn_timers_fire_once_per_turn_with_a_replica_killed(healthy: SoakStack
     asyncio.run(scenario())
 
 
-def test_watch_streams_keep_delivering_across_a_redis_restart(healthy: SoakStack) -> None:
+def test_watch_streams_keep_delivering_across_a_redis_restart(healthy: Stack) -> None:
     """A watcher on each replica; Redis is SIGKILLed and restarted mid-match (the replicas'
     notification subscriptions die with it): every version still arrives once, in order."""
 

@@ -19,8 +19,8 @@ from guildhall.gateway.v1 import gateway_pb2_grpc as pb_grpc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from devstack.stack import Stack
 from services.kernel import CODES
-from soak.stack import SoakStack
 from tests.reliability.gateway_helpers import Table, close_all, settle, tenant_clients
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
@@ -76,7 +76,7 @@ pytestmark = pytest.mark.usefixtures("healthy")
 
 @dataclass
 class Fixture:
-    stack: SoakStack
+    stack: Stack
     channel: grpc.Channel
     stub: pb_grpc.GatewayServiceStub
     tenant_key: str
@@ -92,7 +92,7 @@ def metadata(credential: str) -> tuple[tuple[str, str], ...]:
 
 
 @pytest.fixture(scope="module")
-def fx(stack: SoakStack) -> Iterator[Fixture]:
+def fx(stack: Stack) -> Iterator[Fixture]:
     settle(stack)  # a fault test on this worker may have just restarted Redis
 
     async def prepare() -> tuple[str, str, str, str]:
@@ -113,7 +113,7 @@ def fx(stack: SoakStack) -> Iterator[Fixture]:
             await close_all(tenant, other)
 
     live, idle_token, finished, finished_token = asyncio.run(prepare())
-    channel = grpc.insecure_channel(stack.targets[0])
+    channel = grpc.insecure_channel(stack.gateway_targets[0])
     stub = pb_grpc.GatewayServiceStub(channel)
     key = stack.api_keys["acme"]
     versions = {

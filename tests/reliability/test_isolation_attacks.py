@@ -18,9 +18,9 @@ import pytest
 from guildhall.gateway.v1 import gateway_pb2 as pb
 from guildhall.gateway.v1 import gateway_pb2_grpc as pb_grpc
 
+from devstack.stack import Stack
 from gateway.auth import Tokens
 from gateway.signing import KeyRing
-from soak.stack import SoakStack
 from tests.reliability.gateway_helpers import Table, close_all, settle, tenant_clients
 
 NO_SUCH_MATCH = "no-such-match-0001"
@@ -97,7 +97,7 @@ def status_of(call: Callable[[], Any]) -> tuple[grpc.StatusCode, str]:
 
 
 @pytest.fixture(scope="module")
-def world(stack: SoakStack) -> Iterator[World]:
+def world(stack: Stack) -> Iterator[World]:
     settle(stack)  # a fault test on this worker may have just restarted Redis
 
     async def prepare() -> tuple[Table, Table]:
@@ -113,10 +113,10 @@ def world(stack: SoakStack) -> Iterator[World]:
 
     mine, theirs = asyncio.run(prepare())
     assert stack.work_dir is not None
-    keyring = KeyRing.from_dir(stack.work_dir / "keys")
+    keyring = KeyRing.from_dir(stack.work_dir / "signing")
     tokens = Tokens(keyring.sign, keyring.verify)
     expired, _ = tokens.issue("acme", mine.match_id, 0, ttl_s=-60)  # signed by the gateway's key, expired
-    foreign_ring = KeyRing.generate("soak-1")  # same key id, another key
+    foreign_ring = KeyRing.generate(keyring.active)  # same key id, another key
     foreign, _ = Tokens(foreign_ring.sign, foreign_ring.verify).issue("acme", mine.match_id, 0)
     # Seat 0's token with the payload edited to seat 1, signature kept.
     prefix, header, payload, signature = mine.seats[0].credential.split(".")
@@ -125,7 +125,7 @@ def world(stack: SoakStack) -> Iterator[World]:
     edited = base64.urlsafe_b64encode(json.dumps(body, separators=(",", ":")).encode()).rstrip(b"=").decode()
     forged = ".".join((prefix, header, edited, signature))
 
-    channel = grpc.insecure_channel(stack.targets[0])
+    channel = grpc.insecure_channel(stack.gateway_targets[0])
     stub = pb_grpc.GatewayServiceStub(channel)
     ticket = stub.CreateTicket(
         pb.CreateTicketRequest(game_id="rattus_cartus", min_seats=4, player_id="lonely"),

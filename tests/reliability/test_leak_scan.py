@@ -31,12 +31,12 @@ from typing import Any
 import msgspec
 import pytest
 
+from devstack.stack import Stack
 from guildhall_client import AsyncClient
 from guildhall_client.errors import CommandIdInUse, GatewayError, Rejected
 from guildhall_client.types import Event
 from services.kernel import Rng, SetupConfig
 from services.registry import GAMES
-from soak.stack import SoakStack
 from tests.reliability.gateway_helpers import Table, close_all, tenant_clients
 
 ACTIONS = int(os.environ.get("LEAK_SCAN_ACTIONS", "30"))
@@ -134,7 +134,7 @@ async def play_and_collect(
     return table, sent
 
 
-def collect(stack: SoakStack, game: str, actions: int = ACTIONS) -> tuple[list[Any], dict[int | None, Sent]]:
+def collect(stack: Stack, game: str, actions: int = ACTIONS) -> tuple[list[Any], dict[int | None, Sent]]:
     """Play one match of `game` (most seats) to its resignations; the stream and what was sent."""
 
     async def scenario() -> tuple[list[Any], dict[int | None, Sent]]:
@@ -208,13 +208,13 @@ def find_leaks(game: str, stored: list[Any], sent: dict[int | None, Sent]) -> li
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
-def test_nothing_sent_to_a_seat_or_spectator_leaks_hidden_information(healthy: SoakStack, game: str) -> None:
+def test_nothing_sent_to_a_seat_or_spectator_leaks_hidden_information(healthy: Stack, game: str) -> None:
     stored, sent = collect(healthy, game)
     assert sum(len(s.views) + len(s.events) for s in sent.values()) > ACTIONS  # the scan saw plenty
     assert find_leaks(game, stored, sent) == []
 
 
-def test_the_scan_notices_an_unredacted_event_a_foreign_view_and_an_early_seed(healthy: SoakStack) -> None:
+def test_the_scan_notices_an_unredacted_event_a_foreign_view_and_an_early_seed(healthy: Stack) -> None:
     """The scan can fail: plant what a leaky gateway would send and see each one named."""
     game = "rattus_cartus"
     stored, sent = collect(healthy, game, actions=8)

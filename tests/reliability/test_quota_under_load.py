@@ -8,8 +8,8 @@ import asyncio
 import random
 import time
 
+from devstack.stack import Stack
 from soak.flood import _match_loop
-from soak.stack import SoakStack
 from tests.reliability.conftest import FLOOD_QUOTA
 from tests.reliability.gateway_helpers import close_all, tenant_clients
 
@@ -17,7 +17,7 @@ LOOPS = 12
 SECONDS = 3.0
 
 
-def test_a_flooding_tenant_is_held_to_its_quota_and_another_tenant_is_not_refused(healthy: SoakStack) -> None:
+def test_a_flooding_tenant_is_held_to_its_quota_and_another_tenant_is_not_refused(healthy: Stack) -> None:
     async def scenario() -> tuple[dict[str, int], dict[str, int], float]:
         flood = tenant_clients(healthy, "flood")  # one client per replica: the quota is shared
         victim = tenant_clients(healthy, "rival")

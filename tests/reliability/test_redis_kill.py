@@ -15,9 +15,9 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from devstack.processes import RedisProcess
 from gateway.eventstore.base import EventStoreUnavailable, MatchKey, NewEvent, StoredEvent, VersionConflict
 from gateway.eventstore.redis_store import RedisEventStore
-from soak.processes import RedisProcess
 from tests.reliability.proxy import LossyProxy
 
 RULES_VERSION = "reliability-1"

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 import redis
 
+from devstack.processes import RedisProcess
 from gateway.eventstore.base import MatchKey, NewEvent
 from gateway.eventstore.redis_store import RedisEventStore, match_keys
-from soak.processes import RedisProcess
 
 BIG = 16 * 1024  # bytes per event payload: a few appends fill the headroom left below
 OOM = "OOM command not allowed when used memory > 'maxmemory'"

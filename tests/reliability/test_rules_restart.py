@@ -15,9 +15,9 @@ from pathlib import Path
 import grpc
 import pytest
 
+from devstack.processes import RulesProcess
 from gateway.rules_client import Accepted, AsyncRulesClient, RulesClient
 from services.kernel import Rejection
-from soak.processes import RulesProcess
 
 GAME = "rattus_cartus"
 SEED = 20121347
@@ -26,7 +26,7 @@ GIVE_UP_S = 60.0  # a generous bound, only so a broken client fails the test ins
 
 @pytest.fixture
 def rules(tmp_path: Path) -> Iterator[RulesProcess]:
-    process = RulesProcess(GAME, tmp_path)
+    process = RulesProcess(GAME, tmp_path, log_level="warning")
     process.start()
     try:
         yield process

@@ -11,15 +11,15 @@ from collections.abc import Iterator
 
 import pytest
 
+from devstack.stack import Stack
 from gateway.eventstore.base import MatchKey
 from gateway.eventstore.redis_store import match_keys
 from guildhall_client.types import AuditReport
-from soak.stack import SoakStack
 from tests.reliability.gateway_helpers import Table, close_all, tenant_clients
 
 
 @pytest.fixture
-def played(healthy: SoakStack) -> Iterator[tuple[SoakStack, str, list[str]]]:
+def played(healthy: Stack) -> Iterator[tuple[Stack, str, list[str]]]:
     """A fresh match with a few actions: (stack, match id, command id of each version)."""
 
     async def play() -> tuple[str, list[str]]:
@@ -36,7 +36,7 @@ def played(healthy: SoakStack) -> Iterator[tuple[SoakStack, str, list[str]]]:
     yield healthy, match_id, commands
 
 
-def audit(stack: SoakStack, match_id: str) -> AuditReport:
+def audit(stack: Stack, match_id: str) -> AuditReport:
     async def run() -> AuditReport:
         (a, b) = tenant_clients(stack, retries=3)
         try:
@@ -48,7 +48,7 @@ def audit(stack: SoakStack, match_id: str) -> AuditReport:
 
 
 def test_a_planted_command_id_fails_the_audit_at_the_version_it_points_to(
-    played: tuple[SoakStack, str, list[str]],
+    played: tuple[Stack, str, list[str]],
 ) -> None:
     stack, match_id, commands = played
     keys = match_keys(MatchKey("acme", match_id))
@@ -61,7 +61,7 @@ def test_a_planted_command_id_fails_the_audit_at_the_version_it_points_to(
 
 
 def test_a_removed_command_id_fails_the_audit_at_its_version(
-    played: tuple[SoakStack, str, list[str]],
+    played: tuple[Stack, str, list[str]],
 ) -> None:
     stack, match_id, commands = played
     keys = match_keys(MatchKey("acme", match_id))
@@ -73,7 +73,7 @@ def test_a_removed_command_id_fails_the_audit_at_its_version(
     assert not result.ok and result.first_bad_version == first, result
 
 
-def test_an_edited_snapshot_fails_the_audit(played: tuple[SoakStack, str, list[str]]) -> None:
+def test_an_edited_snapshot_fails_the_audit(played: tuple[Stack, str, list[str]]) -> None:
     stack, match_id, _ = played
     keys = match_keys(MatchKey("acme", match_id))
     client = stack.redis.client()

@@ -15,8 +15,8 @@ import grpc
 import pytest
 from guildhall.rules.v1 import rules_pb2, rules_pb2_grpc
 
+from devstack.processes import free_port, wait_serving
 from gateway.rules_client import Accepted, AsyncRulesClient, RulesClient
-from gateway.stack import free_port, wait_serving
 from services.kernel import Rejection
 from services.server import MAX_ACTION_BYTES, REQUEST_LIMITS, build_aio_server, build_server
 from tests.kernel.toy_game import GAME

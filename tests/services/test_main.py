@@ -11,8 +11,8 @@ import grpc
 from guildhall.common.v1 import common_pb2
 from guildhall.rules.v1 import rules_pb2, rules_pb2_grpc
 
+from devstack.processes import free_port, wait_serving
 from gateway.rules_client import RulesClient
-from gateway.stack import free_port, wait_serving
 from services.kernel.testing import random_playout
 from services.rattus_cartus import GAME, load_game
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from gateway import demo
-from gateway.stack import Stack
+from devstack import demo
+from devstack.stack import Stack
 from services.registry import GAMES
 from tests.gateway.conftest import private_database
 
@@ -45,15 +45,15 @@ def test_the_stack_stops_every_child_process(
     monkeypatch.setenv("REDIS_URL", redis_url)
     with Stack(list(GAMES), log_dir=tmp_path) as stack:
         processes = list(stack.processes.values())
-        assert all(p.poll() is None for p in processes)
-    assert all(p.poll() is not None for p in processes)
+        assert all(p.alive for p in processes)
+    assert not any(p.alive for p in processes)
     assert "serving" in (tmp_path / f"rules-{next(iter(GAMES))}.log").read_text()
 
 
 def test_make_run_stops_cleanly_on_ctrl_c(redis_url: str, tmp_path: Path) -> None:
     env = {**os.environ, "REDIS_URL": redis_url}
     run = subprocess.Popen(
-        [sys.executable, "-m", "gateway.stack", "--any-ports", "--dir", str(tmp_path), "--games", DEMO_GAME],
+        [sys.executable, "-m", "devstack.stack", "--any-ports", "--dir", str(tmp_path), "--games", DEMO_GAME],
         cwd=ROOT,
         env=env,
         stderr=subprocess.PIPE,
@@ -82,7 +82,7 @@ def test_a_rules_service_stops_when_its_supervisor_dies(tmp_path: Path) -> None:
     """Even a SIGKILLed supervisor leaves no rules service behind."""
     script = (
         "import subprocess, sys, os\n"
-        "from gateway.stack import free_port\n"
+        "from devstack.processes import free_port\n"
         "from services.server import EXIT_WITH_PARENT_ENV\n"
         "command = [sys.executable, '-m', 'services.rattus_cartus', '--port', str(free_port())]\n"
         "child = subprocess.Popen(command, env={**os.environ, EXIT_WITH_PARENT_ENV: str(os.getpid())})\n"

@@ -1,8 +1,9 @@
 """A real Redis Cluster on loopback for tests and benchmarks: several `redis-server` processes
-in cluster mode, joined and given the 16,384 slots with the same commands `redis-cli --cluster
-create` sends (CLUSTER ADDSLOTSRANGE, MEET, REPLICATE), so it needs no extra tool.
+(devstack.processes.RedisProcess, each on its own data directory) in cluster mode, joined and
+given the 16,384 slots with the same commands `redis-cli --cluster create` sends (CLUSTER
+ADDSLOTS, MEET, REPLICATE), so it needs no extra tool.
 
-`python -m gateway.eventstore.local_cluster` starts one in the foreground and prints its URL.
+`python -m devstack.cluster` starts one in the foreground and prints its URL.
 """
 
 from __future__ import annotations
@@ -19,27 +20,25 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from subprocess import Popen
 from typing import Any
 
 import redis
 
-from gateway.eventstore.local_redis import (
-    RedisServerStartError,
-    _spawn,
-    _stop,
-    _wait_until_pingable,
-    find_redis_server,
-)
+from devstack.processes import RedisProcess, RedisServerStartError, find_redis_server
 
 SLOTS = 16_384
 
 
 @dataclass
 class ClusterNode:
-    port: int
-    process: Popen[bytes]
+    """One node: `server.kill()` / `server.start()` take it down and bring it back (same port, data)."""
+
+    server: RedisProcess
     primary: bool
+
+    @property
+    def port(self) -> int:
+        return self.server.port
 
 
 @dataclass
@@ -87,19 +86,20 @@ def redis_cluster(
     try:
         for index in range(primaries * (1 + replicas_per_primary)):
             port = _free_cluster_port()
+            node_dir = work_dir / f"node-{port}"
             extra = (
                 "--cluster-enabled", "yes",
-                "--cluster-config-file", str(work_dir / f"nodes-{port}.conf"),
+                "--cluster-config-file", str(node_dir / "nodes.conf"),
                 "--cluster-node-timeout", "2000",
             )  # fmt: skip
-            process, log_path = _spawn(binary, port, work_dir, appendonly, extra)
-            cluster.nodes.append(ClusterNode(port, process, primary=index < primaries))
-            _wait_until_pingable(process, port, log_path, 10.0)
+            server = RedisProcess(node_dir, port=port, appendonly=appendonly, extra=extra, binary=binary)
+            cluster.nodes.append(ClusterNode(server, primary=index < primaries))
+            server.start(10.0)
         _form(cluster, primaries, replicas_per_primary, timeout_s)
         yield cluster
     finally:
         for node in cluster.nodes:
-            _stop(node.process)
+            node.server.stop(5.0)
         shutil.rmtree(work_dir, ignore_errors=True)
 
 
@@ -149,9 +149,7 @@ def _wait(condition: object, timeout_s: float, what: str) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Run a local Redis Cluster in the foreground, print its URL, stop on Ctrl-C or SIGTERM."""
-    parser = argparse.ArgumentParser(
-        prog="python -m gateway.eventstore.local_cluster", description=main.__doc__
-    )
+    parser = argparse.ArgumentParser(prog="python -m devstack.cluster", description=main.__doc__)
     parser.add_argument("--primaries", type=int, default=3)
     parser.add_argument("--replicas", type=int, default=1, help="replicas per primary")
     parser.add_argument("--aof", action="store_true", help="AOF persistence with appendfsync always")

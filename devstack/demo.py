@@ -1,6 +1,6 @@
 """`make demo`: every registered game played to the end through the gateway, with the client library.
 
-It starts Redis, one rules service per game and a gateway (gateway/stack.py). For each game, one
+It starts Redis, one rules service per game and a gateway (devstack/stack.py). For each game, one
 bot per seat queues through matchmaking with `guildhall_client` (`enqueue_and_wait` hands it its
 seat token) and plays its seat with one of the library's bots, greedy and random seats
 alternating: whenever its own view says it owes a decision, it submits the legal action its bot
@@ -30,7 +30,7 @@ from typing import Any
 
 import msgspec
 
-from gateway.stack import Stack
+from devstack.stack import Stack
 from guildhall_client import AsyncClient, Seat, errors
 from guildhall_client.bots import Bot, make_bot
 from guildhall_client.bots.runner import play_seat
@@ -248,7 +248,7 @@ def render(reports: Sequence[MatchReport]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     from services.registry import GAMES
 
-    parser = argparse.ArgumentParser(prog="python -m gateway.demo", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m devstack.demo", description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", nargs="*", default=list(GAMES), choices=list(GAMES))
     parser.add_argument("--players", type=int, help="seats per match (default: each game's largest count)")
     parser.add_argument("--seed", type=int, help="seeds the bots' choices (match seeds are the gateway's)")

@@ -13,13 +13,8 @@ from typing import Any
 import pytest
 import redis
 
-from gateway.eventstore.local_redis import (
-    RedisServerStartError,
-    _container_if_docker_is_reachable,
-    free_port,
-    local_redis,
-    redis_server_process,
-)
+from devstack.processes import RedisServerStartError, free_port
+from devstack.redis import _container_if_docker_is_reachable, local_redis, redis_server_process
 
 
 def test_redis_url_from_the_environment_is_used_as_is(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -75,14 +70,8 @@ def test_a_started_server_can_keep_an_append_only_file() -> None:
 
 def test_a_server_that_fails_to_start_is_reported_with_its_log(tmp_path: Path) -> None:
     broken_server = tmp_path / "redis-server"
-    broken_server.write_text(
-        "#!/bin/sh\n"
-        'while [ "$#" -gt 0 ]; do\n'
-        '  if [ "$1" = "--logfile" ]; then echo "FATAL: cannot open the data directory" > "$2"; fi\n'
-        "  shift\n"
-        "done\n"
-        "exit 1\n"
-    )
+    # Without --logfile, redis-server logs to stdout, which devstack keeps in the server's log.
+    broken_server.write_text('#!/bin/sh\necho "FATAL: cannot open the data directory"\nexit 1\n')
     broken_server.chmod(0o755)
 
     with (
@@ -98,7 +87,7 @@ def test_the_command_line_entry_prints_a_url_and_stops_on_ctrl_c(tmp_path: Path)
     log = tmp_path / "stderr.txt"
     with open(log, "w") as stderr:
         process = subprocess.Popen(
-            [sys.executable, "-m", "gateway.eventstore.local_redis"],
+            [sys.executable, "-m", "devstack.redis"],
             stdout=subprocess.PIPE,
             stderr=stderr,
             text=True,

@@ -1,0 +1,314 @@
+"""Play use cases: submit, resign, turn timers, and the moves of resigned seats.
+
+The hot path of an accepted action with a warm cache is one rules call (Validate, which also
+returns the next state and the events as the actor sees them) and one Redis round trip (the
+append script).
+
+Decisions (question -> decision):
+- A resigned seat in a match that goes on: the gateway makes its decisions (a legal action
+  chosen by the seed-keyed generator of `gateway.domain.timers.timeout_choice`), appended as
+  "gateway:seat:N"; when one seat (or none) is left, the match ends and the seats left win.
+- Gateway command ids ("gw create", "gw auto <v> <seat>", "gw timer <v> <seat>") contain spaces,
+  which client command ids cannot, so a client can never take one first.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import replace
+
+import grpc
+
+from gateway.domain.match import (
+    GATEWAY,
+    JSON,
+    SEAT_RESIGNED,
+    TURN_TIMED_OUT,
+    SeatResigned,
+    TurnTimedOut,
+    on_behalf_actor,
+    seat_actor,
+)
+from gateway.domain.timers import FORFEIT, RANDOM_ACTION, timeout_choice
+from gateway.eventstore.async_redis import DUPLICATE, TAKEN
+from gateway.eventstore.base import MatchKey, NewEvent
+from gateway.rules_client import Accepted, Event, SeatView
+from gateway.usecases.results import ContendedMatch, InvalidRequest, SubmitOutcome
+from gateway.usecases.store import Match
+from gateway.usecases.views import ViewUseCases
+from services.kernel import GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, UNKNOWN_PLAYER, Rejection
+from services.kernel.rejection import COMMAND_ID_IN_USE
+
+_log = logging.getLogger(__name__)
+
+CONFLICT_RETRIES = 5  # replicas racing on one match: the loser reloads and decides again
+AUTO_PLAY_LIMIT = 10_000  # resigned seats' moves played in one go, at most (a safety bound)
+
+
+def _stale(expected: int, actual: int) -> Rejection:
+    return Rejection(
+        STALE_VERSION, f"the match is at version {actual}, not {expected}: reload and decide again"
+    )
+
+
+def _rejected(rejection: Rejection, game: str = "") -> SubmitOutcome:
+    return SubmitOutcome(accepted=False, rejection=rejection, game=game)
+
+
+class PlayUseCases(ViewUseCases):
+    """Decisions: submit, resign, turn timers and the resigned seats' moves."""
+
+    async def _decide(self, match: Match, seat: int, action: bytes) -> tuple[Match, Accepted | Rejection]:
+        client = self._client(match.game)
+        try:
+            # The next seats' views come back too, so their GetView costs no rules call.
+            return match, await client.validate(match.state, seat, action, return_views=True)
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                raise
+        # The state was made by other rules (a rolling upgrade): rebuild it from the events.
+        _log.info("state of %s made by other rules: replaying", match.key)
+        match = await self._replay(replace(match, resigned=frozenset(), ended=False), None)
+        self._cache.put(match.key, match)
+        return match, await client.validate(match.state, seat, action, return_views=True)
+
+    def _remember_views(self, match: Match, views: Sequence[SeatView]) -> None:
+        """Keep the views Validate returned with the next state, as get_view would make them."""
+        waiting = match.waiting_seats()
+        for seat_view in views:
+            if seat_view.player in waiting:
+                memo_key = (match.key, match.version, match.head, seat_view.player)
+                view = self._match_view(
+                    match, seat_view.player, seat_view.view, list(seat_view.legal_actions)
+                )
+                self._views.put(memo_key, view)
+
+    async def _first_result(
+        self, key: MatchKey, seat: int | None, command_id: str, *, actor: str
+    ) -> SubmitOutcome | None:
+        """A command id already used: its first result (for its own actor, redacted for the
+        caller), or a rejection when another actor used it. None when it is unused."""
+        seen = await self.store.command(key, command_id)
+        if seen is None:
+            return None
+        first, last, used_by = seen
+        if used_by != actor:
+            return _rejected(
+                Rejection(COMMAND_ID_IN_USE, "this command id was already used in this match by another seat")
+            )
+        match = await self._load(key)
+        stored = await self.store.read_range(key, first, last)
+        events = await self._redact(match, seat, stored)
+        receipt = events[-1].receipt if events else None
+        return SubmitOutcome(True, None, last, events, receipt, repeated=True, game=match.game)
+
+    async def submit(
+        self,
+        key: MatchKey,
+        seat: int,
+        action_json: bytes,
+        *,
+        command_id: str,
+        expected_version: int | None = None,
+    ) -> SubmitOutcome:
+        """One seat's action: decided by the rules service on the state at some version and
+        appended at that version. A repeated command id from the same seat answers with its
+        first result; from another seat it is refused (command_id_in_use)."""
+        actor = seat_actor(seat)
+        for _ in range(CONFLICT_RETRIES):
+            match = await self._load(key)
+            refusal = await self._precheck(match, seat, command_id, actor, expected_version)
+            if refusal == "reload":
+                continue
+            if refusal is not None:
+                assert isinstance(refusal, SubmitOutcome)
+                return refusal
+            match, decision = await self._decide(match, seat, action_json)
+            if isinstance(decision, Rejection):
+                # Said on the state we hold: make sure it is the latest, and not a retry.
+                repeated = await self._first_result(key, seat, command_id, actor=actor)
+                if repeated is not None:
+                    return repeated
+                if not await self._check_fresh(match):
+                    continue
+                return _rejected(decision, match.game)
+            assert decision.state is not None and decision.status is not None
+            appended = await self._append(
+                match,
+                [NewEvent(e.type, e.json) for e in decision.events],
+                actor=actor,
+                command_id=command_id,
+                state=decision.state,
+                status=decision.status,
+                action=action_json,
+            )
+            status = appended.status
+            if appended.match is not None:
+                shown: Sequence[Event] = decision.redacted
+                if decision.events and not decision.redacted:
+                    # A rules service without return_redacted: never show raw events, ask View.
+                    _, shown = await self._client(match.game).view(match.state, seat, decision.events)
+                events = appended.out(match.version, actor, shown)
+                self._remember_views(appended.match, decision.views)
+                await self._after(appended.match)
+                return SubmitOutcome(
+                    True, None, appended.match.version, events, appended.receipt, game=match.game
+                )
+            if status in (DUPLICATE, TAKEN):
+                repeated = await self._first_result(key, seat, command_id, actor=actor)
+                if repeated is not None:
+                    return repeated
+                continue
+            # CONFLICT: another replica appended first (or our head was stale).
+            if expected_version is not None:
+                fresh = await self._load(key, fresh=True)
+                if fresh.version != expected_version:
+                    return _rejected(_stale(expected_version, fresh.version), match.game)
+        raise ContendedMatch(f"match {key.match_id!r} changed {CONFLICT_RETRIES} times while deciding; retry")
+
+    async def _precheck(
+        self, match: Match, seat: int, command_id: str, actor: str, expected_version: int | None
+    ) -> SubmitOutcome | str | None:
+        """Refusals that need no rules call; "reload" when the cache was found stale."""
+        if not 0 <= seat < match.seats:
+            return _rejected(Rejection(UNKNOWN_PLAYER, f"the match has no seat {seat}"), match.game)
+        problem: Rejection | None = None
+        if expected_version is not None and expected_version != match.version:
+            problem = _stale(expected_version, match.version)
+        elif match.ended:
+            problem = Rejection(GAME_OVER, "the match has ended")
+        elif seat in match.resigned:
+            problem = Rejection(NOT_YOUR_TURN, f"seat {seat} has resigned from this match")
+        if problem is None:
+            return None
+        repeated = await self._first_result(match.key, seat, command_id, actor=actor)
+        if repeated is not None:
+            return repeated
+        if not await self._check_fresh(match):
+            return "reload"
+        return _rejected(problem, match.game)
+
+    async def _after(self, match: Match) -> Match:
+        """After an append: play resigned seats' decisions, then start the next clocks."""
+        match = await self._auto_play(match)
+        await self._arm(match)
+        return match
+
+    async def _auto_play(self, match: Match) -> Match:
+        """A resigned seat still owes decisions while others play on: the gateway makes them,
+        choosing among the legal actions with the match's keyed generator (deterministic, so
+        replicas racing here agree and the command id makes the second a no-op)."""
+        client = self._client(match.game)
+        for _ in range(AUTO_PLAY_LIMIT):
+            owed = sorted(set(match.status.active_players) & match.resigned)
+            if match.ended or not owed:
+                return match
+            seat = owed[0]
+            legal = await client.legal_actions(match.state, seat)
+            if not legal:
+                return match
+            action = legal[timeout_choice(len(legal), match.seed, match.version, seat)]
+            decided, decision = await self._decide(match, seat, action)
+            if isinstance(decision, Rejection):  # a listed action refused: the rules' bug, not ours
+                _log.error("auto-play of seat %s in %s was refused: %s", seat, match.key, decision)
+                return decided
+            assert decision.state is not None and decision.status is not None
+            appended = await self._append(
+                decided,
+                [NewEvent(e.type, e.json) for e in decision.events],
+                actor=on_behalf_actor(seat),
+                command_id=f"gw auto {decided.version} {seat}",
+                state=decision.state,
+                status=decision.status,
+                action=action,
+            )
+            match = appended.match or await self._load(match.key, fresh=True)
+        return match
+
+    async def resign(self, key: MatchKey, seat: int, *, command_id: str) -> SubmitOutcome:
+        """A seat leaves; when one seat (or none) is left the match ends with them winning."""
+        actor = seat_actor(seat)
+        for _ in range(CONFLICT_RETRIES):
+            match = await self._load(key)
+            refusal = await self._precheck(match, seat, command_id, actor, None)
+            if refusal == "reload":
+                continue
+            if refusal is not None:
+                assert isinstance(refusal, SubmitOutcome)
+                return refusal
+            outcome = await self._leave(match, seat, actor, command_id, None)
+            if outcome is not None:
+                return outcome
+        raise ContendedMatch(f"match {key.match_id!r} changed {CONFLICT_RETRIES} times; retry")
+
+    async def _leave(
+        self,
+        match: Match,
+        seat: int,
+        actor: str,
+        command_id: str,
+        timed_out: TurnTimedOut | None,
+    ) -> SubmitOutcome | None:
+        events = [NewEvent(TURN_TIMED_OUT, JSON.encode(timed_out))] if timed_out else []
+        events.append(NewEvent(SEAT_RESIGNED, JSON.encode(SeatResigned(seat, forfeit=timed_out is not None))))
+        appended = await self._append(
+            match,
+            events,
+            actor=actor,
+            command_id=command_id,
+            state=match.state,
+            status=match.status,
+            resigned=match.resigned | {seat},
+        )
+        if appended.match is not None:
+            out = appended.out(match.version, actor, [])
+            await self._after(appended.match)
+            return SubmitOutcome(True, None, appended.match.version, out, appended.receipt, game=match.game)
+        if appended.status in (DUPLICATE, TAKEN):
+            return await self._first_result(match.key, seat, command_id, actor=actor)
+        return None
+
+    async def on_timer(self, key: MatchKey, version: int, seat: int, policy: str) -> SubmitOutcome | None:
+        """A turn timer ran out: if the match still waits for `seat` at `version`, play a legal
+        action for it ("random_action") or make it resign ("forfeit"), appended at `version`,
+        so it happens at most once whichever replica gets here. None when nothing was due."""
+        match = await self._load(key)
+        if match.version != version:
+            match = await self._load(key, fresh=True)
+        if match.version != version or seat not in match.waiting_seats():
+            return None
+        timed_out = TurnTimedOut(seat, version, policy)
+        command_id = f"gw timer {version} {seat}"
+        if policy == FORFEIT:
+            outcome = await self._leave(match, seat, GATEWAY, command_id, timed_out)
+            return outcome if outcome is not None and not outcome.repeated else None
+        if policy != RANDOM_ACTION:
+            raise InvalidRequest(f"unknown turn timer policy {policy!r}")
+        legal = await self._client(match.game).legal_actions(match.state, seat)
+        if not legal:
+            return None
+        action = legal[timeout_choice(len(legal), match.seed, version, seat)]
+        match, decision = await self._decide(match, seat, action)
+        if isinstance(decision, Rejection):
+            _log.error("timeout action of seat %s in %s was refused: %s", seat, key, decision)
+            return None
+        assert decision.state is not None and decision.status is not None
+        events = [NewEvent(TURN_TIMED_OUT, JSON.encode(timed_out))]
+        events += [NewEvent(e.type, e.json) for e in decision.events]
+        appended = await self._append(
+            match,
+            events,
+            actor=on_behalf_actor(seat),
+            command_id=command_id,
+            state=decision.state,
+            status=decision.status,
+            action=action,
+        )
+        if appended.match is None:
+            return None
+        # Shown as a spectator sees it: the seat's hidden draws stay hidden from the caller.
+        stored = await self.store.read_range(key, version + 1, appended.match.version)
+        out = await self._redact(appended.match, None, stored)
+        await self._after(appended.match)
+        return SubmitOutcome(True, None, appended.match.version, out, appended.receipt, game=match.game)

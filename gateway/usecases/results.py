@@ -1,0 +1,135 @@
+"""What the match use cases return, and the errors they raise (the transports map them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gateway.domain.match import MATCH_ENDED
+from gateway.domain.receipts import Receipt
+from gateway.eventstore.base import MatchKey
+from services.kernel import Rejection
+
+
+class MatchNotFound(LookupError):
+    """No such match for this tenant (also another tenant's match: never a hint it exists)."""
+
+
+class MatchExists(ValueError):
+    """A match with this id exists with other settings (game or players)."""
+
+
+class UnknownGame(LookupError):
+    """No rules service is configured for this game."""
+
+
+class ContendedMatch(RuntimeError):
+    """The match kept changing under us; the client may retry (gRPC ABORTED)."""
+
+
+class InvalidRequest(ValueError):
+    """The request names something that cannot be (a seat the match lacks, a version beyond it)."""
+
+
+# -- what the use cases return ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EventOut:
+    """An event as one viewer may see it; actor is the seat, or -1 for the gateway."""
+
+    version: int
+    type: str
+    actor: int
+    payload_json: bytes
+    time_ms: int
+    receipt: Receipt | None = None
+
+
+@dataclass(frozen=True)
+class MatchView:
+    game: str
+    match_id: str
+    version: int
+    seat: int | None
+    view_json: bytes
+    legal_actions: list[bytes]
+    active_seats: list[int]
+    finished: bool
+    outcome_json: bytes
+    players: tuple[str, ...] = ()
+    resigned: tuple[int, ...] = ()
+
+    @property
+    def seat_count(self) -> int:
+        return len(self.players)
+
+
+@dataclass(frozen=True)
+class SubmitOutcome:
+    accepted: bool
+    rejection: Rejection | None = None
+    version: int = 0
+    events: list[EventOut] = field(default_factory=list)
+    receipt: Receipt | None = None
+    repeated: bool = False
+    game: str = ""
+
+    @property
+    def ended(self) -> bool:
+        return any(e.type == MATCH_ENDED for e in self.events)
+
+
+@dataclass(frozen=True)
+class Created:
+    key: MatchKey
+    game: str
+    players: tuple[str, ...]
+    version: int
+    seed_commitment: str
+    created: bool  # False: the match already existed (a retried create)
+    receipt: Receipt | None = None
+
+    @property
+    def match_id(self) -> str:
+        return self.key.match_id
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    ok: bool
+    checked_versions: int
+    first_bad_version: int | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class RawEvent:
+    """A stream entry as stored (auditor scope), with its receipt decoded when it has one."""
+
+    version: int
+    type: str
+    actor: str
+    command_id: str
+    payload: bytes
+    rules_version: str
+    time_ms: int
+    prev_hash: str
+    hash: str
+    action: bytes
+    receipt: Receipt | None
+
+
+@dataclass(frozen=True)
+class MatchSummary:
+    match_id: str
+    game: str
+    players: tuple[str, ...]
+    version: int
+    finished: bool
+    created_ms: int
+
+
+@dataclass(frozen=True)
+class MatchPage:
+    matches: list[MatchSummary]
+    next_cursor: str = ""

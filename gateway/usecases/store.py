@@ -1,0 +1,466 @@
+"""The shared core of the match use cases: the cached match, loading, replay, fold, append.
+
+The use cases take their ports (a Redis client, an async rules client per game, the signing
+keys, the turn timers) and keep only a per-replica cache of each match's latest state, so any
+gateway replica can serve any match: correctness comes from the append script, which checks
+the version and chain head the decision was made on, never from sticky routing. A cold cache
+costs one round trip (meta and snapshot, pipelined).
+
+Decisions (question -> decision):
+- One receipt per append (on its last entry): it signs the head, which commits to every entry
+  before it; the audit pins a failure to the first entry after the last valid receipt.
+- The action that caused an append is stored beside the chain on its first entry (`action`),
+  so an audit can re-execute the stream (gateway/usecases/audit.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Protocol, TypeAlias
+
+import msgspec
+from guildhall.rules.v1 import rules_pb2
+
+from gateway import metrics
+from gateway.domain.match import (
+    ENCODER,
+    FINISHED,
+    GATEWAY_EVENTS,
+    JSON,
+    MATCH_CREATED,
+    MATCH_ENDED,
+    RESIGNED,
+    SEAT_RESIGNED,
+    SNAPSHOT_DECODER,
+    MatchCreated,
+    MatchEnded,
+    SeatResigned,
+    SnapshotBody,
+    acting_seat,
+    resignation_outcome,
+    should_end_by_resignation,
+)
+from gateway.domain.receipts import Receipt, decode_receipt, encode_receipt, receipt_message, snapshot_message
+from gateway.domain.timers import RANDOM_ACTION, TimerPolicy
+from gateway.eventstore.async_redis import CONFLICT, OK, AsyncRedisEventStore, entry_hashes
+from gateway.eventstore.base import MatchKey, NewEvent, StoredEvent, wall_clock_ms
+from gateway.eventstore.redis_store import decode_entry
+from gateway.rules_client import AsyncRulesClient, Event, Status
+from gateway.signing import KeyRing, PublicKey
+from gateway.usecases.results import EventOut, MatchNotFound, UnknownGame
+
+_log = logging.getLogger(__name__)
+
+
+class TimerPort(Protocol):
+    """Durable turn timers (gateway.timers.TurnTimers)."""
+
+    async def arm(self, key: MatchKey, version: int, seat: int, deadline_ms: int, policy: str) -> None: ...
+
+    async def disarm(self, key: MatchKey) -> None: ...
+
+
+# -- the cached match --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Match:
+    """What a decision needs, at one version (immutable: a new version is a new Match)."""
+
+    key: MatchKey
+    game: str
+    players: tuple[str, ...]
+    seed: bytes
+    commitment: str
+    created_ms: int
+    timer: TimerPolicy | None
+    version: int
+    head: str
+    state: rules_pb2.GameState
+    status: Status
+    resigned: frozenset[int] = frozenset()
+    ended: bool = False
+    outcome: bytes = b""
+
+    @property
+    def seats(self) -> int:
+        return len(self.players)
+
+    def waiting_seats(self) -> list[int]:
+        """Seats that owe a decision and can still make it."""
+        if self.ended:
+            return []
+        return [s for s in self.status.active_players if s not in self.resigned]
+
+
+# Stream entries with their ids, as XRANGE gives them (or an archive, numbered in order).
+Entries: TypeAlias = AsyncIterator[tuple[bytes, dict[bytes, bytes]]]
+
+
+class _Lru(OrderedDict[Any, Any]):
+    def __init__(self, capacity: int) -> None:
+        super().__init__()
+        self.capacity = capacity
+
+    def get_fresh(self, key: Any) -> Any:
+        value = self.get(key)
+        if value is not None:
+            self.move_to_end(key)
+        return value
+
+    def put(self, key: Any, value: Any) -> None:
+        self[key] = value
+        self.move_to_end(key)
+        while len(self) > self.capacity:
+            self.popitem(last=False)
+
+
+@dataclass(frozen=True)
+class Appended:
+    """An append's result: the new match (None unless `status` is ok), its receipt, the events
+    written (the match_ended the append added included) and their time."""
+
+    match: Match | None
+    receipt: Receipt | None
+    status: str
+    time_ms: int
+    events: list[NewEvent]
+
+    def out(self, after_version: int, actor: str, shown_game_events: Sequence[Event]) -> list[EventOut]:
+        """The appended events for the caller: game events as shown to it (already redacted
+        by the rules service), the gateway's events as written; the receipt on the last."""
+        shown = list(shown_game_events)
+        seat = acting_seat(actor)
+        out = []
+        for index, event in enumerate(self.events):
+            payload = shown.pop(0).json if is_game_event(event.type) else event.payload
+            last = index == len(self.events) - 1
+            out.append(
+                EventOut(
+                    after_version + 1 + index,
+                    event.type,
+                    seat,
+                    payload,
+                    self.time_ms,
+                    self.receipt if last else None,
+                )
+            )
+        return out
+
+
+def is_game_event(event_type: str) -> bool:
+    return event_type not in GATEWAY_EVENTS
+
+
+def receipt_of(entry: StoredEvent) -> Receipt | None:
+    if not entry.receipt:
+        return None
+    try:
+        return decode_receipt(entry.receipt)
+    except (msgspec.DecodeError, ValueError):
+        return None
+
+
+class MatchStore:
+    """The shared core: a per-replica cache of each match's latest state over the event
+    store; loading, replaying, folding and appending, for every use case."""
+
+    def __init__(
+        self,
+        redis: Any,
+        rules: Mapping[str, AsyncRulesClient],
+        keyring: KeyRing,
+        *,
+        timers: TimerPort | None = None,
+        clock: Callable[[], int] = wall_clock_ms,
+        cache_size: int = 10_000,
+        fresh_reads: bool = True,
+        archive: Callable[[MatchKey], Awaitable[Any]] | None = None,
+    ) -> None:
+        """`fresh_reads=False` trusts the cached state for views when `observe_append` is fed by
+        the replica's gh:notify subscription: a view may then trail another replica's append by
+        the notification's delay (never a decision: appends check the version), and a GetView
+        costs no Redis round trip."""
+        self.store = redis if isinstance(redis, AsyncRedisEventStore) else AsyncRedisEventStore(redis)
+        self.rules = dict(rules)
+        self.keyring = keyring
+        self.timers = timers
+        self.clock = clock
+        self.games = frozenset(self.rules)
+        self.fresh_reads = fresh_reads
+        # Finished matches moved out of Redis (gateway.archive.load_async): replay, audit and
+        # raw reads find them there; play does not (they are over).
+        self.archive = archive
+        self._cache = _Lru(cache_size)
+        self._redacted = _Lru(4 * cache_size)  # (key, seat, first, last) -> events: watchers share
+        self._views = _Lru(4 * cache_size)  # (key, version, head, seat) -> MatchView
+
+    def _client(self, game: str) -> AsyncRulesClient:
+        try:
+            return self.rules[game]
+        except KeyError:
+            raise UnknownGame(f"this gateway serves no game {game!r}") from None
+
+    def public_keys(self) -> list[PublicKey]:
+        return self.keyring.public_keys()
+
+    def forget(self, key: MatchKey) -> None:
+        """Drop the cached state (tests; or a watcher learnt of a newer version elsewhere)."""
+        self._cache.pop(key, None)
+
+    def observe_append(self, key: MatchKey, version: int) -> None:
+        """Another replica appended `version`: a cached older state is stale, drop it."""
+        cached = self._cache.get(key)
+        if cached is not None and cached.version < version:
+            self._cache.pop(key, None)
+
+    # -- loading -----------------------------------------------------------------------------------
+
+    async def _load(self, key: MatchKey, *, fresh: bool = False) -> Match:
+        """The match at its latest version: the cache, else meta + snapshot in one round trip."""
+        if not fresh:
+            cached = self._cache.get_fresh(key)
+            if cached is not None:
+                return cached  # type: ignore[no-any-return]
+        loaded = await self.store.load(key)
+        meta = loaded.meta
+        if not meta or "seed" not in meta:
+            self._cache.pop(key, None)
+            raise MatchNotFound(f"no match {key.match_id!r}")
+        base = self._base(key, meta)
+        match = await self._from_snapshot(base, meta, loaded.snapshot)
+        if match is None:
+            match = await self._replay(base, None)
+        self._cache.put(key, match)
+        return match
+
+    async def _check_fresh(self, match: Match) -> bool:
+        """Whether the cached match is still the latest (one round trip); drops it if not."""
+        if await self.store.head(match.key) == (match.version, match.head):
+            return True
+        self._cache.pop(match.key, None)
+        return False
+
+    def _base(self, key: MatchKey, meta: Mapping[str, str]) -> Match:
+        seconds = float(meta.get("timer_seconds") or 0)
+        timer = TimerPolicy(seconds, meta.get("timer_policy") or RANDOM_ACTION) if seconds > 0 else None
+        return Match(
+            key=key,
+            game=meta["game"],
+            players=tuple(msgspec.json.decode(meta["players"], type=list[str])),
+            seed=bytes.fromhex(meta["seed"]),
+            commitment=meta.get("seed_commitment", ""),
+            created_ms=int(meta.get("created_ms") or 0),
+            timer=timer,
+            version=int(meta["version"]),
+            head=meta["head_hash"],
+            state=rules_pb2.GameState(),
+            status=Status((), False),
+        )
+
+    async def _from_snapshot(
+        self, base: Match, meta: Mapping[str, str], snap: Mapping[str, bytes]
+    ) -> Match | None:
+        """The snapshot, if it is this match's at a version of this chain, plus newer events."""
+        if not snap:
+            return None
+        key = base.key
+        try:
+            version = int(snap["version"])
+            rules_version = snap["rules_version"].decode()
+            state_bytes = snap["state"]
+            head = snap["head_hash"].decode()
+            message = snapshot_message(key.tenant, key.match_id, version, head, rules_version, state_bytes)
+            trusted = self.keyring.check_mac(snap["key_id"].decode(), message, snap["mac"])
+            body = SNAPSHOT_DECODER.decode(state_bytes)
+        except (KeyError, ValueError, msgspec.DecodeError):
+            trusted = False
+        if not trusted or version > base.version:
+            _log.warning("snapshot of %s/%s is not this match's: replaying", key.tenant, key.match_id)
+            return None
+        newer: list[StoredEvent] = []
+        if version == base.version:
+            if head != base.head:
+                _log.warning("snapshot of %s/%s is off the chain: replaying", key.tenant, key.match_id)
+                return None
+        else:
+            newer = await self.store.read(key, after_version=version)
+            if not newer or newer[0].prev_hash != head:
+                _log.warning("snapshot of %s/%s is off the chain: replaying", key.tenant, key.match_id)
+                return None
+        state = rules_pb2.GameState(game_id=base.game, rules_version=rules_version, state=body.state)
+        match = replace(
+            base,
+            version=version,
+            head=head,
+            state=state,
+            status=Status(body.active_players, body.finished, body.outcome),
+            resigned=frozenset(body.resigned),
+            ended=body.ended,
+            outcome=body.outcome,
+        )
+        if newer:
+            match = await self._fold(match, newer)
+        return match
+
+    async def _replay(self, base: Match, up_to: int | None, source: Entries | None = None) -> Match:
+        """Rebuild the state from the stream alone, from setup."""
+        events: list[StoredEvent] = []
+        async for _, fields in source if source is not None else self.store.raw_entries(base.key):
+            event = decode_entry(fields)
+            if up_to is not None and event.version > up_to:
+                break
+            events.append(event)
+        if not events or events[0].type != MATCH_CREATED:
+            raise MatchNotFound(f"no match {base.key.match_id!r}")
+        created = msgspec.json.decode(events[0].payload, type=MatchCreated)
+        state, status = await self._client(base.game).setup(
+            created.players, base.seed, bytes(created.options)
+        )
+        start = replace(base, version=1, head=events[0].hash, state=state, status=status)
+        return await self._fold(start, events[1:])
+
+    async def _fold(self, match: Match, events: Sequence[StoredEvent]) -> Match:
+        """Apply stored events: game events through the rules service, the gateway's here."""
+        game_events = [Event(e.type, e.payload) for e in events if is_game_event(e.type)]
+        state, status = match.state, match.status
+        if game_events:
+            state, status = await self._client(match.game).apply(state, game_events)
+        resigned, ended, outcome = set(match.resigned), match.ended, match.outcome
+        for event in events:
+            if event.type == SEAT_RESIGNED:
+                resigned.add(msgspec.json.decode(event.payload, type=SeatResigned).seat)
+            elif event.type == MATCH_ENDED:
+                ended = True
+                outcome = bytes(msgspec.json.decode(event.payload, type=MatchEnded).outcome)
+        if not ended and status.finished:
+            outcome = status.outcome
+        return replace(
+            match,
+            version=events[-1].version if events else match.version,
+            head=events[-1].hash if events else match.head,
+            state=state,
+            status=status,
+            resigned=frozenset(resigned),
+            ended=ended,
+            outcome=outcome,
+        )
+
+    async def _stream(self, key: MatchKey, meta: dict[str, str]) -> tuple[dict[str, str], Entries | None]:
+        """Meta and entries of a match: Redis's (None: read them there), else its archive's."""
+        if meta:
+            return meta, None
+        archived = await self.archive(key) if self.archive is not None else None
+        if archived is None:
+            raise MatchNotFound(f"no match {key.match_id!r}")
+
+        async def entries() -> Entries:
+            for number, fields in enumerate(archived.entries, start=1):
+                yield f"{number}-0".encode(), {name.encode(): value for name, value in fields.items()}
+
+        return dict(archived.meta), entries()
+
+    # -- appending ---------------------------------------------------------------------------------
+
+    async def _append(
+        self,
+        match: Match,
+        events: list[NewEvent],
+        *,
+        actor: str,
+        command_id: str,
+        state: rules_pb2.GameState,
+        status: Status,
+        action: bytes = b"",
+        resigned: frozenset[int] | None = None,
+        meta: Mapping[str, str] | None = None,
+    ) -> Appended:
+        """Append at the match's version and head; end the match in the same append when the
+        rules say it is over or too few seats are left."""
+        resigned = match.resigned if resigned is None else resigned
+        ended, outcome, end_reason = False, b"", ""
+        if status.finished:
+            ended, outcome, end_reason = True, status.outcome, FINISHED
+        elif should_end_by_resignation(match.seats, resigned) and match.version > 0:
+            ended, outcome, end_reason = True, resignation_outcome(match.seats, resigned), RESIGNED
+        if ended:
+            ending = MatchEnded(end_reason, msgspec.Raw(outcome), match.seed.hex())
+            events = [*events, NewEvent(MATCH_ENDED, JSON.encode(ending))]
+            meta = {**(meta or {}), "finished": "1"}
+        key = match.key
+        time_ms = self.clock()
+        rules_version = state.rules_version
+        hashes = entry_hashes(match.head, match.version, events, actor, command_id, rules_version, time_ms)
+        last, head = match.version + len(events), hashes[-1]
+        key_id, signature = self.keyring.sign(receipt_message(key.tenant, key.match_id, last, head))
+        receipt = Receipt(key_id, last, head, signature)
+        body = ENCODER.encode(
+            SnapshotBody(
+                state.state, status.active_players, status.finished, outcome or status.outcome,
+                tuple(sorted(resigned)), ended,
+            )
+        )  # fmt: skip
+        mac_key, mac = self.keyring.mac(
+            snapshot_message(key.tenant, key.match_id, last, head, rules_version, body)
+        )
+        extra: list[dict[str, bytes]] = [{} for _ in events]
+        if action:
+            extra[0]["action"] = action
+        extra[-1]["receipt"] = encode_receipt(receipt)
+        result = await self.store.append(
+            key,
+            match.version,
+            match.head,
+            events,
+            actor=actor,
+            command_id=command_id,
+            rules_version=rules_version,
+            time_ms=time_ms,
+            snapshot={
+                "rules_version": rules_version,
+                "head_hash": head,
+                "key_id": mac_key,
+                "mac": mac,
+                "state": body,  # last: the largest argument (see APPEND_SCRIPT)
+            },
+            meta=meta,
+            extra=extra,
+            hashes=hashes,
+        )
+        if result.status != OK:
+            if result.status == CONFLICT:
+                metrics.APPEND_CONFLICTS.inc()
+                self._cache.pop(key, None)
+            return Appended(None, None, result.status, time_ms, events)
+        new = replace(
+            match,
+            version=last,
+            head=head,
+            state=state,
+            status=status,
+            resigned=resigned,
+            ended=ended,
+            outcome=outcome,
+        )
+        cached = self._cache.get(key)
+        if cached is None or cached.version < new.version:  # a racing coroutine may be ahead
+            self._cache.put(key, new)
+        if ended:
+            await self.store.index_ended(key)
+            if self.timers is not None:
+                await self.timers.disarm(key)
+        return Appended(new, receipt, OK, time_ms, events)
+
+    async def _arm(self, match: Match) -> None:
+        """Start the clock of every seat the match now waits for."""
+        if self.timers is None or match.timer is None or match.ended:
+            return
+        deadline = match.timer.deadline_ms(self.clock())
+        timers, policy = self.timers, match.timer.policy
+        await asyncio.gather(
+            *(timers.arm(match.key, match.version, s, deadline, policy) for s in match.waiting_seats())
+        )

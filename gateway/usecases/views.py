@@ -1,0 +1,121 @@
+"""View use cases: what a seat or a spectator sees, watch reads, replay, raw entries.
+
+Decisions (question -> decision):
+- The gateway's own events (match_created, seat_resigned, turn_timed_out, match_ended) are
+  public and shown as stored; game events go through the rules service's redaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gateway.domain.match import acting_seat
+from gateway.eventstore.base import MatchKey, StoredEvent
+from gateway.eventstore.redis_store import decode_entry
+from gateway.rules_client import Event
+from gateway.usecases.results import EventOut, InvalidRequest, MatchNotFound, MatchView, RawEvent
+from gateway.usecases.store import Match, MatchStore, is_game_event, receipt_of
+
+
+class ViewUseCases(MatchStore):
+    """What a seat or a spectator sees: views, watch reads, replay, raw entries."""
+
+    async def get_view(self, key: MatchKey, seat: int | None, *, min_version: int = 0) -> MatchView:
+        """What `seat` (None: a spectator) sees now, with its legal actions. Checks with Redis
+        that the cached state is the latest (one small read) unless it is at least `min_version`."""
+        match = await self._load(key)
+        check = self.fresh_reads and min_version == 0
+        if match.version < min_version or (check and not await self._check_fresh(match)):
+            match = await self._load(key, fresh=True)
+        if seat is not None and not 0 <= seat < match.seats:
+            raise InvalidRequest(f"the match has no seat {seat}")
+        memo_key = (key, match.version, match.head, seat)
+        memo = self._views.get_fresh(memo_key)
+        if memo is not None:  # a state never changes at a version: watchers share one call
+            return memo  # type: ignore[no-any-return]
+        client = self._client(match.game)
+        if seat is not None and seat in match.waiting_seats():
+            view, legal = await client.view_and_legal_actions(match.state, seat)
+        else:
+            (view, _), legal = await client.view(match.state, seat), []
+        result = self._match_view(match, seat, view, legal)
+        self._views.put(memo_key, result)
+        return result
+
+    def _match_view(self, match: Match, seat: int | None, view: bytes, legal: list[bytes]) -> MatchView:
+        return MatchView(
+            game=match.game,
+            match_id=match.key.match_id,
+            version=match.version,
+            seat=seat,
+            view_json=view,
+            legal_actions=legal,
+            active_seats=match.waiting_seats(),
+            finished=match.ended,
+            outcome_json=match.outcome if match.ended else b"",
+            players=match.players,
+            resigned=tuple(sorted(match.resigned)),
+        )
+
+    async def _redact(self, match: Match, seat: int | None, stored: Sequence[StoredEvent]) -> list[EventOut]:
+        """Stored entries as `seat` may see them: game events through the rules service's
+        redaction, the gateway's own events as stored (they are public)."""
+        if not stored:
+            return []
+        memo_key = (match.key, seat, stored[0].version, stored[-1].version, stored[-1].hash)
+        memo = self._redacted.get_fresh(memo_key)
+        if memo is not None:
+            return memo  # type: ignore[no-any-return]
+        game_events = [Event(e.type, e.payload) for e in stored if is_game_event(e.type)]
+        shown: list[Event] = []
+        if game_events:
+            _, shown_list = await self._client(match.game).view(match.state, seat, game_events)
+            shown = list(shown_list)
+        out: list[EventOut] = []
+        for entry in stored:
+            payload = shown.pop(0).json if is_game_event(entry.type) else entry.payload
+            receipt = receipt_of(entry)
+            out.append(
+                EventOut(entry.version, entry.type, acting_seat(entry.actor), payload, entry.time_ms, receipt)
+            )
+        self._redacted.put(memo_key, out)
+        return out
+
+    async def events_since(
+        self, key: MatchKey, seat: int | None, after_version: int, limit: int = 500
+    ) -> list[EventOut]:
+        """Events after `after_version`, redacted for `seat` (None: a spectator): what Watch sends."""
+        match = await self._load(key)
+        if seat is not None and not 0 <= seat < match.seats:
+            raise InvalidRequest(f"the match has no seat {seat}")
+        stored = await self.store.read(key, after_version=after_version, limit=limit)
+        return await self._redact(match, seat, stored)
+
+    async def replay(self, key: MatchKey, version: int, seat: int | None) -> MatchView:
+        """The view at `version`, rebuilt from the stream (no legal actions: it is history)."""
+        meta, source = await self._stream(key, await self.store.meta(key))
+        if "seed" not in meta:
+            raise MatchNotFound(f"no match {key.match_id!r}")
+        base = self._base(key, meta)
+        if not 1 <= version <= base.version:
+            raise InvalidRequest(f"the match has versions 1 to {base.version}, not {version}")
+        if seat is not None and not 0 <= seat < base.seats:
+            raise InvalidRequest(f"the match has no seat {seat}")
+        match = await self._replay(base, version, source)
+        view, _ = await self._client(match.game).view(match.state, seat)
+        return self._match_view(match, seat, view, [])
+
+    async def raw_events(self, key: MatchKey, after_version: int = 0, limit: int = 1000) -> list[RawEvent]:
+        """Stream entries as stored (auditor scope): unredacted, with their receipts."""
+        meta, source = await self._stream(key, await self.store.meta(key))
+        if source is None:
+            stored = await self.store.read(key, after_version=after_version, limit=limit)
+        else:
+            stored = [e async for _, f in source if (e := decode_entry(f)).version > after_version][:limit]
+        return [
+            RawEvent(
+                e.version, e.type, e.actor, e.command_id, e.payload, e.rules_version, e.time_ms,
+                e.prev_hash, e.hash, e.action, receipt_of(e),
+            )
+            for e in stored
+        ]  # fmt: skip

@@ -1,0 +1,64 @@
+"""The image builds its wheel from what the Dockerfile copies into the build stage, so every package
+pyproject.toml declares must be copied there: one left out is silently missing from the image
+(the wheel builds without it). The image itself is not built here (docs/deploy.md says why)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import tomllib
+from pathlib import Path
+
+from setuptools import find_packages
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCKERFILE = ROOT / "deploy" / "Dockerfile"
+
+
+def packaged_top_level() -> set[str]:
+    """The top-level packages of the wheel, found as setuptools finds them from pyproject.toml."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    find = config["tool"]["setuptools"]["packages"]["find"]
+    packages = find_packages(
+        where=str(ROOT), include=find.get("include", ("*",)), exclude=find.get("exclude", ())
+    )
+    return {name.split(".")[0] for name in packages}
+
+
+def copied_into_build_stage(dockerfile: str) -> set[str]:
+    """Sources of the first stage's COPY instructions (the stage that builds the wheel)."""
+    first_stage = re.split(r"^FROM ", dockerfile, flags=re.M)[1]
+    sources: set[str] = set()
+    for line in re.findall(r"^COPY\s+(.+)$", first_stage, flags=re.M):
+        words = json.loads(line) if line.lstrip().startswith("[") else shlex.split(line)
+        words = [word for word in words if not word.startswith("--")]
+        sources.update(word.rstrip("/").removeprefix("./") for word in words[:-1])
+    return sources
+
+
+def missing_from(dockerfile: str) -> set[str]:
+    copied = copied_into_build_stage(dockerfile)
+    if "." in copied or "" in copied:  # the whole context
+        return set()
+    return packaged_top_level() - copied
+
+
+def test_pyproject_packages_what_production_and_clients_need_and_no_dev_tooling() -> None:
+    packaged = packaged_top_level()
+    assert {"services", "gateway", "guildhall_client"} <= packaged, packaged
+    assert not packaged & {"devstack", "soak", "benchmarks", "tests", "deploy"}, packaged
+
+
+def test_the_dockerfile_copies_every_package_the_wheel_declares() -> None:
+    missing = missing_from(DOCKERFILE.read_text())
+    assert not missing, f"deploy/Dockerfile does not COPY {sorted(missing)} before building the wheel"
+
+
+def test_a_package_left_out_of_the_dockerfile_is_noticed() -> None:
+    dockerfile = DOCKERFILE.read_text()
+    without_client = re.sub(r"^COPY guildhall_client .*$", "", dockerfile, flags=re.M)
+    assert without_client != dockerfile
+    assert missing_from(without_client) == {"guildhall_client"}
+    # A COPY in the runtime stage does not count: the wheel is built in the first stage.
+    assert missing_from(without_client + "\nCOPY guildhall_client guildhall_client\n") == {"guildhall_client"}
