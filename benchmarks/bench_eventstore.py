@@ -6,7 +6,10 @@
   * the same with the gateway's asyncio store (`AsyncRedisEventStore`, hiredis, one event loop,
     N concurrent coroutines, the head chained as the gateway does) next to bare XADDs through
     the same asyncio client at the same concurrency: what the gateway's hot path pays;
-  * read + decode of a 1,000-event match next to a bare XRANGE of the same stream.
+  * read + decode of a 1,000-event match next to a bare XRANGE of the same stream;
+  * the cost of acknowledging only replicated appends (issue 24): the gateway's store on a local
+    Redis Cluster (3 primaries, one replica each, AOF always) with REDIS_WAIT_REPLICAS=1 next to
+    the same without the wait: appends/s and p50/p99 per append at 1 and 32 coroutines.
 
 Redis runs as in production: AOF with `appendfsync always`.
 Usage: python -m benchmarks.bench_eventstore [--seconds 3]
@@ -24,8 +27,8 @@ import redis
 
 from benchmarks.report import Figure, Report
 from devstack.redis import redis_server_process
-from gateway.eventstore.async_redis import OK, AsyncRedisEventStore, connection_class_for
-from gateway.eventstore.base import GENESIS, MatchKey, NewEvent
+from gateway.eventstore.async_redis import DUPLICATE, OK, AsyncRedisEventStore, connection_class_for
+from gateway.eventstore.base import GENESIS, EventStoreUnavailable, MatchKey, NewEvent
 from gateway.eventstore.redis_store import RedisEventStore
 
 EVENT_PAYLOAD = (
@@ -189,6 +192,77 @@ def run(report: Report, url: str, seconds: float) -> None:
     )
     report.add(Figure(SECTION, "read + decode throughput", READ_LENGTH / read_s, "events/s"))
     client.close()
+
+
+async def _cluster_appends(url: str, wait: int, writers: int, seconds: float) -> tuple[float, list[float]]:
+    """(appends/s, latencies in s) of the gateway's store on a cluster client, `wait` replicas."""
+    import redis.asyncio.cluster
+
+    client = redis.asyncio.cluster.RedisCluster.from_url(url)
+    store = AsyncRedisEventStore(client, wait_replicas=wait, wait_timeout_ms=1000)
+    event = NewEvent("card_played", EVENT_PAYLOAD)
+    snapshot: dict[str, str | bytes] = {"rules_version": "bench", "state": SNAPSHOT}
+    run_id = time.monotonic_ns()
+    latencies: list[float] = []
+    stop = time.perf_counter() + seconds
+
+    retries = 0
+
+    async def writer(w: int) -> None:
+        nonlocal retries
+        version, head = 0, GENESIS
+        key = MatchKey("bench", f"cluster-{run_id}-{wait}-{w}")
+        while time.perf_counter() < stop:
+            started = time.perf_counter()
+            try:
+                outcome = await store.append(
+                    key, version, head, [event], actor="seat:0", command_id=f"c{version}",
+                    rules_version="bench", time_ms=0, snapshot=snapshot,
+                )  # fmt: skip
+            except EventStoreUnavailable:  # retried with the same command id, as the gateway's client does
+                retries += 1
+                continue
+            latencies.append(time.perf_counter() - started)
+            assert outcome.status in (OK, DUPLICATE), outcome
+            version, head = outcome.last, outcome.hashes[-1] if outcome.hashes else head
+
+    await store.head(MatchKey("bench", "warm-up"))  # the client learns the slots before the load
+    started = time.perf_counter()
+    try:
+        await asyncio.gather(*(writer(w) for w in range(writers)))
+    finally:
+        await store.aclose()
+        await client.aclose()
+    if retries:
+        print(f"      cluster appends retried after UNAVAILABLE: {retries}", flush=True)
+    return len(latencies) / (time.perf_counter() - started), latencies
+
+
+def run_cluster_wait(report: Report, seconds: float) -> None:
+    """Appends with and without REDIS_WAIT_REPLICAS=1 on one local cluster, same run."""
+    from devstack.cluster import redis_cluster
+
+    with redis_cluster(3, replicas_per_primary=1, appendonly=True) as cluster:
+        for writers in (1, 32):
+            rate_0, latencies_0 = asyncio.run(_cluster_appends(cluster.url, 0, writers, seconds))
+            rate_1, latencies_1 = asyncio.run(_cluster_appends(cluster.url, 1, writers, seconds))
+            label = f"{writers} coroutine{'s' * (writers > 1)}"
+            note = "cluster 3x(1+1), AOF always; a replica holds every acknowledged append"
+            report.add(
+                Figure(SECTION, f"cluster append with WAIT 1, {label}", rate_1, "appends/s",
+                       "without the wait", rate_0, note)
+            )  # fmt: skip
+            for name, quantile in (("p50", 0.5), ("p99", 0.99)):
+                report.add(
+                    Figure(SECTION, f"cluster append {name} with WAIT 1, {label}",
+                           1e3 * _quantile(latencies_1, quantile), "ms",
+                           "without the wait", 1e3 * _quantile(latencies_0, quantile), note)
+                )  # fmt: skip
+
+
+def _quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else 0.0
 
 
 def main() -> None:

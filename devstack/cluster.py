@@ -54,6 +54,41 @@ class LocalCluster:
     def client(self, **options: object) -> redis.RedisCluster:
         return redis.RedisCluster.from_url(self.url, **options)
 
+    def _answering(self) -> ClusterNode:
+        for node in self.nodes:
+            if node.server.alive:
+                with contextlib.suppress(redis.RedisError):
+                    _command(node.port, "PING")
+                    return node
+        raise RedisServerStartError("no node of the local cluster answers")
+
+    def owner_of(self, key: str) -> ClusterNode:
+        """The node serving `key`'s slot now, as a live node sees the cluster."""
+        port = self._answering().port
+        slot = int(_command(port, "CLUSTER", "KEYSLOT", key))
+        for low, high, primary, *_ in _command(port, "CLUSTER", "SLOTS"):
+            if low <= slot <= high:
+                return next(n for n in self.nodes if n.port == int(primary[1]))
+        raise LookupError(f"slot {slot} is not served")
+
+    def healthy(self) -> bool:
+        """Every node up, every node sees cluster_state:ok, and every primary has a replica in sync."""
+        try:
+            if not all(node.server.alive and _state_ok(node.port) for node in self.nodes):
+                return False
+            for node in self.nodes:
+                info = _node_client(node.port).info("replication")
+                if info.get("role") == "slave" and info.get("master_link_status") != "up":
+                    return False
+                if info.get("role") == "master" and int(info.get("connected_slaves", 0)) < 1:
+                    return False
+        except redis.RedisError:
+            return False
+        return True
+
+    def wait_healthy(self, timeout_s: float = 60.0) -> None:
+        _wait(self.healthy, timeout_s, "every node up and every primary replicated")
+
 
 def _free_cluster_port() -> int:
     """A free port whose cluster bus port (+10000) is free too, so at most 55535."""

@@ -197,6 +197,18 @@ class ManagedProcess:
             self.kills += 1
         self._close_log()
 
+    def pause(self) -> None:
+        """SIGSTOP: the process stalls without dying (a slow fsync, a VM pause, a partition)."""
+        if self.alive:
+            assert self.process is not None
+            self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """SIGCONT after `pause`."""
+        if self.alive:
+            assert self.process is not None
+            self.process.send_signal(signal.SIGCONT)
+
     def stop(self, timeout_s: float = STOP_GRACE_S) -> None:
         """SIGTERM (servers drain, Redis flushes its AOF), then SIGKILL if it does not exit in time."""
         if self.alive:
@@ -368,6 +380,32 @@ class RulesProcess(_GrpcProcess):
     def command(self) -> list[str]:
         level = ["--log-level", self.log_level] if self.log_level else []
         return [sys.executable, "-m", f"services.{self.game}", "--port", str(self.port), *level]
+
+
+class BotWorkerProcess(_GrpcProcess):
+    """`python -m guildhall_client.botworker`: the platform's bot worker, playing bot seats
+    through a gateway (GUILDHALL_TARGET, GUILDHALL_API_KEY: a botworker key); ready when its
+    health port says SERVING (its log: `<log_dir>/<name>.log`)."""
+
+    def __init__(
+        self, name: str, log_dir: Path | None, env: Mapping[str, str], *, port: int | None = None
+    ) -> None:
+        super().__init__(log_dir / f"{name}.log" if log_dir is not None else None, env, port)
+        self.name = name
+
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", "guildhall_client.botworker"]
+
+    def environment(self) -> dict[str, str]:
+        return {
+            **os.environ,
+            EXIT_WITH_PARENT_ENV: str(os.getpid()),
+            "HOST": "127.0.0.1",
+            "DRAIN_SECONDS": "0",
+            "GRACE_SECONDS": "2",
+            **self.extra_env,
+            "HEALTH_PORT": str(self.port),
+        }
 
 
 class GatewayProcess(_GrpcProcess):

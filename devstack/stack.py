@@ -26,7 +26,8 @@ from typing import Self
 
 import structlog
 
-from devstack.processes import GatewayProcess, ManagedProcess, RedisProcess, RulesProcess
+from devstack.cluster import LocalCluster, redis_cluster
+from devstack.processes import BotWorkerProcess, GatewayProcess, ManagedProcess, RedisProcess, RulesProcess
 from devstack.redis import local_redis
 from services.observability import configure_logging
 
@@ -69,6 +70,9 @@ class Stack:
         gateway_env: Mapping[str, str] | None = None,
         log_level: str | None = None,
         start_timeout_s: float = 30.0,
+        cluster_primaries: int = 0,
+        bot_workers: int = 0,
+        bot_think_s: float = 0.0,
     ) -> None:
         """
         games: the rules services to run (default: every registered game).
@@ -102,11 +106,25 @@ class Stack:
         self._timeout = start_timeout_s
         self._exit = contextlib.ExitStack()
         self.redis: RedisProcess | None = None
+        self.cluster: LocalCluster | None = None
+        self._cluster_primaries = cluster_primaries
         self.redis_url = ""
         self.rules: dict[str, RulesProcess] = {}
         self.gateways: list[GatewayProcess] = []
         self.api_key = ""  # the local tenant's, when `tenants` is None
         self.api_keys: dict[str, str] = {}  # tenant -> key, when `tenants` are TenantSpecs
+        # Platform-wide keys (issue 23), added to every tenants file the stack writes: the
+        # operator's (webhook dead letters) and the bot workers' (`bot_workers` of them started).
+        self.operator_key = ""
+        self.botworker_key = ""
+        self._bot_workers = bot_workers
+        self._bot_think_s = bot_think_s
+        self.bot_workers: list[BotWorkerProcess] = []
+
+    @property
+    def gateway_env(self) -> dict[str, str]:
+        """The settings every gateway replica gets beyond the stack's own (REDIS_CLUSTER, ...)."""
+        return dict(self._gateway_env)
 
     @classmethod
     def for_faults(
@@ -116,10 +134,25 @@ class Stack:
         games: Sequence[str] | None = None,
         gateways: int = 2,
         tenants: Sequence[TenantSpec] = (TenantSpec("acme"), TenantSpec("rival")),
+        cluster_primaries: int = 0,
+        wait_replicas: int = 1,
     ) -> Stack:
         """Configured like a deployment and meant to be hurt (the soak, the reliability tests): its
         own Redis with AOF always in `<work_dir>/redis`, logs in `<work_dir>/logs`; gateways that
-        drain for 0 s and give calls 2 s on SIGTERM; every process logging at warning."""
+        drain for 0 s and give calls 2 s on SIGTERM; every process logging at warning.
+
+        `cluster_primaries` > 0: a Redis Cluster instead (that many primaries, one replica each,
+        AOF always on every node: `stack.cluster`), as the prod overlay runs it, with gateways
+        that acknowledge an append once `wait_replicas` replicas hold it (0: no wait)."""
+        env = {"DRAIN_SECONDS": "0", "GRACE_SECONDS": "2"}
+        if cluster_primaries:
+            # A Redis timeout above the stall the faults inject, so a stalled primary's queued
+            # appends are still awaited when it resumes: the case that forks without the wait.
+            env |= {
+                "REDIS_CLUSTER": "1",
+                "REDIS_WAIT_REPLICAS": str(wait_replicas),
+                "REDIS_TIMEOUT_SECONDS": "12",
+            }
         return cls(
             games,
             gateways=gateways,
@@ -127,9 +160,10 @@ class Stack:
             work_dir=work_dir,
             log_dir=work_dir / "logs",
             redis_dir=work_dir / "redis",
-            gateway_env={"DRAIN_SECONDS": "0", "GRACE_SECONDS": "2"},
+            gateway_env=env,
             log_level="warning",
             start_timeout_s=60.0,
+            cluster_primaries=cluster_primaries,
         )
 
     @property
@@ -146,6 +180,7 @@ class Stack:
         """Every child process of the stack: rules services by game, `gateway-<n>`, `redis`."""
         found: dict[str, ManagedProcess] = {**self.rules}
         found.update((gateway.name, gateway) for gateway in self.gateways)
+        found.update((worker.name, worker) for worker in self.bot_workers)
         if self.redis is not None:
             found["redis"] = self.redis
         return found
@@ -172,6 +207,12 @@ class Stack:
         return self
 
     def _start_redis(self) -> None:
+        if self._cluster_primaries:
+            self.cluster = self._exit.enter_context(
+                redis_cluster(self._cluster_primaries, replicas_per_primary=1, appendonly=True)
+            )
+            self.redis_url = self.cluster.url
+            return
         if self._redis_dir is None:
             self.redis_url = self._exit.enter_context(local_redis())
             return
@@ -189,11 +230,13 @@ class Stack:
         else:  # the caller's tenants, and so the caller's keys (or keys made up for TenantSpecs)
             keys_dir_for(directory / "signing")
             (directory / "tenants.json").write_text(json.dumps(self._tenants_document(), indent=2))
+        self._add_operator_keys(directory / "tenants.json")
         env = {
             **{f"RULES_{game.upper()}": target for game, target in self.targets.items()},
             "REDIS_URL": self.redis_url,
             "SIGNING_KEYS_DIR": str(directory / "signing"),
             "TENANTS_FILE": str(directory / "tenants.json"),
+            "WEBHOOK_ALLOW_HTTP": "1",  # local receivers are plain http
             **({"LOG_LEVEL": self._log_level} if self._log_level else {}),
             **self._gateway_env,
         }
@@ -205,6 +248,37 @@ class Stack:
         for gateway in self.gateways:
             gateway.wait_ready(self._timeout)
             _log.info("gateway serving", name=gateway.name, address=gateway.target)
+        for number in range(self._bot_workers):
+            self.start_bot_worker(number)
+
+    def start_bot_worker(self, number: int | None = None) -> BotWorkerProcess:
+        """A bot worker playing through the first gateway (numbered after the last one)."""
+        worker = BotWorkerProcess(
+            f"botworker-{len(self.bot_workers) if number is None else number}",
+            self._log_dir,
+            {
+                "GUILDHALL_TARGET": self.gateway_targets[0],
+                "GUILDHALL_API_KEY": self.botworker_key,
+                "BOT_THINK_SECONDS": str(self._bot_think_s),
+                **({"LOG_LEVEL": self._log_level} if self._log_level else {}),
+            },
+        )
+        self.bot_workers.append(worker)
+        worker.start(self._timeout)
+        return worker
+
+    def _add_operator_keys(self, path: Path) -> None:
+        from gateway.auth import hash_key, new_api_key
+
+        self.operator_key, self.botworker_key = new_api_key(), new_api_key()
+        document = json.loads(path.read_text())
+        document["operators"] = {
+            "keys": [
+                {"id": "stack-operator", "sha256": hash_key(self.operator_key), "scopes": ["operator"]},
+                {"id": "stack-bots", "sha256": hash_key(self.botworker_key), "scopes": ["botworker"]},
+            ]
+        }
+        path.write_text(json.dumps(document, indent=2) + "\n")
 
     def _tenants_document(self) -> Mapping[str, object]:
         if isinstance(self._tenants, Mapping):
@@ -238,7 +312,7 @@ class Stack:
 
     def close(self) -> None:
         # Gateways first: they stop taking calls before the rules services they call go away.
-        for group in (self.gateways, list(self.rules.values())):
+        for group in (self.bot_workers, self.gateways, list(self.rules.values())):
             for process in group:
                 process.terminate()
             for process in group:
@@ -302,6 +376,7 @@ def _stop_on_signals() -> Iterator[threading.Event]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """`make run`: the stack in the foreground until Ctrl-C."""
+    from devstack import processes
     from services.registry import GAMES, default_port
 
     parser = argparse.ArgumentParser(prog="python -m devstack.stack", description=main.__doc__)
@@ -309,16 +384,40 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--any-ports", action="store_true", help="free ports instead of the default ones")
     parser.add_argument("--gateway-port", type=int, default=50051, help="the gateway's port (default 50051)")
     parser.add_argument("--dir", type=Path, default=Path("var/stack"), help="local keys and tenants file")
+    parser.add_argument(
+        "--http-port",
+        type=int,
+        default=8080,
+        help="the gateway's HTTP (Connect) port and web table (default 8080)",
+    )
     args = parser.parse_args(argv)
     configure_logging("stack")
     ports = {} if args.any_ports else {game: default_port(game) for game in args.games}
     gateway_port = 0 if args.any_ports else args.gateway_port
-    stack = Stack(args.games, ports=ports, gateways=1, gateway_port=gateway_port, work_dir=args.dir)
+    http_port = processes.free_port() if args.any_ports else args.http_port
+    web = Path(__file__).resolve().parents[1] / "clients" / "web" / "dist"  # `make web` builds it
+    http_env = {
+        "HTTP_PORT": str(http_port),
+        **({"WEB_DIR": str(web)} if (web / "index.html").is_file() else {}),
+    }
+    stack = Stack(
+        args.games,
+        ports=ports,
+        gateways=1,
+        gateway_port=gateway_port,
+        work_dir=args.dir,
+        gateway_env=http_env,
+    )
     with _stop_on_signals() as stop, stack:
         _log.info("stack up", redis=stack.redis_url, gateway=stack.gateway_targets[0], **stack.targets)
         print(
             f"Gateway at {stack.gateway_targets[0]}; tenant {LOCAL_TENANT!r}, API key {stack.api_key}\n"
             f"  e.g. GUILDHALL_TARGET={stack.gateway_targets[0]} GUILDHALL_API_KEY=<that key> guildhall ...",
+            file=sys.stderr,
+        )
+        print(
+            f"HTTP (Connect) at http://127.0.0.1:{http_port}/guildhall.gateway.v1.GatewayService/<Rpc>"
+            + (f"; the web table at http://127.0.0.1:{http_port}/" if "WEB_DIR" in http_env else ""),
             file=sys.stderr,
         )
         print("Stack running; press Ctrl-C to stop.", file=sys.stderr, flush=True)

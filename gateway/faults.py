@@ -17,17 +17,19 @@ _log = structlog.get_logger("rpc")
 
 
 def store_fault(exc: BaseException) -> tuple[grpc.StatusCode, str, int] | None:
-    """Redis down or full (issue 15): UNAVAILABLE (retry; an in-doubt submit is safe to repeat
-    with its command id) or RESOURCE_EXHAUSTED (maxmemory reached, nothing written), not INTERNAL."""
+    """Redis down, failing over or full: UNAVAILABLE (retry; an in-doubt submit is safe to repeat
+    with its command id) or RESOURCE_EXHAUSTED (maxmemory reached, nothing written), not INTERNAL.
+    NotReplicated says what happened: stored on the primary, not yet on a replica."""
     import redis.exceptions
 
-    from gateway.eventstore.base import EventStoreUnavailable
+    from gateway.eventstore.async_redis import NotReplicated, is_store_fault
 
-    unavailable = (EventStoreUnavailable, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
-    if isinstance(exc, unavailable):  # BusyLoadingError (AOF loading after a restart) included
-        return grpc.StatusCode.UNAVAILABLE, "the event store is unavailable; retry (same command id)", 0
+    if isinstance(exc, NotReplicated):
+        return grpc.StatusCode.UNAVAILABLE, str(exc), 0
     if isinstance(exc, redis.exceptions.ResponseError) and "OOM" in str(exc):
         return grpc.StatusCode.RESOURCE_EXHAUSTED, "the event store is full; nothing was written", 0
+    if is_store_fault(exc):  # BusyLoadingError (AOF loading after a restart) and failovers included
+        return grpc.StatusCode.UNAVAILABLE, "the event store is unavailable; retry (same command id)", 0
     return None
 
 

@@ -49,6 +49,7 @@ from gateway.domain.pairing import (
     form_tables,
 )
 from gateway.scripts import ColdClusterGuard, guarded_script
+from gateway.subscription import live_messages
 
 _log = structlog.get_logger("matchmaking")
 
@@ -569,10 +570,7 @@ class Matchmaker:
                 await pubsub.subscribe(TICKETS_CHANNEL, WAKE_CHANNEL)
                 self._subscribed.set()
                 self._wake_all()  # anything may have changed while we were not subscribed
-                while True:
-                    message = await pubsub.get_message(timeout=5.0)
-                    if message is None or message.get("type") != "message":
-                        continue
+                async for message in live_messages(pubsub):
                     channel, data = _text(message["channel"]), _text(message["data"])
                     if channel == WAKE_CHANNEL:
                         self._woken.add(data)

@@ -5,6 +5,12 @@ action would add a round trip to the hot path, so a replica leases a small batch
 once (a twentieth of a second's worth) and spends it locally; unspent leases lapse after a
 quarter second, so the tenant's rate over all replicas never exceeds the configured one by more
 than one batch per replica. Each key is alone in its own hash tag: Redis Cluster is fine.
+
+A tenant's buckets sit on one shard; that shard failing over must not stall every match of the
+tenant on every other shard (issue 24). So when a refill fails with a store fault, or takes longer
+than REFILL_TIMEOUT_S, the replica fails open for a bounded time: it meters the tenant locally at
+the configured rate (each replica alone, so the tenant may get up to one rate per replica) and
+asks Redis again after RECHECK_S; after FAIL_OPEN_MAX_S without the shard it answers UNAVAILABLE.
 """
 
 from __future__ import annotations
@@ -17,6 +23,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis.exceptions
+import structlog
+
+from gateway import metrics
+from gateway.eventstore.async_redis import is_store_fault
+from gateway.eventstore.base import EventStoreUnavailable
+
+_log = structlog.get_logger("quotas")
 
 # KEYS[1] bucket hash {tokens, ts_us}; ARGV rate/s, capacity, wanted.
 # Returns {granted, retry_after_ms}. Redis's own clock: replicas' clocks need not agree.
@@ -48,6 +61,9 @@ redis.call('SADD', KEYS[1], ARGV[1])
 return 1
 """
 
+REFILL_TIMEOUT_S = 1.0  # a refill slower than this meters locally (a stalled shard)
+RECHECK_S = 1.0  # while failing open, ask the shard again this often
+FAIL_OPEN_MAX_S = 60.0  # then stop failing open: UNAVAILABLE until the shard answers
 LEASE_SECONDS = 0.05  # tokens leased per trip to Redis: this many seconds of the tenant's rate
 LEASE_TTL_S = 0.25  # an unspent lease lapses after this long
 
@@ -84,6 +100,17 @@ class _Lease:
     expires: float
 
 
+@dataclass
+class _FailingOpen:
+    """A bucket whose shard did not answer: metered here until `recheck`, since `since`."""
+
+    since: float
+    recheck: float
+    tokens: float
+    updated: float
+    probe: asyncio.Task[None] | None = None  # the background refill asking the shard again
+
+
 class Quotas:
     """Quota checks against one Redis (a redis.asyncio client or cluster client)."""
 
@@ -93,6 +120,7 @@ class Quotas:
         self._admit = redis.register_script(_ADMIT)
         self._clock = clock
         self._leases: dict[str, _Lease] = {}
+        self._open: dict[str, _FailingOpen] = {}
         self._refills: dict[str, asyncio.Lock] = {}
 
     async def take_action(self, tenant: str, per_second: float) -> None:
@@ -121,7 +149,58 @@ class Quotas:
         async with lock:
             if self._spend_lease(bucket):
                 return
-            await self._refill(bucket, quota, per_second)
+            failing = self._open.get(bucket)
+            if failing is not None:  # never wait on the shard again: ask it in the background
+                if failing.recheck <= self._clock() and failing.probe is None:
+                    failing.probe = asyncio.create_task(self._probe(bucket, quota, per_second, failing))
+                self._take_locally(failing, quota, per_second)
+                return
+            try:
+                await asyncio.wait_for(self._refill(bucket, quota, per_second), REFILL_TIMEOUT_S)
+            except QuotaExceeded:
+                raise
+            except Exception as error:
+                if not (isinstance(error, TimeoutError) or is_store_fault(error)):
+                    raise
+                now = self._clock()
+                _log.warning("quota bucket unreachable; metering locally", bucket=bucket, error=str(error))
+                metrics.QUOTA_FAIL_OPEN.inc()
+                failing = self._open[bucket] = _FailingOpen(now, now + RECHECK_S, tokens=-1.0, updated=now)
+                self._take_locally(failing, quota, per_second)
+
+    async def _probe(self, bucket: str, quota: str, per_second: float, failing: _FailingOpen) -> None:
+        """Ask the failing shard again; back to metering in Redis once it answers."""
+        try:
+            await asyncio.wait_for(self._refill(bucket, quota, per_second), REFILL_TIMEOUT_S)
+        except QuotaExceeded:
+            self._open.pop(bucket, None)  # it answers (the tenant is at its quota there too)
+        except Exception as error:  # noqa: BLE001 - still away, whatever the fault: keep metering here
+            _log.debug("quota bucket still unreachable", bucket=bucket, error=str(error))
+            failing.recheck = self._clock() + RECHECK_S
+        else:
+            self._open.pop(bucket, None)
+            _log.info("quota bucket reachable again; metering in Redis", bucket=bucket)
+        finally:
+            failing.probe = None
+
+    def _take_locally(self, failing: _FailingOpen, quota: str, per_second: float) -> None:
+        """This replica's own token bucket at the tenant's rate while its shard is away, for at
+        most FAIL_OPEN_MAX_S."""
+        now = self._clock()
+        if now - failing.since > FAIL_OPEN_MAX_S:
+            raise EventStoreUnavailable(f"the quota store has been unreachable for {FAIL_OPEN_MAX_S:g} s")
+        capacity = max(1.0, per_second)
+        if failing.tokens < 0:  # first use: a full bucket, as Redis would start one
+            failing.tokens = capacity
+        failing.tokens = min(capacity, failing.tokens + (now - failing.updated) * per_second)
+        failing.updated = now
+        if failing.tokens < 1:
+            raise QuotaExceeded(
+                quota,
+                f"over the tenant's quota of {per_second:g} {_BUCKET_NAMES[quota]} per second",
+                max(1, math.ceil((1 - failing.tokens) * 1000 / per_second)),
+            )
+        failing.tokens -= 1
 
     def _spend_lease(self, bucket: str) -> bool:
         lease = self._leases.get(bucket)

@@ -11,6 +11,13 @@ compared with what the store holds:
 - duplicated: a command id whose entries appear more than once (two separate runs of versions).
 
 Both must be 0. Errors are counted by kind (transport statuses, rejections, given-up calls).
+
+`--cluster` (`make soak CLUSTER=1`) runs the event store on a local Redis Cluster (3 primaries,
+one replica each, AOF always) and adds its faults: a primary SIGKILLed (restarted a few seconds
+later: it rejoins as a replica) and a primary SIGSTOPped past its failover, then resumed (issue
+24). Each acknowledged receipt's head is checked against the stream (forked: the version holds
+other content), and a spectator on the other replica measures how late each acknowledged version
+reaches it. `--no-wait` runs the same without REDIS_WAIT_REPLICAS, to show what the wait prevents.
 """
 
 from __future__ import annotations
@@ -38,6 +45,13 @@ CALL_GIVE_UP_S = 90.0
 FLOOD_QUOTA = 20.0
 # Gateway replicas stay down this long (seconds, uniform) when killed.
 GATEWAY_DOWN_S = (0.5, 3.0)
+# A SIGKILLed cluster primary is restarted after this long (its replica is promoted meanwhile).
+PRIMARY_DOWN_S = (4.0, 6.0)
+# A SIGSTOPped primary stalls this long: past its failover (node timeout 2 s, promotion at 3.7-4.3 s
+# here) and under the gateways' Redis timeout (12 s in the stack's cluster mode) and the bots'
+# call timeout (10 s): the case that forks acknowledged appends without the wait.
+PRIMARY_STALL_S = 7.0
+STALL_EXTRA_S = 8.0  # a stall goes on this much longer at most, until the replica is promoted
 
 
 class GaveUp(Exception):
@@ -52,6 +66,9 @@ class MatchLedger:
     game: str
     players: int
     acked: dict[int, tuple[str, str]] = field(default_factory=dict)
+    heads: dict[int, str] = field(default_factory=dict)  # a receipt's version -> its signed head
+    acked_at: dict[int, float] = field(default_factory=dict)  # version -> when it was acknowledged
+    seen_at: dict[int, float] = field(default_factory=dict)  # version -> when the spectator got it
     commands: dict[str, list[int]] = field(default_factory=dict)  # acknowledged command id -> versions
     finished: bool = False
     abandoned: bool = False
@@ -73,7 +90,11 @@ class Report:
     events_acknowledged: int = 0
     events_stored: int = 0
     lost_acknowledged: int = 0
+    forked: int = 0  # acknowledged receipts whose version holds other content in the stream
     duplicated: int = 0
+    cluster: bool = False
+    wait_replicas: int = 0
+    watch_delay_ms: dict[str, float] = field(default_factory=dict)  # p50, p99, max (cluster mode)
     # Statuses a client must never see for a fault (INTERNAL, UNKNOWN), and rejections of an
     # action the seat had just been offered (nothing else acts in a soak match meanwhile).
     contract_violations: int = 0
@@ -90,6 +111,7 @@ class Report:
     def ok(self) -> bool:
         return (
             self.lost_acknowledged == 0
+            and self.forked == 0
             and self.duplicated == 0
             and self.contract_violations == 0
             and self.unexpected_rejections == 0
@@ -112,6 +134,7 @@ class Report:
             ),
             ("events acknowledged / stored", f"{self.events_acknowledged} / {self.events_stored}"),
             ("lost acknowledged events", str(self.lost_acknowledged)),
+            ("forked acknowledged receipts", str(self.forked)),
             ("duplicated events", str(self.duplicated)),
             ("INTERNAL/UNKNOWN statuses seen", str(self.contract_violations)),
             ("offered actions rejected", str(self.unexpected_rejections)),
@@ -121,6 +144,16 @@ class Report:
             ("completed per game", ", ".join(f"{k} {v}" for k, v in sorted(self.per_game_completed.items()))),
             ("verdict", "PASS" if self.ok else "FAIL"),
         ]
+        if self.cluster:
+            delay = self.watch_delay_ms
+            rows.insert(3, ("event store", f"Redis Cluster, REDIS_WAIT_REPLICAS={self.wait_replicas}"))
+            rows.insert(
+                -1,
+                (
+                    "acknowledged -> spectator on the other replica p50 / p99 / max",
+                    f"{delay.get('p50', 0):.0f} / {delay.get('p99', 0):.0f} / {delay.get('max', 0):.0f} ms",
+                ),
+            )
         if self.flood:
             f = self.flood
             rows += [
@@ -159,6 +192,7 @@ class Soak:
         seed: int,
         max_matches: int = 0,
         progress: Callable[[Report, float], None] | None = None,
+        fault_kinds: Sequence[str] = (),
     ) -> None:
         self.stack = stack
         self.duration_s = duration_s
@@ -166,6 +200,7 @@ class Soak:
         self.fault_interval_s = fault_interval_s
         self.rng = random.Random(seed)
         self.max_matches = max_matches
+        self.fault_kinds = tuple(fault_kinds)
         self.progress = progress
         self.report = Report(replicas=len(stack.gateways))
         self.ledgers: list[MatchLedger] = []
@@ -174,6 +209,9 @@ class Soak:
         self.run_id = f"{seed:x}-{int(time.time()) % 100000}"
         self._stop = asyncio.Event()
         self._clients: list[Any] = []
+        self._spectators: list[asyncio.Task[None]] = []
+        self.report.cluster = stack.cluster is not None
+        self.report.wait_replicas = int(stack.gateway_env.get("REDIS_WAIT_REPLICAS", "0"))
 
     # -- calls with fail-over ----------------------------------------------------------------
 
@@ -225,6 +263,9 @@ class Soak:
             )
             by_seat = {s.seat: s.token for s in created.seats}
             seats = [[c.for_token(by_seat[s]) for c in tenants] for s in range(players)]
+            if self.report.cluster:
+                spectating = asyncio.create_task(self._spectate(ledger))
+                self._spectators.append(spectating)
             bots = [make_bot("random", game, self.rng.randrange(2**32)) for _ in range(players)]
             commands = 0
             while not self._stop.is_set():
@@ -254,6 +295,11 @@ class Soak:
                     continue
                 self.report.actions_accepted += 1
                 self.report.actions_repeated += int(accepted.repeated)
+                if accepted.receipt is not None:
+                    ledger.heads[accepted.receipt.version] = accepted.receipt.head_hash
+                now = time.monotonic()
+                for event in accepted.events:
+                    ledger.acked_at.setdefault(event.version, now)
                 versions = ledger.commands.setdefault(command_id, [])
                 for event in accepted.events:
                     if event.actor == seat:
@@ -267,19 +313,52 @@ class Soak:
             self.errors[f"crash:{type(error).__name__}"] += 1
             self.report.mismatches.append(f"{match_id}: {type(error).__name__}: {error}")
 
+    async def _spectators_catch_up(self, timeout_s: float = 20.0) -> None:
+        """After the play: give each spectator time to receive what was acknowledged last."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if all(set(ledger.acked_at) <= set(ledger.seen_at) for ledger in self.ledgers):
+                return
+            await asyncio.sleep(0.1)
+
+    async def _spectate(self, ledger: MatchLedger) -> None:
+        """Follow the match on the last replica (the bots play through any), noting when each
+        version arrives; resumes from the last version after a fault, as the library does."""
+        from guildhall_client.errors import GatewayError
+
+        token, _ = await self.call(self._clients, "issue_token", ledger.match_id)
+        watcher = self._clients[-1].for_token(token)
+        while not self._stop.is_set():
+            try:
+                async for update in watcher.watch(ledger.match_id, max(ledger.seen_at, default=0)):
+                    now = time.monotonic()
+                    for event in update.events:
+                        ledger.seen_at.setdefault(event.version, now)
+                    if update.view.finished:
+                        return
+            except GatewayError:
+                await asyncio.sleep(0.2)
+
     # -- faults --------------------------------------------------------------------------------
 
     async def inject_faults(self) -> None:
         if self.fault_interval_s <= 0:
             return
         kinds = ["redis_restart", "gateway_kill", "rules_restart"]
+        if self.stack.cluster is not None:
+            kinds = ["primary_kill", "primary_stall", "gateway_kill", "rules_restart"]
+        if self.fault_kinds:
+            kinds = [kind for kind in kinds if kind in self.fault_kinds]
         while not self._stop.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stop.wait(), self.fault_interval_s * (0.5 + self.rng.random()))
             if self._stop.is_set():
                 return
             kind = self.rng.choice(kinds)
-            if kind == "redis_restart":
+            if kind in ("primary_kill", "primary_stall"):
+                await self.hurt_primary(kind)
+            elif kind == "redis_restart":
+                assert self.stack.redis is not None  # a single Redis of the stack's own
                 await asyncio.to_thread(self.stack.redis.restart)
             elif kind == "gateway_kill":
                 gateway = self.rng.choice(self.stack.gateways)
@@ -290,6 +369,47 @@ class Soak:
                 rules = self.rng.choice(list(self.stack.rules.values()))
                 await asyncio.to_thread(rules.restart)
             self.faults[kind] += 1
+
+    async def hurt_primary(self, kind: str) -> None:
+        """SIGKILL (then restart) or SIGSTOP (then SIGCONT) the primary serving a match in play,
+        once the cluster is whole again (every primary with a replica in sync)."""
+        cluster = self.stack.cluster
+        assert cluster is not None
+        await asyncio.to_thread(cluster.wait_healthy, 120.0)  # every primary with a replica again
+        playing = [ledger for ledger in self.ledgers if not ledger.finished and not ledger.abandoned]
+        if not playing:
+            return
+        match_id = self.rng.choice(playing).match_id
+        node = await asyncio.to_thread(cluster.owner_of, f"gh:{{acme:{match_id}}}:events")
+        if kind == "primary_kill":
+            await asyncio.to_thread(node.server.kill)
+            await asyncio.sleep(self.rng.uniform(*PRIMARY_DOWN_S))
+            await asyncio.to_thread(node.server.start)
+        else:
+            node.server.pause()
+            await asyncio.sleep(PRIMARY_STALL_S)
+            # On a loaded machine the promotion can come later: stall on until it does (bounded).
+            deadline = time.monotonic() + STALL_EXTRA_S
+            owner = await self._owner_or(node, cluster, match_id)
+            while owner is node and time.monotonic() < deadline:
+                await asyncio.sleep(0.25)
+                owner = await self._owner_or(node, cluster, match_id)
+            node.server.resume()
+            if owner is not node:
+                self.faults["primary_stall_failed_over"] += 1
+
+    @staticmethod
+    async def _owner_or(node: Any, cluster: Any, match_id: str) -> Any:
+        """The node serving the match now, as a live node sees it (`node` if none answers)."""
+        try:
+            return await asyncio.to_thread(cluster.owner_of, f"gh:{{acme:{match_id}}}:events")
+        except Exception:  # noqa: BLE001
+            return node
+
+    def hurt_primary_now(self, kind: str) -> asyncio.Task[None]:
+        """One cluster fault, on demand (the failover test's bounded schedule)."""
+        self.faults[kind] += 1
+        return asyncio.create_task(self.hurt_primary(kind))
 
     # -- the run -------------------------------------------------------------------------------
 
@@ -326,6 +446,10 @@ class Soak:
             await done_all
             await chaos
             ticker.cancel()
+            await self._spectators_catch_up()
+            for spectating in self._spectators:
+                spectating.cancel()
+            await asyncio.gather(*self._spectators, return_exceptions=True)
             self.report.duration_s = time.monotonic() - started
             await self._bring_everything_back()
             await self.verify()
@@ -346,12 +470,30 @@ class Soak:
 
     async def _bring_everything_back(self) -> None:
         """Verification reads from a whole system: restart whatever a fault left down."""
-        for process in [self.stack.redis, *self.stack.rules.values(), *self.stack.gateways]:
+        nodes = [node.server for node in self.stack.cluster.nodes] if self.stack.cluster else []
+        redis = [self.stack.redis] if self.stack.redis is not None else []
+        for process in [*redis, *nodes, *self.stack.rules.values(), *self.stack.gateways]:
+            process.resume()
             if not process.alive:
                 await asyncio.to_thread(process.start)
+        if self.stack.cluster is not None:
+            await asyncio.to_thread(self.stack.cluster.wait_healthy, 120.0)
 
     async def verify(self) -> None:
         """Read every match back (auditor scope) and audit it; compare with the ledger."""
+        self._delays: list[float] = []
+        try:
+            await self._verify_each()
+        finally:
+            if self._delays:
+                ordered = sorted(self._delays)
+                self.report.watch_delay_ms = {
+                    "p50": 1000 * ordered[len(ordered) // 2],
+                    "p99": 1000 * ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))],
+                    "max": 1000 * ordered[-1],
+                }
+
+    async def _verify_each(self) -> None:
         for ledger in self.ledgers:
             try:
                 stored = await self._read_all(ledger.match_id)
@@ -365,6 +507,9 @@ class Soak:
                     f"{ledger.match_id}: audit failed at version {audit.first_bad_version}: {audit.reason}"
                 )
             self._compare(ledger, stored)
+            self._delays.extend(
+                ledger.seen_at[v] - at for v, at in ledger.acked_at.items() if v in ledger.seen_at
+            )
             self.report.events_stored += len(stored)
             self.report.events_acknowledged += len(ledger.acked)
             if ledger.finished:
@@ -388,6 +533,14 @@ class Soak:
 
     def _compare(self, ledger: MatchLedger, stored: list[Any]) -> None:
         by_version = {e.version: e for e in stored}
+        for version, head in ledger.heads.items():
+            event = by_version.get(version)
+            if event is not None and event.hash != head:
+                self.report.forked += 1
+                self.report.mismatches.append(
+                    f"{ledger.match_id}: acknowledged receipt v{version} names head {head[:12]}, "
+                    f"the stream holds {event.hash[:12]} (forked)"
+                )
         if [e.version for e in stored] != list(range(1, len(stored) + 1)):
             self.report.mismatches.append(f"{ledger.match_id}: stored versions are not 1..{len(stored)}")
         for version, (command_id, event_type) in ledger.acked.items():
@@ -461,6 +614,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--games", nargs="*", default=None, help="games to play (default: every registered game)"
     )
     parser.add_argument("--replicas", type=int, default=2, help="gateway replicas (default 2)")
+    parser.add_argument(
+        "--cluster", action="store_true", help="the store on a Redis Cluster, with primary kills and stalls"
+    )
+    parser.add_argument(
+        "--faults",
+        default="",
+        help="only these fault kinds, comma-separated (redis_restart, gateway_kill, rules_restart; "
+        "with --cluster: primary_kill, primary_stall)",
+    )
+    parser.add_argument(
+        "--no-wait", action="store_true", help="with --cluster: REDIS_WAIT_REPLICAS=0 (shows the forks)"
+    )
     parser.add_argument("--seed", type=int, default=None, help="seed of the bots and the fault schedule")
     parser.add_argument("--report-dir", default="var/soak", help="where report.json and report.md go")
     parser.add_argument(
@@ -486,7 +651,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         TenantSpec("rival"),
         TenantSpec("flood", actions_per_second=FLOOD_QUOTA, reads_per_second=5 * FLOOD_QUOTA),
     )
-    with Stack.for_faults(work_dir, games=args.games, gateways=args.replicas, tenants=tenants) as stack:
+    with Stack.for_faults(
+        work_dir,
+        games=args.games,
+        gateways=args.replicas,
+        tenants=tenants,
+        cluster_primaries=3 if args.cluster else 0,
+        wait_replicas=0 if args.no_wait else 1,
+    ) as stack:
         show, stop_progress = _progress_printer(args.duration)
         soak = Soak(
             stack,
@@ -496,6 +668,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             seed=seed,
             max_matches=args.max_matches,
             progress=show,
+            fault_kinds=[kind for kind in args.faults.split(",") if kind],
         )
         try:
             report = asyncio.run(soak.run())

@@ -12,6 +12,15 @@ Reads the hot path needs come back in one round trip (`load`: meta and snapshot 
 Per-tenant indexes (`gh:tenant:{<tenant>}:matches`, `...:active`) live in another slot than a
 match's keys, so they are written after the match's append, idempotently.
 
+Acknowledged means replicated (issue 24): with `wait_replicas` > 0 an append is answered only
+once `WAIT` says that many replicas hold it. Redis replicates asynchronously, so a primary that
+stalls past its failover (a slow fsync, a VM pause, a partition) would otherwise run the queued
+append when it resumes, acknowledge it, and lose it when it rejoins as a replica: a fork of an
+acknowledged action. WAIT counts the replicas that acknowledged *this connection's* writes, so the
+script and its WAIT go down one connection to the slot's owner in one pipeline; a repeated
+command's first result is confirmed the same way, by a fence write followed by WAIT (the
+replication stream is ordered: a replica holding the fence holds everything before it).
+
 `connection_class_for(url)` gives the gateway's pool connections that pack commands with
 hiredis: redis-py's asyncio connection packs them in Python, 78 µs for the append script's 55
 arguments against 5 µs (same bytes).
@@ -26,6 +35,7 @@ from typing import Any, cast
 
 import hiredis  # a dependency: redis-py parses replies with it, the gateway packs commands with it
 import redis.asyncio
+import redis.asyncio.cluster
 import redis.exceptions
 
 from gateway.eventstore.base import (
@@ -46,6 +56,8 @@ from gateway.eventstore.redis_store import (
 )
 
 _PAGE = 1000
+_REDIRECTS = 2  # MOVED answers followed within one replicated write
+_FENCE_TTL_MS = 60_000  # the fence key only has to outlive its WAIT
 # What hiredis packs exactly as redis-py's encoder does (it rejects bool and None, writes floats
 # with repr): anything else goes through redis-py's own packer.
 _PLAIN_ARGUMENTS = (bytes, str, int)
@@ -90,6 +102,47 @@ def connection_class_for(
     return HiredisConnection
 
 
+class _SlotOwners:
+    """Plain clients to a cluster's primaries, one per node, for writes that must share one
+    connection with their WAIT (a cluster client would send WAIT to every primary and sum)."""
+
+    def __init__(self, cluster: Any) -> None:
+        self._cluster = cluster
+        self._clients: dict[tuple[str, int], redis.asyncio.Redis] = {}
+        self._moved: dict[int, tuple[str, int]] = {}  # slot -> owner learnt from a MOVED answer
+
+    async def owner_of(self, key: str) -> redis.asyncio.Redis:
+        await self._cluster.initialize()  # learns the slots on first use; a flag check afterwards
+        slot = self._cluster.keyslot(key)
+        address = self._moved.get(slot)
+        if address is None:
+            node = self._cluster.get_node_from_key(key)
+            address = (node.host, node.port)
+        client = self._clients.get(address)
+        if client is None:
+            host, port = address
+            kwargs = self._cluster.nodes_manager.connection_kwargs
+            client = redis.asyncio.Redis(
+                host=host,
+                port=port,
+                username=kwargs.get("username"),
+                password=kwargs.get("password"),
+                ssl=kwargs.get("connection_class") is redis.asyncio.SSLConnection,
+                socket_timeout=kwargs.get("socket_timeout"),
+                socket_connect_timeout=kwargs.get("socket_connect_timeout"),
+            )
+            self._clients[address] = client
+        return client
+
+    def moved(self, key: str, host: str, port: int) -> None:
+        self._moved[self._cluster.keyslot(key)] = (host, port)
+
+    async def aclose(self) -> None:
+        for client in self._clients.values():
+            await client.aclose()
+        self._clients.clear()
+
+
 OK = "ok"
 DUPLICATE = "duplicate"
 TAKEN = "taken"
@@ -126,12 +179,66 @@ def tenant_active_key(tenant: str) -> str:
     return f"gh:tenant:{{{tenant}}}:active"
 
 
+class NotReplicated(EventStoreUnavailable):
+    """The primary ran the write but too few replicas acknowledged it in time: it may still be
+    lost in a failover. Retrying with the same command id answers the first result once it is
+    replicated, or decides afresh if it was lost."""
+
+
+# redis-py's cluster client, while a failover tears its connections down, can fail from inside
+# its own code with these (e.g. "'NoneType' object has no attribute 'writelines'", "TCPTransport
+# closed"): they are the store being unreachable, not a bug of ours.
+_TRANSPORT_FAULTS = (AttributeError, RuntimeError, OSError)
+_STORE_FAULTS = (
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    redis.exceptions.ClusterError,  # ClusterDownError, MasterDownError...
+    redis.exceptions.RedisClusterException,  # SlotNotCoveredError while a failover is under way
+    redis.exceptions.TryAgainError,
+    redis.exceptions.BusyLoadingError,
+)
+
+
+# Replies of a node in the middle of a failover. UNBLOCKED: a WAIT cut short because its primary
+# turned replica under it (the stalled primary's case: never an acknowledgement).
+_FAILOVER_REPLIES = ("CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN", "LOADING", "READONLY", "UNBLOCKED")
+
+
+def is_store_fault(error: BaseException) -> bool:
+    """Whether `error` means Redis (or the client's link to it) failed: retry, UNAVAILABLE."""
+    if isinstance(error, (EventStoreUnavailable, *_STORE_FAULTS)):
+        return True
+    if isinstance(error, redis.exceptions.ResponseError):
+        return str(error).startswith(_FAILOVER_REPLIES)
+    if isinstance(error, _TRANSPORT_FAULTS):
+        return _raised_inside_redis_py(error)
+    return False
+
+
+def _raised_inside_redis_py(error: BaseException) -> bool:
+    """Raised by redis-py's own connection code (or the transport under it), not by ours."""
+    modules = []
+    trace = error.__traceback__
+    while trace is not None:
+        modules.append(str(trace.tb_frame.f_globals.get("__name__", "")))
+        trace = trace.tb_next
+    in_redis = [m == "redis" or m.startswith("redis.") for m in modules]
+    if not any(in_redis):
+        return False
+    last = modules[-1]
+    return in_redis[-1] or last.startswith(("asyncio.", "uvloop"))
+
+
 @asynccontextmanager
-async def _unavailable() -> AsyncIterator[None]:
+async def unavailable_on_store_faults() -> AsyncIterator[None]:
     try:
         yield
-    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as error:
-        raise EventStoreUnavailable(f"Redis is unavailable: {error}") from error
+    except EventStoreUnavailable:
+        raise
+    except Exception as error:
+        if is_store_fault(error):
+            raise EventStoreUnavailable(f"Redis is unavailable: {error}") from error
+        raise
 
 
 def entry_hashes(
@@ -155,12 +262,19 @@ def entry_hashes(
 class AsyncRedisEventStore:
     """Async access to match streams; stateless apart from the registered script."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, *, wait_replicas: int = 0, wait_timeout_ms: int = 1000) -> None:
+        """`wait_replicas` > 0: an append (or a repeated command's first result) is answered only
+        once that many replicas acknowledged it within `wait_timeout_ms`; else NotReplicated."""
         kwargs: Mapping[str, Any] = getattr(client, "get_connection_kwargs", dict)()
         if kwargs.get("decode_responses"):
             raise ValueError("AsyncRedisEventStore needs a client with decode_responses=False")
+        if wait_replicas < 0 or wait_timeout_ms <= 0:
+            raise ValueError("wait_replicas must be >= 0 and wait_timeout_ms > 0")
         self.client = client
+        self.wait_replicas = wait_replicas
+        self.wait_timeout_ms = wait_timeout_ms
         self._append = client.register_script(APPEND_SCRIPT)
+        self._owners = _SlotOwners(client) if isinstance(client, redis.asyncio.cluster.RedisCluster) else None
 
     async def append(
         self,
@@ -195,14 +309,70 @@ class AsyncRedisEventStore:
             extra=extra,
             hashes=hashes,
         )
-        async with _unavailable():
-            status, first, last = await self._append(keys=list(match_keys(key)), args=args)
+        keys = list(match_keys(key))
+        async with unavailable_on_store_faults():
+            if not self.wait_replicas:
+                status, first, last = await self._append(keys=keys, args=args)
+            else:
+                reply, acked = await self._replicated(
+                    keys[0], lambda pipe: self._append(keys=keys, args=args, client=pipe)
+                )
+                status, first, last = reply
+                if status == b"duplicate":  # the first result was written earlier: confirm it
+                    acked = await self._confirm(key)
+                if status in (b"ok", b"duplicate") and acked < self.wait_replicas:
+                    raise NotReplicated(self._not_replicated(acked))
         return AppendOutcome(status.decode(), int(first), int(last), tuple(hashes))
+
+    async def aclose(self) -> None:
+        """Close the connections this store opened itself (not the client it was given)."""
+        if self._owners is not None:
+            await self._owners.aclose()
+
+    async def confirm_replicated(self, key: MatchKey) -> None:
+        """Raise NotReplicated unless everything the match's primary holds now is on
+        `wait_replicas` replicas (a no-op without a wait): before answering a first result read
+        back for a repeated command id."""
+        if self.wait_replicas:
+            async with unavailable_on_store_faults():
+                acked = await self._confirm(key)
+            if acked < self.wait_replicas:
+                raise NotReplicated(self._not_replicated(acked))
+
+    def _not_replicated(self, acked: int) -> str:
+        return (
+            f"stored on the primary, not yet replicated ({acked} of {self.wait_replicas} replicas "
+            f"within {self.wait_timeout_ms} ms); retry with the same command id"
+        )
+
+    async def _confirm(self, key: MatchKey) -> int:
+        fence = f"gh:{{{key.tenant}:{key.match_id}}}:fence"  # the match's slot, so its primary
+        _, acked = await self._replicated(fence, lambda pipe: pipe.set(fence, b"1", px=_FENCE_TTL_MS))
+        return acked
+
+    async def _replicated(self, routing_key: str, write: Any) -> tuple[Any, int]:
+        """Run `write(pipe)` then WAIT on one connection to the primary of `routing_key`'s slot:
+        (the write's reply, replicas that acknowledged it)."""
+        client = self.client
+        for _ in range(_REDIRECTS + 1):
+            target = client if self._owners is None else await self._owners.owner_of(routing_key)
+            pipe = target.pipeline(transaction=False)
+            await write(pipe)
+            pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms)
+            reply, acked = await pipe.execute(raise_on_error=False)
+            if isinstance(reply, redis.exceptions.AskError) and self._owners is not None:
+                self._owners.moved(routing_key, reply.host, reply.port)  # MOVED: the slot has a new owner
+                continue
+            for answer in (reply, acked):
+                if isinstance(answer, Exception):
+                    raise answer
+            return reply, int(acked)
+        raise EventStoreUnavailable("the slot's owner keeps moving (a failover in progress); retry")
 
     async def load(self, key: MatchKey) -> Loaded:
         """Meta and snapshot in one round trip."""
         keys = match_keys(key)
-        async with _unavailable():
+        async with unavailable_on_store_faults():
             pipe = self.client.pipeline(transaction=False)
             pipe.hgetall(keys.meta)
             pipe.hgetall(keys.snapshot)
@@ -212,19 +382,19 @@ class AsyncRedisEventStore:
         return Loaded(meta, snapshot)
 
     async def meta(self, key: MatchKey) -> dict[str, str]:
-        async with _unavailable():
+        async with unavailable_on_store_faults():
             raw = await self.client.hgetall(match_keys(key).meta)
         return {k.decode(): v.decode() for k, v in raw.items()}
 
     async def head(self, key: MatchKey) -> tuple[int, str]:
         """The match's version and chain head (0 and GENESIS when it has none)."""
-        async with _unavailable():
+        async with unavailable_on_store_faults():
             version, head = await self.client.hmget(match_keys(key).meta, ["version", "head_hash"])
         return (int(version), head.decode()) if version is not None else (0, GENESIS)
 
     async def command(self, key: MatchKey, command_id: str) -> tuple[int, int, str] | None:
         """The first result of a command id: (first, last, actor), or None if unused."""
-        async with _unavailable():
+        async with unavailable_on_store_faults():
             seen = await self.client.hget(match_keys(key).commands, command_id)
         if seen is None:
             return None
@@ -237,7 +407,7 @@ class AsyncRedisEventStore:
         """Entries with version > after_version, in order, at most `limit` of them."""
         if limit is not None and limit <= 0:
             return []
-        async with _unavailable():
+        async with unavailable_on_store_faults():
             entries = await self.client.xrange(
                 match_keys(key).events, min=f"{max(after_version, 0) + 1}-0", max="+", count=limit
             )
@@ -245,7 +415,7 @@ class AsyncRedisEventStore:
 
     async def read_range(self, key: MatchKey, first: int, last: int) -> list[StoredEvent]:
         """Entries first..last inclusive."""
-        async with _unavailable():
+        async with unavailable_on_store_faults():
             entries = await self.client.xrange(match_keys(key).events, min=f"{first}-0", max=f"{last}-0")
         return [decode_entry(fields) for _, fields in entries]
 
@@ -254,7 +424,7 @@ class AsyncRedisEventStore:
         start = "-"
         events_key = match_keys(key).events
         while True:
-            async with _unavailable():
+            async with unavailable_on_store_faults():
                 page = await self.client.xrange(events_key, min=start, max="+", count=_PAGE)
             for entry in page:
                 yield entry
@@ -266,25 +436,25 @@ class AsyncRedisEventStore:
 
     async def index_created(self, key: MatchKey, created_ms: int) -> None:
         index, active = tenant_matches_key(key.tenant), tenant_active_key(key.tenant)
-        async with _unavailable():
+        async with unavailable_on_store_faults():
             pipe = self.client.pipeline(transaction=False)
             pipe.zadd(index, {key.match_id: created_ms})
             pipe.zadd(active, {key.match_id: created_ms})
             await pipe.execute()
 
     async def index_ended(self, key: MatchKey) -> None:
-        async with _unavailable():
+        async with unavailable_on_store_faults():
             await self.client.zrem(tenant_active_key(key.tenant), key.match_id)
 
     async def active_count(self, tenant: str) -> int:
-        async with _unavailable():
+        async with unavailable_on_store_faults():
             return int(await self.client.zcard(tenant_active_key(tenant)))
 
     async def index_page(
         self, tenant: str, max_ms: float | str, min_ms: float | str, count: int
     ) -> list[tuple[str, int]]:
         """Match ids with their creation time, newest first, within [min_ms, max_ms]."""
-        async with _unavailable():
+        async with unavailable_on_store_faults():
             rows = await self.client.zrevrangebyscore(
                 tenant_matches_key(tenant), max_ms, min_ms, start=0, num=count, withscores=True
             )
@@ -294,7 +464,7 @@ class AsyncRedisEventStore:
         """Some meta fields of many matches, pipelined."""
         if not keys:
             return []
-        async with _unavailable():
+        async with unavailable_on_store_faults():
             pipe = self.client.pipeline(transaction=False)
             for key in keys:
                 pipe.hmget(match_keys(key).meta, list(fields))
@@ -312,7 +482,10 @@ __all__ = [
     "AsyncRedisEventStore",
     "Loaded",
     "MalformedEntry",
+    "NotReplicated",
     "entry_hashes",
+    "is_store_fault",
     "tenant_active_key",
     "tenant_matches_key",
+    "unavailable_on_store_faults",
 ]

@@ -121,9 +121,8 @@ def test_network_policies_deny_by_default_and_open_only_guildhalls_paths(overlay
     assert named(overlay, "NetworkPolicy", "rules")["spec"]["egress"] == []
     gateway = named(overlay, "NetworkPolicy", "gateway")
     client_rules = [r for r in gateway["spec"]["ingress"] if "from" not in r]
-    assert [p["port"] for r in client_rules for p in r["ports"]] == [
-        50051
-    ]  # clients: the gateway's gRPC only
+    # clients: the gateway's gRPC and HTTP (Connect) ports only
+    assert [p["port"] for r in client_rules for p in r["ports"]] == [50051, 8080]
     # Every pod selected by a workload is covered by a policy of its component.
     components = {
         w["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/component"] for w in workloads(overlay)
@@ -189,3 +188,31 @@ def test_the_dev_secrets_are_ones_the_gateway_accepts(tmp_path: Path) -> None:
     assert key_id == "dev-key-1" and ring.verify(key_id, b"guildhall", signature)
     env = named("dev", "Deployment", "gateway")["spec"]["template"]["spec"]["containers"][0]["env"]
     assert {e["name"] for e in env} >= {"REDIS_URL", "SIGNING_KEYS_DIR", "TENANTS_FILE"}
+
+
+def test_prod_gateways_acknowledge_only_replicated_appends_on_the_cluster() -> None:
+    # Issue 24: without the wait a primary stalled past its failover forks acknowledged actions.
+    (container,) = named("prod", "Deployment", "gateway")["spec"]["template"]["spec"]["containers"]
+    env = {item["name"]: item.get("value") for item in container["env"]}
+    assert env["REDIS_CLUSTER"] == "1"
+    assert int(env["REDIS_WAIT_REPLICAS"]) >= 1 and int(env["REDIS_WAIT_TIMEOUT_MS"]) > 0
+    dev = named("dev", "Deployment", "gateway")["spec"]["template"]["spec"]["containers"][0]
+    assert "REDIS_WAIT_REPLICAS" not in {item["name"] for item in dev["env"]}  # one Redis: no replica
+
+
+def test_the_gateway_serves_http_on_its_own_port_probed_and_exposed() -> None:
+    for overlay in ("dev", "prod"):
+        pod = named(overlay, "Deployment", "gateway")["spec"]["template"]["spec"]
+        (container,) = pod["containers"]
+        env = {e["name"]: e.get("value") for e in container["env"]}
+        ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+        assert ports["http"] == int(env["HTTP_PORT"]) == 8080 and env["CORS_ORIGINS"] == ""
+        assert container["startupProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
+        service = named(overlay, "Service", "gateway")
+        assert {"name": "http", "port": 8080, "targetPort": "http", "appProtocol": "http"} in service["spec"][
+            "ports"
+        ]
+    (ingress,) = yaml.safe_load_all((BASE.parent / "examples" / "gateway-http-ingress.yaml").read_text())
+    kubernetes_validate.validate(ingress, K8S_VERSION, strict=True)
+    backends = [p["backend"]["service"] for r in ingress["spec"]["rules"] for p in r["http"]["paths"]]
+    assert all(b == {"name": "gateway", "port": {"name": "http"}} for b in backends)

@@ -53,6 +53,8 @@ def test_concurrent_submits_for_one_version_across_replicas_accept_exactly_one(h
                                 action,
                                 command_id=f"race-{seat}-{number}-{replica}",
                                 expected_version=version,
+                                # The gateway's own check under test: no library resubmission.
+                                resubmit_when_stale=False,
                             )
                         )
             results = await asyncio.gather(*attempts, return_exceptions=True)
