@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
+from gateway.domain.audit import HeldReceipt
 from gateway.domain.receipts import Receipt, decode_receipt, encode_receipt, receipt_message
 from gateway.eventstore.base import MatchKey
 from gateway.eventstore.redis_store import match_keys
@@ -245,3 +246,181 @@ def test_a_finished_match_audits_with_its_revealed_seed(
     rewrite_stream(redis_client, KEY, entries, rechain=True)
     result = audit(redis_url, targets)
     assert not result.ok and result.first_bad_version == len(entries)
+
+
+# -- issue 22: the audit's blind spots, found from outside ----------------------------------------
+
+
+def _submit(redis_url: str, targets: dict[str, str], key: MatchKey, turns: range) -> list[Receipt]:
+    """Single takes at `key` by the seat whose turn it is; the receipts the players were given."""
+
+    async def scenario() -> list[Receipt]:
+        receipts = []
+        async with gateway(redis_url, targets) as matches:
+            for turn in turns:
+                view = await matches.get_view(key, None)
+                outcome = await matches.submit(key, view.active_seats[0], TAKE_ONE, command_id=f"x{turn}")
+                assert outcome.accepted and outcome.receipt is not None
+                receipts.append(outcome.receipt)
+        return receipts
+
+    return asyncio.run(scenario())
+
+
+def _roll_back(redis_client: redis.Redis, key: MatchKey, to_version: int) -> None:
+    """Remove the entries after `to_version`, rewind meta and the command table to match: what
+    an attacker with write access would do to make the last appends never have happened."""
+    keys = match_keys(key)
+    entries = entries_of(redis_client, key)
+    for number in range(to_version + 1, len(entries) + 1):
+        redis_client.xdel(keys.events, f"{number}-0")
+        redis_client.hdel(keys.commands, entries[number - 1][b"command_id"])
+    redis_client.hset(
+        keys.meta, mapping={"version": to_version, "head_hash": entries[to_version - 1][b"hash"]}
+    )
+
+
+def test_a_snapshot_of_another_match_claiming_a_later_version_fails_the_audit(
+    redis_url: str, targets: dict[str, str], played: int, redis_client: redis.Redis
+) -> None:
+    """Fault 1: only a snapshot at one of this match's versions used to be checked."""
+    other = MatchKey("acme", "m2")
+    _submit(redis_url, targets, other, range(4))
+    snapshot = redis_client.hgetall(match_keys(other).snapshot)
+    assert int(snapshot[b"version"]) == played + 4
+    redis_client.delete(match_keys(KEY).snapshot)
+    redis_client.hset(match_keys(KEY).snapshot, mapping=snapshot)
+
+    result = audit(redis_url, targets)
+    assert not result.ok and result.first_bad_version == played + 1 and result.evidence == "snapshot"
+    assert f"claiming version {played + 4}" in result.reason and "MAC" in result.reason
+
+
+def test_a_rollback_of_the_last_append_fails_on_the_snapshot_the_gateway_signed(
+    redis_url: str, targets: dict[str, str], played: int, redis_client: redis.Redis
+) -> None:
+    """Fault 2: entries, meta and the command record rewound; the untouched snapshot still names
+    the removed version."""
+    _roll_back(redis_client, KEY, played - 1)
+
+    result = audit(redis_url, targets)
+    assert not result.ok and result.first_bad_version == played and result.evidence == "snapshot"
+    assert f"versions {played} to {played} were removed" in result.reason
+
+
+def test_an_edit_of_an_appends_second_entry_is_blamed_on_that_entry(
+    redis_url: str, targets: dict[str, str], played: int, redis_client: redis.Redis
+) -> None:
+    """Fault 3: versions 2-3 are one append (a card played, a card dealt); editing version 3 was
+    blamed on version 2, for lacking the receipt the edited entry carries."""
+    entries = entries_of(redis_client, KEY)
+    assert entries[1][b"command_id"] == entries[2][b"command_id"] and b"receipt" in entries[2]
+    dealt = json.loads(entries[2][b"payload"])
+    dealt["value"] = 9 if dealt["value"] != 9 else 8
+    entries[2] = {**entries[2], b"payload": json.dumps(dealt).encode()}
+    rewrite_stream(redis_client, KEY, entries, rechain=False)
+
+    result = audit(redis_url, targets)
+    assert not result.ok and result.first_bad_version == 3 and result.evidence == "chain"
+    assert "edited" in result.reason
+
+
+def test_the_audit_reports_every_finding_with_its_evidence(
+    redis_url: str, targets: dict[str, str], played: int, redis_client: redis.Redis
+) -> None:
+    redis_client.hset(match_keys(KEY).meta, "seed", bytes(32).hex())  # the seed: version 1
+    _roll_back(redis_client, KEY, played - 1)  # and a rollback: the snapshot shows it
+
+    result = audit(redis_url, targets)
+    assert result.first_bad_version == 1 and result.evidence == "seed"
+    assert [(f.version, f.evidence) for f in result.findings] == [(1, "seed"), (played, "snapshot")]
+
+
+def test_a_finished_match_rolled_back_fails_on_meta_and_the_snapshot(
+    redis_url: str, targets: dict[str, str], played: int, redis_client: redis.Redis
+) -> None:
+    async def resign() -> None:
+        async with gateway(redis_url, targets) as matches:
+            assert (await matches.resign(KEY, 1, command_id="bye")).accepted
+
+    asyncio.run(resign())
+    end = len(entries_of(redis_client, KEY))
+    _roll_back(redis_client, KEY, played)  # the resignation and the end removed
+
+    result = audit(redis_url, targets)
+    assert not result.ok and result.first_bad_version == played + 1
+    assert {(f.version, f.evidence) for f in result.findings} >= {
+        (played + 1, "meta"),
+        (played + 1, "snapshot"),
+    }
+    assert end == played + 2
+
+
+# -- issue 24: the receipts a client holds name a fork -------------------------------------------
+
+
+def audit_with(redis_url: str, targets: dict[str, str], receipts: list[HeldReceipt]) -> AuditResult:
+    async def scenario() -> AuditResult:
+        async with gateway(redis_url, targets) as matches:
+            return await matches.audit(KEY, receipts)
+
+    return asyncio.run(scenario())
+
+
+def held(receipt: Receipt, **changes: object) -> HeldReceipt:
+    fields = dict(
+        tenant="acme",
+        match_id="m1",
+        key_id=receipt.key_id,
+        version=receipt.version,
+        head_hash=receipt.head_hash,
+        signature=receipt.signature,
+    )
+    fields.update(changes)
+    return HeldReceipt(**fields)  # type: ignore[arg-type]
+
+
+def test_a_rollback_with_no_trace_in_the_store_fails_on_a_receipt_a_client_holds(
+    redis_url: str, targets: dict[str, str], played: int, redis_client: redis.Redis
+) -> None:
+    receipts = _submit(redis_url, targets, KEY, range(3))  # versions played+1 .. played+3
+    _roll_back(redis_client, KEY, played + 1)
+    redis_client.delete(match_keys(KEY).snapshot)  # and the snapshot: the store keeps no trace
+    assert audit(redis_url, targets).ok
+
+    forged = held(receipts[2], signature=bytes(64))
+    result = audit_with(redis_url, targets, [held(r) for r in receipts] + [forged])
+    assert not result.ok and result.first_bad_version == played + 2
+    assert result.evidence == "client receipt" and f"forked after version {played + 1}" in result.reason
+    assert result.receipts_compared == 3 and result.receipts_refused == 1
+
+
+def test_receipts_that_agree_with_the_stream_pass_and_others_matches_receipts_are_refused(
+    redis_url: str, targets: dict[str, str], played: int
+) -> None:
+    receipts = _submit(redis_url, targets, KEY, range(2))
+    theirs = held(receipts[0], match_id="m2")
+    result = audit_with(redis_url, targets, [held(r) for r in receipts] + [theirs])
+    assert result.ok and result.receipts_compared == 2 and result.receipts_refused == 1
+
+
+def test_a_rewrite_re_signed_with_the_gateways_key_differs_from_the_clients_receipt(
+    redis_url: str, targets: dict[str, str], played: int, redis_client: redis.Redis
+) -> None:
+    """An insider who re-signs a rewritten history (here: the same events, other times) passes
+    every check of the store; the receipt the player was given at the time still names it."""
+    receipts = _submit(redis_url, targets, KEY, range(2))
+    entries = entries_of(redis_client, KEY)
+    last = len(entries)
+    entries[last - 1] = {**entries[last - 1], b"time_ms": b"1"}
+    rewrite_stream(redis_client, KEY, entries, rechain=True)
+    version, head = last, entries_of(redis_client, KEY)[-1][b"hash"].decode()
+    key_id, signature = SHARED_KEYS.sign(receipt_message("acme", "m1", version, head))
+    resigned = entries_of(redis_client, KEY)
+    resigned[-1] = {**resigned[-1], b"receipt": encode_receipt(Receipt(key_id, version, head, signature))}
+    rewrite_stream(redis_client, KEY, resigned, rechain=False)
+    redis_client.delete(match_keys(KEY).snapshot)
+    assert audit(redis_url, targets).ok
+
+    result = audit_with(redis_url, targets, [held(r) for r in receipts])
+    assert not result.ok and result.first_bad_version == last and result.evidence == "client receipt"

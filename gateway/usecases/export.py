@@ -1,0 +1,123 @@
+"""The export use case: a match as one self-contained file (gateway/domain/ghx.py) an auditor
+verifies on their own machine, with no gateway, Redis or rules service (`guildhall verify`).
+
+Decisions (question -> decision):
+- Export or audit first? Export what the store holds, as it holds it, and let the verifier judge:
+  a tampered match exports as tampered (an entry that does not even decode ends the file, its
+  end line says why).
+- Up to which version? The whole match, or the end of any append (a receipt signs an append's
+  last entry: a file that stops inside an append could not be vouched for).
+- The seed travels only once the stream holds match_ended (the stream's word, not meta's).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import msgspec
+
+from gateway.domain import ghx
+from gateway.domain.match import MATCH_ENDED, MatchCreated
+from gateway.eventstore.base import MatchKey, StoredEvent
+from gateway.eventstore.redis_store import MalformedEntry, decode_entry
+from gateway.usecases.audit import load_record
+from gateway.usecases.results import InvalidRequest
+from gateway.usecases.store import MatchStore
+
+
+@dataclass(frozen=True)
+class Exported:
+    data: bytes  # the .ghx file
+    version: int  # the last version in it
+    finished: bool  # whether it holds match_ended
+
+
+class ExportUseCases(MatchStore):
+    """ExportMatch: the match as a .ghx file."""
+
+    async def export(self, key: MatchKey, up_to_version: int | None = None) -> Exported:
+        """The match (live or archived, in play or finished) up to `up_to_version` (None: all),
+        which must end an append; InvalidRequest names the nearest versions that do."""
+        record = await load_record(self, key)
+        events: list[StoredEvent] = []
+        incomplete = ""
+        for position, (_, fields) in enumerate(record.entries, start=1):
+            try:
+                events.append(decode_entry(fields))
+            except MalformedEntry as error:
+                incomplete = f"entry {position} does not decode: {error}"
+                break
+        if not events:
+            raise InvalidRequest("the match has no entry that can be exported")
+        last = len(events) if up_to_version is None else up_to_version
+        if not 1 <= last <= len(events):
+            raise InvalidRequest(f"the match has versions 1 to {len(events)}, not {up_to_version}")
+        if last < len(events) and events[last - 1].command_id == events[last].command_id:
+            first, end = _append_around(events, last)
+            raise InvalidRequest(
+                f"version {last} is inside the append of versions {first} to {end}: "
+                f"export up to {first - 1} or {end}"
+            )
+        if last < len(events):
+            incomplete = ""  # the file stops where it was asked to, not at a bad entry
+        chosen = events[:last]
+        header = self._header(record.key, record.meta, record.source, chosen, events)
+        closing = ghx.EndLine(len(chosen), chosen[-1].hash, incomplete)
+        data = ghx.encode(header, [ghx.event_line(e) for e in chosen], closing)
+        return Exported(data, last, header.finished)
+
+    def _header(
+        self,
+        key: MatchKey,
+        meta: dict[str, str],
+        source: str,
+        chosen: list[StoredEvent],
+        events: list[StoredEvent],
+    ) -> ghx.Header:
+        try:
+            created: MatchCreated | None = msgspec.json.decode(chosen[0].payload, type=MatchCreated)
+        except msgspec.DecodeError:
+            created = None
+        rules_version = created.rules_version if created is not None else chosen[0].rules_version
+        edition, _, digest = rules_version.partition("+")
+        try:
+            players = msgspec.json.decode(meta.get("players", ""), type=list[str])
+        except msgspec.DecodeError:
+            players = list(created.player_ids) if created is not None else []
+        ended = any(e.type == MATCH_ENDED for e in events)
+        created_ms = meta.get("created_ms", "")
+        return ghx.Header(
+            format=ghx.FORMAT,
+            format_version=ghx.FORMAT_VERSION,
+            tenant=key.tenant,
+            match_id=key.match_id,
+            game_id=created.game_id if created is not None else meta.get("game", ""),
+            rules_version=rules_version,
+            edition=edition,
+            data_digest=digest,
+            players=players,
+            seed_commitment=created.seed_commitment
+            if created is not None
+            else meta.get("seed_commitment", ""),
+            seed=meta.get("seed") if ended else None,
+            created_ms=int(created_ms) if created_ms.isdigit() else 0,
+            finished=any(e.type == MATCH_ENDED for e in chosen),
+            version=len(chosen),
+            head_hash=chosen[-1].hash,
+            match_version=len(events),
+            source=source,
+            exported_ms=self.clock(),
+            public_keys=[ghx.PublicKeyLine(k.key_id, k.public_key.hex()) for k in self.keyring.public_keys()],
+        )
+
+
+def _append_around(events: list[StoredEvent], version: int) -> tuple[int, int]:
+    """The first and last version of the append that holds `version`."""
+    command = events[version - 1].command_id
+    first = version
+    while first > 1 and events[first - 2].command_id == command:
+        first -= 1
+    last = version
+    while last < len(events) and events[last].command_id == command:
+        last += 1
+    return first, last

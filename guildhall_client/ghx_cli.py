@@ -1,0 +1,147 @@
+"""`guildhall export` and `guildhall verify`: what the two commands do (cli.py declares them).
+
+guildhall export MATCH > match.ghx             # auditor key; the match as one file
+guildhall verify match.ghx                     # offline: exit 0 verified, 1 not
+guildhall verify match.ghx --keys keys.json    # also against the operator's published keys
+guildhall verify match.ghx --story             # the match as people read it, checks beside
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from gateway.domain.audit import HeldReceipt
+from guildhall_client.ghx import ExportReport, load_keys, verify_export
+from guildhall_client.story import story_lines, verdict_lines
+
+
+class UsageError(ValueError):
+    """A bad argument: the command says why and exits 2."""
+
+
+def write_export(data: bytes, output: Path | None) -> None:
+    if output is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        output.write_bytes(data)
+
+
+def published_keys(keys_file: Path | None, keys_from: str | None, tls: bool) -> dict[str, bytes] | None:
+    """The operator's published keys: from a file (`guildhall keys public --json`), or asked of a
+    gateway (GetPublicKeys needs no credentials); None when neither is given."""
+    if keys_file is not None and keys_from:
+        raise UsageError("give --keys or --keys-from, not both")
+    if keys_file is not None:
+        try:
+            return load_keys(json.loads(keys_file.read_text()))
+        except (OSError, ValueError) as error:
+            raise UsageError(f"cannot read the keys in {keys_file}: {error}") from None
+    if keys_from:
+        from guildhall_client.aio import AsyncClient
+
+        async def fetch() -> dict[str, bytes]:
+            async with AsyncClient(keys_from, secure=tls) as client:
+                return await client.public_keys()
+
+        return asyncio.run(fetch())
+    return None
+
+
+def data_files(specs: Sequence[str]) -> list[Any]:
+    """`GAME=FILE` options: each game built from a replacement data file (its `load_game`)."""
+    games = []
+    for item in specs:
+        game, sep, path = item.partition("=")
+        if not sep or not game or not path:
+            raise UsageError(f"--data takes GAME=FILE, not {item!r}")
+        try:
+            package = importlib.import_module(f"services.{game}")
+        except ImportError:
+            raise UsageError(f"no game {game!r} is installed") from None
+        try:
+            games.append(package.load_game(path))
+        except (ValueError, OSError) as error:
+            raise UsageError(f"cannot use {path}: {error}") from None
+    return games
+
+
+def held_receipts(path: Path | None) -> list[HeldReceipt]:
+    """Receipts kept while playing: a JSON list of {tenant, match_id, key_id, version, head_hash,
+    signature (hex)}."""
+    if path is None:
+        return []
+    try:
+        document = json.loads(path.read_text())
+        return [
+            HeldReceipt(
+                str(r["tenant"]),
+                str(r["match_id"]),
+                str(r["key_id"]),
+                int(r["version"]),
+                str(r["head_hash"]),
+                bytes.fromhex(r["signature"]),
+            )
+            for r in document
+        ]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise UsageError(f"cannot read the receipts in {path}: {error}") from None
+
+
+def report_json(report: ExportReport) -> str:
+    return json.dumps(
+        {
+            "ok": report.ok,
+            "refused": report.refused,
+            "needs": report.needs,
+            "first_bad_version": report.first_bad_version,
+            "evidence": report.evidence,
+            "reason": report.reason,
+            "checked_versions": report.checked_versions,
+            "executed": report.executed,
+            "findings": [
+                {"version": f.version, "through": f.through, "evidence": f.evidence, "reason": f.reason}
+                for f in report.findings
+            ],
+            "checks": [{"check": n, "passed": p, "result": t} for n, p, t in report.checks()],
+        },
+        indent=2,
+    )
+
+
+def verify_file(
+    path: Path,
+    *,
+    keys: dict[str, bytes] | None,
+    games: Sequence[Any],
+    receipts: Sequence[HeldReceipt],
+    story: bool,
+    as_json: bool,
+) -> tuple[bool, list[str]]:
+    """(verified, the lines to print)."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error}") from None
+    report = verify_export(data, keys=keys, games=games, receipts=receipts)
+    if as_json:
+        return report.ok, [report_json(report)]
+    header = report.header
+    lines = []
+    if story:
+        lines = story_lines(report)
+    else:
+        if header is not None:
+            lines.append(
+                f"{path.name}: {header.tenant}/{header.match_id}, {header.game_id} {header.rules_version}, "
+                f"{len(header.players)} seats, versions 1 to {header.version}, "
+                + ("finished" if header.finished else "in play")
+            )
+        lines.extend(verdict_lines(report))
+    return report.ok, lines
