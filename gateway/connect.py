@@ -1,0 +1,459 @@
+"""GatewayService over HTTP: the Connect protocol (JSON and binary; unary and server streaming;
+HTTP/1.1 and HTTP/2 cleartext), for browsers, curl and any Connect client.
+
+The same servicer as the gRPC port answers every call: `ConnectService` hands each request to
+the servicer method the gRPC server calls, with a context that looks like grpc.aio's to it
+(`invocation_metadata` from the HTTP headers, `abort` raising the matching Connect error,
+trailing metadata as Connect trailers). So authentication (`authorization: Bearer ...`), the scope
+table, quotas, size limits, request ids, log lines, metrics and the fault-to-status mapping are
+the gRPC port's, not a copy. The bidirectional `Play` stream is gRPC only (UNIMPLEMENTED here).
+
+`connect-python` (`connectrpc`) speaks the protocol; Hypercorn serves it as ASGI in the gateway's
+own event loop. Around it, `HttpApp` adds what a public HTTP port needs: CORS for a configured
+list of origins (none by default), a request-body limit enforced while reading, a client that
+goes away ending its stream at once, `/healthz`, and optionally the reference web table's static
+files (`WEB_DIR`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import mimetypes
+import uuid
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import grpc
+import structlog
+from connectrpc.code import Code
+from connectrpc.errors import ConnectError
+from connectrpc.request import RequestContext
+from guildhall.gateway.v1 import gateway_pb2
+from guildhall.gateway.v1.gateway_pb2_grpc import GatewayServiceServicer
+
+from gateway.wire import MAX_REQUEST_BYTES
+
+_log = structlog.get_logger("http")
+
+SERVICE = gateway_pb2.DESCRIPTOR.services_by_name["GatewayService"]
+SERVICE_PATH = f"/{SERVICE.full_name}/"
+# Request headers a browser may send (the preflight answers with these) and response headers a page
+# may read (Connect's own, the request id and the quota hint).
+CORS_ALLOW_HEADERS = (
+    "authorization",
+    "content-type",
+    "connect-protocol-version",
+    "connect-timeout-ms",
+    "connect-accept-encoding",
+    "connect-content-encoding",
+    "content-encoding",
+    "accept-encoding",
+    "x-request-id",
+    "x-user-agent",
+)
+CORS_EXPOSE_HEADERS = (
+    "x-request-id",
+    "trailer-retry-after-ms",
+    "content-encoding",
+    "connect-content-encoding",
+    "grpc-status",
+    "grpc-message",
+)
+CORS_MAX_AGE_S = 7200
+
+Scope = Mapping[str, Any]
+Receive = Callable[[], Awaitable[Mapping[str, Any]]]
+Send = Callable[[Mapping[str, Any]], Awaitable[None]]
+
+
+def _snake(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
+
+
+def connect_code(status: grpc.StatusCode) -> Code:
+    """The Connect code of a gRPC status (the same names; Connect spells CANCELED with one L)."""
+    return Code[status.name.replace("CANCELLED", "CANCELED")]
+
+
+class _Context:
+    """What the servicer's `unary`/`streaming` decorators use of a grpc.aio context, over HTTP."""
+
+    def __init__(self, ctx: RequestContext[Any, Any], request_id: str) -> None:
+        self._ctx = ctx
+        metadata = [(key.lower(), value) for key, value in ctx.request_headers().allitems()]
+        if not any(key == "x-request-id" for key, _ in metadata):
+            metadata.append(("x-request-id", request_id))
+        self._metadata = tuple(metadata)
+
+    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
+        return self._metadata
+
+    def set_trailing_metadata(self, metadata: Iterable[tuple[str, str]]) -> None:
+        trailers = self._ctx.response_trailers()
+        for key, value in metadata:
+            trailers[key] = value
+
+    async def abort(self, code: grpc.StatusCode, details: str) -> None:
+        raise ConnectError(connect_code(code), details)
+
+
+def _request_id(ctx: RequestContext[Any, Any]) -> str:
+    """The caller's x-request-id (as the gRPC port takes it), else a new one; echoed in a header."""
+    given = ctx.request_headers().get("x-request-id", "")
+    request_id = given if 0 < len(given) <= 64 else uuid.uuid4().hex[:16]
+    ctx.response_headers()["x-request-id"] = request_id
+    return request_id
+
+
+class ConnectService:
+    """GatewayService for connect-python: each unary and server-streaming RPC, by its generated
+    snake_case name, calls the gRPC servicer's method of the same RPC."""
+
+    def __init__(self, servicer: Any) -> None:
+        self.rpcs: list[str] = []
+        for method in SERVICE.methods:
+            handler = getattr(servicer, method.name, None)
+            if getattr(type(servicer), method.name, None) is getattr(GatewayServiceServicer, method.name, 0):
+                handler = None  # the generated base's placeholder
+            if method.client_streaming:  # Play: bidirectional, gRPC only
+                setattr(self, _snake(method.name), _unimplemented(method.name, stream=True, grpc=True))
+                continue
+            if handler is None:  # in the proto, not (yet) served: UNIMPLEMENTED, as over gRPC
+                setattr(self, _snake(method.name), _unimplemented(method.name, method.server_streaming))
+                continue
+            adapter = self._streaming(handler) if method.server_streaming else self._unary(handler)
+            setattr(self, _snake(method.name), adapter)
+            self.rpcs.append(method.name)
+
+    @staticmethod
+    def _unary(handler: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+        async def call(request: Any, ctx: RequestContext[Any, Any]) -> Any:
+            structlog.contextvars.bind_contextvars(transport="connect")
+            return await handler(request, _Context(ctx, _request_id(ctx)))
+
+        return call
+
+    @staticmethod
+    def _streaming(handler: Callable[..., AsyncGenerator[Any, None]]) -> Callable[..., AsyncIterator[Any]]:
+        async def call(request: Any, ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
+            structlog.contextvars.bind_contextvars(transport="connect")
+            stream = handler(request, _Context(ctx, _request_id(ctx)))
+            try:
+                async for message in stream:
+                    yield message
+            finally:
+                await stream.aclose()
+
+        return call
+
+
+def _unimplemented(rpc: str, stream: bool, grpc: bool = False) -> Callable[..., Any]:
+    message = (
+        f"{rpc} is served over gRPC only; over HTTP use SubmitAction and Watch"
+        if grpc
+        else f"{rpc} is not implemented by this gateway"
+    )
+
+    async def unary(request: Any, ctx: RequestContext[Any, Any]) -> Any:
+        raise ConnectError(Code.UNIMPLEMENTED, message)
+
+    async def streaming(request: Any, ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
+        raise ConnectError(Code.UNIMPLEMENTED, message)
+        yield  # an async generator, as connect-python expects of a streaming handler
+
+    return streaming if stream else unary
+
+
+def _install_decode_errors() -> None:
+    """A request body that is not the RPC's message is INVALID_ARGUMENT (as on the gRPC port,
+    gateway/undecodable.py), not connect-python's UNKNOWN: its codecs are wrapped once."""
+    from connectrpc import _codec
+
+    for name, codec in list(_codec._codecs.items()):
+        if isinstance(codec, _InvalidArgumentCodec):
+            continue
+        _codec._codecs[name] = _InvalidArgumentCodec(codec)
+
+
+class _InvalidArgumentCodec:
+    def __init__(self, codec: Any) -> None:
+        self._codec = codec
+
+    def name(self) -> str:
+        return str(self._codec.name())
+
+    def encode(self, message: Any) -> bytes:
+        return bytes(self._codec.encode(message))
+
+    def decode(self, data: bytes | bytearray, message: Any) -> Any:
+        try:
+            return self._codec.decode(data, message)
+        except Exception as exc:
+            rpc = type(message).__name__.removesuffix("Request")
+            kind = "JSON" if self.name().startswith("json") else "protobuf"
+            raise ConnectError(
+                Code.INVALID_ARGUMENT, f"the {rpc} request is not valid {kind}: {str(exc)[:200]}"
+            ) from None
+
+
+def build_connect_app(servicer: Any) -> Any:
+    """The connect-python ASGI application of GatewayService over `servicer`."""
+    from guildhall.gateway.v1.gateway_connect import GatewayServiceASGIApplication
+
+    _install_decode_errors()
+    return GatewayServiceASGIApplication(ConnectService(servicer), read_max_bytes=MAX_REQUEST_BYTES)
+
+
+# -- the HTTP port around it ---------------------------------------------------------------------
+
+
+def _header(scope: Scope, name: bytes) -> str:
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            return bytes(value).decode("latin-1")
+    return ""
+
+
+class HttpApp:
+    """The gateway's HTTP port: Connect at /guildhall.gateway.v1.GatewayService/<Rpc>, CORS,
+    /healthz, and the web table's static files when a directory is given."""
+
+    def __init__(
+        self,
+        connect_app: Any,
+        *,
+        cors_origins: Sequence[str] = (),
+        web_dir: str | Path | None = None,
+        stopping: asyncio.Event | None = None,
+        max_body_bytes: int = MAX_REQUEST_BYTES,
+    ) -> None:
+        self._connect = connect_app
+        self._origins = frozenset(o.rstrip("/") for o in cors_origins if o)
+        self._any_origin = "*" in self._origins
+        self._web = Path(web_dir).resolve() if web_dir else None
+        self._stopping = stopping or asyncio.Event()
+        self._max_body = max_body_bytes
+
+    # -- ASGI ------------------------------------------------------------------------------------
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return  # no websockets
+        path = str(scope.get("path", "/"))
+        origin = _header(scope, b"origin")
+        if origin and not self._origin_allowed(origin, scope):
+            await _plain(send, 403, b"origin not allowed\n", [(b"vary", b"Origin")])
+            return
+        cors = self._cors_headers(origin) if origin else []
+        if scope["method"] == "OPTIONS":
+            await self._preflight(scope, send, cors)
+            return
+        if path.startswith(SERVICE_PATH):
+            await self._rpc(scope, receive, _with_headers(send, cors))
+        elif path == "/healthz":
+            ok = not self._stopping.is_set()
+            await _plain(send, 200 if ok else 503, b"ok\n" if ok else b"draining\n", cors)
+        elif scope["method"] in ("GET", "HEAD") and self._web is not None:
+            await self._static(path, scope, send)
+        else:
+            await _plain(send, 404, b"not found\n", cors)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    # -- CORS ------------------------------------------------------------------------------------
+
+    def _origin_allowed(self, origin: str, scope: Scope) -> bool:
+        if self._any_origin or origin.rstrip("/") in self._origins:
+            return True
+        # The page the gateway serves itself (same scheme, host and port) needs no listing.
+        host = _header(scope, b"host")
+        return bool(host) and origin == f"{scope.get('scheme', 'http')}://{host}"
+
+    def _cors_headers(self, origin: str) -> list[tuple[bytes, bytes]]:
+        return [
+            (b"access-control-allow-origin", origin.encode("latin-1")),
+            (b"access-control-expose-headers", ", ".join(CORS_EXPOSE_HEADERS).encode()),
+            (b"vary", b"Origin"),
+        ]
+
+    async def _preflight(self, scope: Scope, send: Send, cors: list[tuple[bytes, bytes]]) -> None:
+        method = _header(scope, b"access-control-request-method").upper()
+        asked = [h.strip().lower() for h in _header(scope, b"access-control-request-headers").split(",")]
+        refused = [h for h in asked if h and h not in CORS_ALLOW_HEADERS]
+        if not cors or method not in ("POST", "GET") or refused:
+            await _plain(send, 403, b"preflight refused\n", [(b"vary", b"Origin")])
+            return
+        headers = [
+            *cors,
+            (b"access-control-allow-methods", b"POST, GET"),
+            (b"access-control-allow-headers", ", ".join(CORS_ALLOW_HEADERS).encode()),
+            (b"access-control-max-age", str(CORS_MAX_AGE_S).encode()),
+        ]
+        await send({"type": "http.response.start", "status": 204, "headers": headers})
+        await send({"type": "http.response.body", "body": b""})
+
+    # -- RPCs ------------------------------------------------------------------------------------
+
+    async def _rpc(self, scope: Scope, receive: Receive, send: Send) -> None:
+        length = _header(scope, b"content-length")
+        if length.isdigit() and int(length) > self._max_body:
+            await _connect_error(
+                send, 429, "resource_exhausted", f"a request is at most {self._max_body} bytes"
+            )
+            return
+        task = asyncio.current_task()
+        left = self._max_body
+        gone = False
+
+        async def limited_receive() -> Mapping[str, Any]:
+            nonlocal left, gone
+            message = await receive()
+            if message["type"] == "http.request":
+                left -= len(message.get("body", b""))
+                if left < 0:
+                    raise ConnectError(
+                        Code.RESOURCE_EXHAUSTED, f"a request is at most {self._max_body} bytes"
+                    )
+            elif message["type"] == "http.disconnect" and not gone:
+                # The client left: end its call now (a parked Watch would otherwise wait for the
+                # match's next update to notice), as gRPC cancels a call whose client is gone.
+                gone = True
+                if task is not None:
+                    task.cancel()
+            return message
+
+        try:
+            await self._connect(scope, limited_receive, send)
+        except (asyncio.CancelledError, ConnectError, OSError):
+            if not gone:
+                raise
+            if task is not None:
+                task.uncancel()
+
+    # -- the web table ---------------------------------------------------------------------------
+
+    async def _static(self, path: str, scope: Scope, send: Send) -> None:
+        assert self._web is not None
+        relative = path.lstrip("/") or "index.html"
+        target = (self._web / relative).resolve()
+        if target.is_dir():
+            target = target / "index.html"
+        if not target.is_relative_to(self._web) or not target.is_file():
+            await _plain(send, 404, b"not found\n", [])
+            return
+        body = await asyncio.to_thread(target.read_bytes)
+        kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+        if kind.startswith("text/") or kind in ("application/javascript", "application/json"):
+            kind += "; charset=utf-8"
+        headers = [
+            (b"content-type", kind.encode()),
+            (b"content-length", str(len(body)).encode()),
+            (b"cache-control", b"no-cache"),
+            (b"x-content-type-options", b"nosniff"),
+        ]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body})
+
+
+def _with_headers(send: Send, extra: list[tuple[bytes, bytes]]) -> Send:
+    if not extra:
+        return send
+
+    async def sending(message: Mapping[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", ()), *extra]}
+        await send(message)
+
+    return sending
+
+
+async def _plain(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"text/plain; charset=utf-8"), *headers],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _connect_error(send: Send, status: int, code: str, message: str) -> None:
+    import json
+
+    body = json.dumps({"code": code, "message": message}).encode()
+    await send(
+        {"type": "http.response.start", "status": status, "headers": [(b"content-type", b"application/json")]}
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class HttpServer:
+    """Hypercorn serving an ASGI app on one address, in the running event loop."""
+
+    def __init__(self, app: Any, host: str, port: int, *, grace_s: float = 10.0) -> None:
+        self._app = app
+        self._host = host
+        self._port = port
+        self._grace_s = grace_s
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.port = 0
+
+    async def start(self) -> int:
+        """Bind and serve; returns the bound port (a taken port is an error, as for gRPC)."""
+        from hypercorn.asyncio.run import worker_serve
+        from hypercorn.config import Config
+        from hypercorn.utils import wrap_app
+
+        config = Config()
+        config.bind = [f"{self._host}:{self._port}"]
+        config.graceful_timeout = self._grace_s
+        config.accesslog = None  # one structured log line per RPC comes from the servicer
+        config.errorlog = logging.getLogger("hypercorn.error")  # through the process's log setup
+        config.include_server_header = False
+        config.h2_max_concurrent_streams = 1000  # Watch streams share a browser's connection
+        try:
+            sockets = config.create_sockets()
+        except OSError as exc:
+            raise SystemExit(f"cannot bind HTTP {self._host}:{self._port}: {exc}") from None
+        self.port = int(sockets.insecure_sockets[0].getsockname()[1])
+        app = wrap_app(self._app, config.wsgi_max_body_size, "asgi")
+        self._task = asyncio.create_task(
+            worker_serve(app, config, sockets=sockets, shutdown_trigger=self._stop.wait), name="http"
+        )
+        return self.port
+
+    async def stop(self) -> None:
+        self._stop.set()
+        if self._task is not None:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.wait_for(self._task, self._grace_s + 5.0)
+
+
+def static_types() -> None:
+    """File types the web table ships, whatever the host's mime database says."""
+    for suffix, kind in (
+        (".js", "application/javascript"),
+        (".mjs", "application/javascript"),
+        (".css", "text/css"),
+        (".svg", "image/svg+xml"),
+        (".map", "application/json"),
+    ):
+        mimetypes.add_type(kind, suffix)
+
+
+static_types()
