@@ -1,0 +1,141 @@
+"""Batches on the rules Session (issue 25, item 3): calls made in the same turn of the gateway's
+event loop go as one message and come back in one; each is decided as if sent alone (a fault
+answers its call alone); a call alone goes alone; and a service older than batches is asked
+again call by call."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import grpc
+from guildhall.rules.v1 import rules_pb2
+
+from gateway.rules_client import Accepted, AsyncRulesClient
+from services.kernel import Rejection
+from services.server import AsyncRules, RulesServicer
+from tests.kernel.toy_game import GAME
+
+SEED = (7).to_bytes(32, "big")
+TAKE = b'{"type": "take", "count": 1}'
+
+
+class Recording(AsyncRules):
+    """The asyncio rules service, recording each Session message it receives (how many calls)."""
+
+    def __init__(self, servicer: RulesServicer, *, batches: bool = True, silent: bool = False) -> None:
+        super().__init__(servicer)
+        self.messages: list[int] = []
+        self.batches = batches
+        self.silent = silent  # reads every call, answers none
+
+    async def session(self, requests: AsyncIterator[Any], context: Any) -> AsyncIterator[Any]:
+        async def recorded() -> AsyncIterator[Any]:
+            async for request in requests:
+                self.messages.append(len(request.batch) or 1)
+                yield request
+
+        if self.silent:
+            async for _ in recorded():
+                pass
+            return
+        if self.batches:
+            async for response in super().session(recorded(), context):
+                yield response
+        else:  # as a service older than batches: every message is one call (an envelope names none)
+            async for request in recorded():
+                yield self._session_call(request)
+
+
+def _serve(body: Callable[[str, Recording], Awaitable[None]], **options: bool) -> None:
+    async def main() -> None:
+        recording = Recording(RulesServicer(GAME), **options)
+        own = grpc.aio.server()
+        own.add_generic_rpc_handlers((recording.handler(),))
+        own_port = own.add_insecure_port("127.0.0.1:0")
+        await own.start()
+        try:
+            await body(f"127.0.0.1:{own_port}", recording)
+        finally:
+            await own.stop(None)
+
+    asyncio.run(main())
+
+
+def test_calls_made_together_go_in_one_message_and_each_is_answered_as_alone() -> None:
+    async def body(target: str, service: Recording) -> None:
+        client = AsyncRulesClient(GAME.game_id, target, sessions=1)
+        try:
+            state, _ = await client.setup(2, SEED)
+            service.messages.clear()
+            calls = [
+                client.validate(state, 0, TAKE),
+                client.validate(state, 1, TAKE),  # not its turn: a rejection
+                client.validate(state, 0, b"{not json"),  # a fault, for this call alone
+                client.legal_actions(state, 0),
+                client.view(state, None),
+            ]
+            answers = await asyncio.gather(*calls, return_exceptions=True)
+            assert service.messages == [5]  # one message carried all five
+            assert isinstance(answers[0], Accepted)
+            assert answers[1] == Rejection("not_your_turn", "It is not your turn.")
+            assert isinstance(answers[2], grpc.aio.AioRpcError)
+            assert answers[2].code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert answers[3] == await client.legal_actions(state, 0)  # the same, asked alone
+            assert answers[4] == await client.view(state, None)
+            # A call alone is sent alone, at once.
+            service.messages.clear()
+            await client.validate(state, 0, TAKE)
+            assert service.messages == [1]
+        finally:
+            await client.close()
+
+    _serve(body)
+
+
+def test_a_service_without_batches_is_asked_again_call_by_call() -> None:
+    async def body(target: str, service: Recording) -> None:
+        client = AsyncRulesClient(GAME.game_id, target, sessions=1)
+        try:
+            state, _ = await client.setup(2, SEED)
+            service.messages.clear()
+            first = await asyncio.gather(client.validate(state, 0, TAKE), client.legal_actions(state, 0))
+            assert isinstance(first[0], Accepted) and first[1]
+            assert service.messages == [2, 1, 1]  # the refused batch, then each call alone
+            service.messages.clear()
+            await asyncio.gather(client.validate(state, 0, TAKE), client.legal_actions(state, 0))
+            assert service.messages == [1, 1]  # and no batch again on that stream
+        finally:
+            await client.close()
+
+    _serve(body, batches=False)
+
+
+def test_batches_can_be_turned_off() -> None:
+    async def body(target: str, service: Recording) -> None:
+        client = AsyncRulesClient(GAME.game_id, target, sessions=1, batches=False)
+        try:
+            state, _ = await client.setup(2, SEED)
+            service.messages.clear()
+            await asyncio.gather(client.validate(state, 0, TAKE), client.legal_actions(state, 0))
+            assert service.messages == [1, 1]
+        finally:
+            await client.close()
+
+    _serve(body)
+
+
+def test_a_call_left_unanswered_fails_with_deadline_exceeded() -> None:
+    async def body(target: str, service: Recording) -> None:
+        client = AsyncRulesClient(GAME.game_id, target, sessions=1, timeout_s=0.5)
+        try:
+            state = rules_pb2.GameState(game_id=GAME.game_id, rules_version=GAME.rules_version)
+            calls = [client.legal_actions(state, 0), client.legal_actions(state, 1)]
+            answers = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 10)
+            assert [a.code() for a in answers] == [grpc.StatusCode.DEADLINE_EXCEEDED] * 2  # type: ignore[union-attr]
+            assert service.messages == [2]
+        finally:
+            await client.close()
+
+    _serve(body, silent=True)
