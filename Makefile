@@ -9,7 +9,7 @@ PROTOS := $(shell find protos -name '*.proto')
 # Parallel test workers; each starts its own Redis.
 WORKERS ?= 2
 
-.PHONY: all venv gen test demo run bench bench-quick lint golden schemas manifests lock clean soak
+.PHONY: all venv gen web chromium test demo run bench bench-quick bench-peers lint golden schemas manifests lock clean soak
 all: test
 
 venv: $(VENV)/.installed
@@ -26,15 +26,35 @@ gen: gen/.stamp
 gen/.stamp: $(VENV)/.installed $(PROTOS)
 	rm -rf gen && mkdir -p gen
 	$(PY) -m grpc_tools.protoc -Iprotos --python_out=gen --pyi_out=gen --grpc_python_out=gen $(PROTOS)
+	@# The Connect (HTTP) side of the gateway's service: gateway_connect.py (gateway/connect.py).
+	$(PY) -m grpc_tools.protoc -Iprotos --plugin=protoc-gen-connect-python=$(VENV)/bin/protoc-gen-connect-python \
+	  --connect-python_out=gen protos/guildhall/gateway/v1/gateway.proto
 	touch $@
 
-test: gen
+# The TypeScript client and the web table (clients/web): npm ci from the lockfile, generated
+# protobuf-es code (git-ignored, like gen/), esbuild bundles in clients/web/dist/.
+WEB := clients/web
+WEB_SOURCES := $(shell find $(WEB)/src $(WEB)/table $(WEB)/scripts -type f -not -path '*/gen/*' 2>/dev/null)
+web: $(WEB)/dist/.stamp
+$(WEB)/dist/.stamp: $(VENV)/.installed $(WEB)/package.json $(WEB)/package-lock.json $(PROTOS) $(WEB_SOURCES)
+	@command -v npm >/dev/null || { echo "npm (Node 20+) is needed for the web client"; exit 1; }
+	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
+	cd $(WEB) && PYTHON=$(abspath $(PY)) npm run --silent build
+	touch $@
+
+# Debian's chromium for the browser tests (tests/web), installed when missing.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+chromium:
+	@command -v chromium >/dev/null || { $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium; }
+
+test: gen web chromium
 	$(PY) -m pytest -n $(WORKERS) -q
 
 demo: gen
 	$(PY) -m devstack.demo
 
-run: gen
+run: gen web
 	$(PY) -m devstack.stack
 
 # Every benchmark section, figures beside same-run baselines: bench/results.{json,md}.
@@ -46,10 +66,13 @@ bench-quick: gen
 
 # Bot matches of every game through two gateway replicas while Redis, replicas and rules services
 # are killed at random; every match audited, lost/duplicated acknowledged events counted (must be 0).
-# SOAK_SECONDS bounds the play; the report goes to var/soak/report.md.
+# SOAK_SECONDS bounds the play; the report goes to var/soak/report.md. CLUSTER=1: the store on a
+# local Redis Cluster, with primaries killed and stalled past their failover (acknowledged
+# receipts checked for forks; spectator delays on the other replica).
 SOAK_SECONDS ?= 300
+CLUSTER ?= 0
 soak: gen
-	$(PY) -m soak --duration $(SOAK_SECONDS)
+	$(PY) -m soak --duration $(SOAK_SECONDS) $(if $(filter 1,$(CLUSTER)),--cluster)
 
 lint: gen
 	$(PY) -m ruff check .
@@ -77,4 +100,4 @@ lock:
 	rm -rf .venv-lock build
 
 clean:
-	rm -rf $(VENV) gen .pytest_cache .mypy_cache .ruff_cache var
+	rm -rf $(VENV) gen .pytest_cache .mypy_cache .ruff_cache var $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen

@@ -8,6 +8,8 @@ development use gen/ instead (the Makefile generates it and puts it on the venv'
 
 from __future__ import annotations
 
+import shutil
+import sys
 from pathlib import Path
 
 from setuptools import setup
@@ -30,6 +32,14 @@ class BuildWithProtos(build_py):  # type: ignore[misc]
         args = ["protoc", f"-I{ROOT / 'protos'}", f"-I{include}", f"--python_out={out}", f"--pyi_out={out}"]
         if protoc.main([*args, f"--grpc_python_out={out}", *protos]) != 0:
             raise SystemExit("protoc failed to generate the gRPC modules")
+        # The gateway's Connect (HTTP) service: protoc-gen-connect-python, a build requirement.
+        plugin = shutil.which("protoc-gen-connect-python") or str(
+            Path(sys.executable).parent / "protoc-gen-connect-python"
+        )
+        connect = [f"-I{ROOT / 'protos'}", f"-I{include}", f"--plugin=protoc-gen-connect-python={plugin}"]
+        gateway = "guildhall/gateway/v1/gateway.proto"
+        if protoc.main(["protoc", *connect, f"--connect-python_out={out}", gateway]) != 0:
+            raise SystemExit("protoc failed to generate the Connect module (protoc-gen-connect-python)")
 
 
 setup(cmdclass={"build_py": BuildWithProtos})

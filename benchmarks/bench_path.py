@@ -180,13 +180,15 @@ async def _submit_load(
     seconds: float,
     cpu: _Cpu,
     return_view: bool = True,
+    driver: type[_Driver] | None = None,
 ) -> tuple[float, list[float], dict[str, float], int]:
+    """`driver`: the driver class (bench_play's keeps a Watch stream per seat)."""
     count = max(len(targets), min(4, matches // 8))
     channels = [grpc.aio.insecure_channel(targets[n % len(targets)]) for n in range(count)]
     try:
         stubs = [gateway_pb2_grpc.GatewayServiceStub(c) for c in channels]
         drivers = [
-            _Driver(stubs[n % len(stubs)], api_key, game, players, n, return_view=return_view)
+            (driver or _Driver)(stubs[n % len(stubs)], api_key, game, players, n, return_view=return_view)
             for n in range(matches)
         ]
         stop = asyncio.Event()

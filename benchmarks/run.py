@@ -4,7 +4,12 @@ bench/results.json and bench/results.md. `make bench-quick` (or --quick) runs in
 Sections: rules (per game, in process and over gRPC), eventstore (append beside bare XADD,
 reads), path (SubmitAction through the gateway at 1, 8, 32 and 128 always-busy matches beside a
 bare gRPC call, CPU per action split by process), capacity (paced matches with every seat
-watching; then 10,000 spectator Watch streams on one gateway, 1,000 with --quick).
+watching; then 10,000 spectator Watch streams on one gateway, 1,000 with --quick), webhooks
+(delivery latency p50/p99; the action path with webhooks on beside off), verify (an exported
+1,000-event match verified offline beside the bare re-execution of its actions), play (the Play
+stream beside the unary path; a watched action beside a busy one, the fan-out on and off), peers
+(boardgame.io in memory and on files beside Guildhall's Play stream and unary path, `make
+bench-peers`; skipped, saying so, where node is not installed).
 
 Usage: python -m benchmarks.run [--quick] [--sections rules eventstore ...]
 """
@@ -15,14 +20,22 @@ import argparse
 import time
 from typing import Any
 
-from benchmarks import bench_eventstore, bench_path, bench_rules
+from benchmarks import (
+    bench_eventstore,
+    bench_path,
+    bench_peers,
+    bench_play,
+    bench_rules,
+    bench_verify,
+    bench_webhooks,
+)
 from benchmarks.report import Report
 from devstack.redis import redis_server_process
 from services.observability import configure_logging
 from services.registry import GAMES
 from services.runtime import tune_gc
 
-SECTIONS = ("rules", "eventstore", "path", "capacity")
+SECTIONS = ("rules", "eventstore", "path", "capacity", "webhooks", "verify", "play", "peers")
 # The whole path is measured with this game: the issue's figures were taken with it.
 PATH_GAME, PATH_PLAYERS = "rattus_cartus", 2
 # The whole path again at 32 matches in other set-ups, beside the default stack's figures:
@@ -51,9 +64,22 @@ def main() -> None:
         print(f"[{number}/{len(args.sections)}] {section}", flush=True)
         if section == "rules":
             bench_rules.run(report, list(GAMES), args.quick)
+        elif section == "verify":
+            bench_verify.run(report, args.quick)
         elif section == "eventstore":
             with redis_server_process(appendonly=True) as url:
                 bench_eventstore.run(report, url, 0.5 if args.quick else 3.0)
+            bench_eventstore.run_cluster_wait(report, 0.5 if args.quick else 3.0)
+        elif section == "webhooks":
+            with redis_server_process(appendonly=True) as url:
+                bench_webhooks.run(report, url, args.quick)
+        elif section == "play":
+            with redis_server_process(appendonly=True) as url:
+                sizes = bench_play.QUICK_SIZES if args.quick else bench_play.SIZES
+                bench_play.run(report, url, PATH_GAME, PATH_PLAYERS, args.quick, sizes=sizes)
+        elif section == "peers":
+            with redis_server_process(appendonly=True) as url:
+                bench_peers.run(report, url, PATH_GAME, PATH_PLAYERS, args.quick)
         elif section == "capacity" and "path" in args.sections:
             print("      measured on the path section's stack", flush=True)
         elif section in ("path", "capacity"):

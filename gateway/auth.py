@@ -28,6 +28,8 @@ from pathlib import Path
 
 import grpc
 
+from gateway.webhooks.config import WebhookConfig, WebhookConfigError, parse_webhooks
+
 # -- scopes and THE table ---------------------------------------------------------------------
 
 TENANT = "tenant"  # an operator's app: creates tickets, matches and tables; reads its matches
@@ -35,6 +37,9 @@ AUDITOR = "auditor"  # reads raw streams and audits; changes nothing
 SEAT = "seat"  # one player at one match
 SPECTATOR = "spectator"  # the public view of one match
 PUBLIC = "public"  # no credentials needed
+# Platform-wide keys (the tenants file's "operators" section, issue 23), not a tenant's:
+OPERATOR = "operator"  # lists and replays any tenant's webhook dead letters
+BOTWORKER = "botworker"  # the platform's bot worker: leases bot seats and their tokens
 
 # What each scope may call: the one place this is decided (tests call every RPC with every scope).
 SCOPES: Mapping[str, frozenset[str]] = {
@@ -56,8 +61,20 @@ SCOPES: Mapping[str, frozenset[str]] = {
     "Replay": frozenset({SEAT, SPECTATOR, TENANT, AUDITOR}),
     "Audit": frozenset({TENANT, AUDITOR}),
     "ReadEvents": frozenset({AUDITOR}),
+    "ExportMatch": frozenset({AUDITOR}),
+    "Play": frozenset({SEAT}),
+    "GetGameData": frozenset({TENANT, AUDITOR, SEAT, SPECTATOR}),
+    # issue 23: ratings, webhook dead letters, platform bots
+    "GetRatings": frozenset({TENANT}),
+    "ListLeaderboard": frozenset({TENANT}),
+    "ListDeadLetters": frozenset({OPERATOR}),
+    "ReplayDeadLetters": frozenset({OPERATOR}),
+    "ClaimBotSeats": frozenset({BOTWORKER}),
+    "RenewBotSeats": frozenset({BOTWORKER}),
+    "ReleaseBotSeats": frozenset({BOTWORKER}),
 }
 KEY_SCOPES = frozenset({TENANT, AUDITOR})  # the scopes an API key may be given
+OPERATOR_SCOPES = frozenset({OPERATOR, BOTWORKER})  # the scopes of an operators' key
 
 API_KEY_PREFIX = "ghk_"
 TOKEN_PREFIX = "ght1."
@@ -121,6 +138,8 @@ class Tenant:
     keys: tuple[ApiKey, ...]
     quotas: Quotas = field(default_factory=Quotas)
     turn_timer: TurnTimerDefault = field(default_factory=TurnTimerDefault)
+    webhooks: WebhookConfig | None = None  # issue 23: where and what to deliver, if anywhere
+    bot_wait_s: float = 30.0  # a ticket asking for bots without a wait of its own waits this long
 
 
 class TenantsError(ValueError):
@@ -139,7 +158,7 @@ def parse_tenants(document: object) -> dict[str, Tenant]:
             raise TenantsError(f"{where}: ids are 1-64 of A-Z a-z 0-9 . _ -")
         if not isinstance(body, dict):
             raise TenantsError(f"{where}: must be an object")
-        unknown = set(body) - {"keys", "quotas", "turn_timer"}
+        unknown = set(body) - {"keys", "quotas", "turn_timer", "webhooks", "bots"}
         if unknown:
             raise TenantsError(f"{where}: unknown fields {sorted(unknown)}")
         keys = []
@@ -159,8 +178,37 @@ def parse_tenants(document: object) -> dict[str, Tenant]:
             keys.append(ApiKey(tenant_id, str(entry.get("id", number)), digest, frozenset(scopes)))
         quotas = _parse_quotas(body.get("quotas", {}), where)
         timer = _parse_timer(body.get("turn_timer", {}), where)
-        tenants[tenant_id] = Tenant(tenant_id, tuple(keys), quotas, timer)
+        try:
+            webhooks = parse_webhooks(body["webhooks"], where) if "webhooks" in body else None
+        except WebhookConfigError as error:
+            raise TenantsError(str(error)) from None
+        bots = body.get("bots", {})
+        wait = bots.get("ticket_wait_seconds", 30) if isinstance(bots, dict) else None
+        if not isinstance(wait, int) or set(bots) - {"ticket_wait_seconds"} or not 1 <= wait <= 3600:
+            raise TenantsError(f"{where}: bots takes ticket_wait_seconds, an integer from 1 to 3600")
+        tenants[tenant_id] = Tenant(tenant_id, tuple(keys), quotas, timer, webhooks, float(wait))
     return tenants
+
+
+def parse_operators(document: object) -> tuple[ApiKey, ...]:
+    """The platform-wide keys of the tenants file's `"operators": {"keys": [...]}` (issue 23):
+    scopes `operator` (webhook dead letters of any tenant) and `botworker` (the bot worker)."""
+    body = document.get("operators", {}) if isinstance(document, dict) else {}
+    if not isinstance(body, dict) or set(body) - {"keys"} or not isinstance(body.get("keys", []), list):
+        raise TenantsError('operators must be an object {"keys": [...]}')
+    keys = []
+    for number, entry in enumerate(body.get("keys", [])):
+        at = f"operator key {number}"
+        if not isinstance(entry, dict) or set(entry) - {"id", "sha256", "scopes"}:
+            raise TenantsError(f"{at}: must be an object with id, sha256 and scopes")
+        digest = str(entry.get("sha256", "")).lower()
+        if not re.fullmatch(r"[0-9a-f]{64}", digest):
+            raise TenantsError(f"{at}: sha256 must be 64 hex digits (python -m gateway.auth new-key)")
+        scopes = entry.get("scopes")
+        if not isinstance(scopes, list) or not scopes or not set(scopes) <= OPERATOR_SCOPES:
+            raise TenantsError(f"{at}: scopes must be a non-empty list of {sorted(OPERATOR_SCOPES)}")
+        keys.append(ApiKey("", str(entry.get("id", number)), digest, frozenset(scopes)))
+    return tuple(keys)
 
 
 def _parse_quotas(body: object, where: str) -> Quotas:
@@ -192,11 +240,18 @@ def _parse_timer(body: object, where: str) -> TurnTimerDefault:
 
 
 def load_tenants(path: str | Path) -> dict[str, Tenant]:
+    return parse_tenants(_read_document(path))
+
+
+def load_operators(path: str | Path) -> tuple[ApiKey, ...]:
+    return parse_operators(_read_document(path))
+
+
+def _read_document(path: str | Path) -> object:
     try:
-        document = json.loads(Path(path).read_text())
+        return json.loads(Path(path).read_text())
     except (OSError, ValueError) as exc:
         raise TenantsError(f"cannot read the tenants file {str(path)!r}: {exc}") from None
-    return parse_tenants(document)
 
 
 def hash_key(api_key: str) -> str:
@@ -316,10 +371,16 @@ class Tokens:
 class Authenticator:
     """Turns call metadata into a Principal and applies THE scope table."""
 
-    def __init__(self, tenants: Mapping[str, Tenant], tokens: Tokens) -> None:
+    def __init__(
+        self, tenants: Mapping[str, Tenant], tokens: Tokens, operators: Sequence[ApiKey] = ()
+    ) -> None:
         self.tenants = dict(tenants)
         self.tokens = tokens
         self._keys = {key.sha256: key for tenant in tenants.values() for key in tenant.keys}
+        for key in operators:  # platform-wide keys: no tenant, only the operator scopes
+            if key.sha256 in self._keys:
+                raise TenantsError(f"operator key {key.key_id!r}: the same key hash is configured twice")
+            self._keys[key.sha256] = key
 
     def authenticate(self, metadata: Sequence[tuple[str, str | bytes]] | None, rpc: str) -> Principal:
         """The caller of `rpc`, allowed to call it; AuthError otherwise."""
@@ -385,11 +446,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     new.add_argument("--scopes", default="tenant", help="comma-separated: tenant, auditor")
     args = parser.parse_args(argv)
     scopes = [s for s in args.scopes.split(",") if s]
-    if not scopes or not set(scopes) <= KEY_SCOPES:
-        parser.error(f"scopes must be some of {sorted(KEY_SCOPES)}")
+    if not scopes or not (set(scopes) <= KEY_SCOPES or set(scopes) <= OPERATOR_SCOPES):
+        parser.error(f"scopes must be some of {sorted(KEY_SCOPES)} or of {sorted(OPERATOR_SCOPES)}")
     key = new_api_key()
     print(f"API key (give it to the tenant; it is not stored anywhere): {key}")
-    print("Entry for the tenant's keys in TENANTS_FILE:")
+    where = "operators" if set(scopes) <= OPERATOR_SCOPES else "the tenant's"
+    print(f"Entry for {where} keys in TENANTS_FILE:")
     print(json.dumps({"id": args.id, "sha256": hash_key(key), "scopes": scopes}))
     return 0
 

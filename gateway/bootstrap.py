@@ -26,10 +26,10 @@ from grpc_reflection.v1alpha import reflection
 from guildhall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
 from gateway import metrics
-from gateway.auth import Authenticator, Tenant, Tokens, load_tenants
+from gateway.auth import Authenticator, Tenant, Tokens, load_operators, load_tenants
 from gateway.quotas import Quotas
-from gateway.server import GatewayServicer, Ports, games_from_describe
-from gateway.watch import WatchHub
+from gateway.server import GatewayServicer, Ports, game_data_from_describe, games_from_describe
+from gateway.watch import WatchHub, stream_versions
 from gateway.wire import MAX_REQUEST_BYTES
 
 _log = structlog.get_logger("gateway")
@@ -66,12 +66,29 @@ class Config:
     grace_s: float = 10.0
     redis_url: str = "redis://127.0.0.1:6379/0"
     redis_cluster: bool = False
+    # Acknowledge an append only once this many replicas hold it (0: as soon as the primary ran
+    # it; a single Redis has no replica to wait for). docs/deploy.md: what each setting guarantees.
+    redis_wait_replicas: int = 0
+    redis_wait_timeout_ms: int = 1000
+    redis_timeout_s: float = 5.0  # a Redis call unanswered this long fails (UNAVAILABLE)
     signing_keys_dir: str = ""
     tenants_file: str = ""
     # Where finished matches were archived (gateway.archive): replay, audit and reads find them.
     archive_dir: str = ""
     archive_s3_bucket: str = ""
+    # Webhooks (issue 23): plain-http endpoints allowed (development only), and each POST's timeout.
+    webhook_allow_http: bool = False
+    webhook_timeout_s: float = 5.0
+    # How long a send (or a derivation) is leased before another replica may redo it, and how
+    # long after an intent a replica's dispatcher derives on behalf of a replica that died.
+    webhook_lease_s: float = 30.0
+    webhook_grace_s: float = 30.0
     rules: dict[str, str] = field(default_factory=dict)  # game id -> gRPC target
+    # The same service over HTTP (Connect; gateway/connect.py): its port (0: off), the browser
+    # origins allowed to call it (CORS; none by default) and the web table's files to serve.
+    http_port: int = 0
+    cors_origins: tuple[str, ...] = ()
+    web_dir: str = ""
 
     @staticmethod
     def rules_from_env(env: Mapping[str, str]) -> dict[str, str]:
@@ -136,6 +153,24 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         help=helped("REDIS_URL names a Redis Cluster node", "REDIS_CLUSTER", 0),
     )
     parser.add_argument(
+        "--redis-wait-replicas",
+        type=int,
+        default=int(env.get("REDIS_WAIT_REPLICAS", "0")),
+        help=helped("replicas that must hold an append before it is acknowledged", "REDIS_WAIT_REPLICAS", 0),
+    )
+    parser.add_argument(
+        "--redis-wait-timeout-ms",
+        type=int,
+        default=int(env.get("REDIS_WAIT_TIMEOUT_MS", "1000")),
+        help=helped("how long an append waits for them, then UNAVAILABLE", "REDIS_WAIT_TIMEOUT_MS", 1000),
+    )
+    parser.add_argument(
+        "--redis-timeout",
+        type=float,
+        default=float(env.get("REDIS_TIMEOUT_SECONDS", "5")),
+        help=helped("seconds a Redis call may go unanswered, then UNAVAILABLE", "REDIS_TIMEOUT_SECONDS", 5),
+    )
+    parser.add_argument(
         "--signing-keys-dir",
         default=env.get("SIGNING_KEYS_DIR", ""),
         help=helped("Ed25519 PEM keys; empty = a throwaway key (development only)", "SIGNING_KEYS_DIR", ""),
@@ -158,7 +193,49 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
     parser.add_argument(
         "--rules", action="append", default=[], metavar="GAME=TARGET", help="adds to RULES_* variables"
     )
+    parser.add_argument(
+        "--webhook-allow-http",
+        action="store_true",
+        default=env.get("WEBHOOK_ALLOW_HTTP", "0") == "1",
+        help=helped("tenants' webhook endpoints may be plain http (development)", "WEBHOOK_ALLOW_HTTP", 0),
+    )
+    parser.add_argument(
+        "--webhook-timeout",
+        type=float,
+        default=float(env.get("WEBHOOK_TIMEOUT_SECONDS", "5")),
+        help=helped("seconds a webhook POST may take", "WEBHOOK_TIMEOUT_SECONDS", 5),
+    )
+    parser.add_argument(
+        "--webhook-lease",
+        type=float,
+        default=float(env.get("WEBHOOK_LEASE_SECONDS", "30")),
+        help=helped("a replica dying mid-send: another sends again after", "WEBHOOK_LEASE_SECONDS", 30),
+    )
+    parser.add_argument(
+        "--webhook-grace",
+        type=float,
+        default=float(env.get("WEBHOOK_GRACE_SECONDS", "30")),
+        help=helped("a replica dying after an append: another derives after", "WEBHOOK_GRACE_SECONDS", 30),
+    )
+    parser.add_argument(
+        "--http-port",
+        type=int,
+        default=int(env.get("HTTP_PORT", "0")),
+        help=helped("the same service over HTTP (Connect), 0 = off", "HTTP_PORT", 0),
+    )
+    parser.add_argument(
+        "--cors-origins",
+        default=env.get("CORS_ORIGINS", ""),
+        help=helped("comma-separated browser origins allowed to call the HTTP port", "CORS_ORIGINS", ""),
+    )
+    parser.add_argument(
+        "--web-dir",
+        default=env.get("WEB_DIR", ""),
+        help=helped("serve the web table's files from here on the HTTP port", "WEB_DIR", ""),
+    )
     args = parser.parse_args(argv)
+    if args.redis_wait_replicas < 0 or args.redis_wait_timeout_ms <= 0 or args.redis_timeout <= 0:
+        parser.error("REDIS_WAIT_REPLICAS must be >= 0, REDIS_WAIT_TIMEOUT_MS and REDIS_TIMEOUT_SECONDS > 0")
     rules = Config.rules_from_env(env)
     for item in args.rules:
         game, sep, target = item.partition("=")
@@ -176,18 +253,30 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         grace_s=args.grace,
         redis_url=args.redis_url,
         redis_cluster=args.redis_cluster,
+        redis_wait_replicas=args.redis_wait_replicas,
+        redis_wait_timeout_ms=args.redis_wait_timeout_ms,
+        redis_timeout_s=args.redis_timeout,
         signing_keys_dir=args.signing_keys_dir,
         tenants_file=args.tenants_file,
         archive_dir=args.archive_dir,
         archive_s3_bucket=args.archive_s3_bucket,
+        webhook_allow_http=args.webhook_allow_http,
+        webhook_timeout_s=args.webhook_timeout,
+        webhook_lease_s=args.webhook_lease,
+        webhook_grace_s=args.webhook_grace,
         rules=rules,
+        http_port=args.http_port,
+        cors_origins=tuple(o.strip() for o in args.cors_origins.split(",") if o.strip()),
+        web_dir=args.web_dir,
     )
 
 
-def redis_clients(url: str, cluster: bool) -> tuple[Any, Any]:
-    """The command client and the one for the notification subscription.
+def redis_clients(url: str, cluster: bool, socket_timeout_s: float = 5.0) -> tuple[Any, Any]:
+    """The command client and the one for the notification subscription. A call Redis does not
+    answer within `socket_timeout_s` (a stalled node) fails UNAVAILABLE instead of hanging.
 
-    On a cluster the subscription goes to the node named in the URL: PUBLISH reaches every node.
+    On a cluster the subscription starts on the node named in the URL and moves to another node
+    whenever it loses its own (gateway/subscription.py): PUBLISH reaches every node.
     """
     import redis.asyncio as aioredis
     import redis.exceptions
@@ -196,17 +285,20 @@ def redis_clients(url: str, cluster: bool) -> tuple[Any, Any]:
     from redis.backoff import NoBackoff
 
     from gateway.eventstore.async_redis import connection_class_for
+    from gateway.subscription import ClusterSubscriber
 
     # (A cluster client builds its own connections: it keeps redis-py's packer.)
     if cluster:
-        cluster_client = RedisCluster.from_url(url)
+        cluster_client = RedisCluster.from_url(url, socket_timeout=socket_timeout_s)
         parts = urlsplit(url)
-        subscriber = aioredis.Redis(
-            host=parts.hostname or "127.0.0.1",
-            port=parts.port or 6379,
+        subscriber = ClusterSubscriber(
+            cluster_client,
+            parts.hostname or "127.0.0.1",
+            parts.port or 6379,
             username=parts.username,
             password=parts.password,
             ssl=parts.scheme == "rediss",
+            socket_timeout=socket_timeout_s,
         )
         return cluster_client, subscriber
     # A bounded pool that queues: a burst (thousands of watchers connecting at once) waits for a
@@ -220,6 +312,7 @@ def redis_clients(url: str, cluster: bool) -> tuple[Any, Any]:
         connection_class=connection_class_for(url),
         max_connections=REDIS_CONNECTIONS,
         timeout=20,
+        socket_timeout=socket_timeout_s,
         retry=Retry(NoBackoff(), 1),
         retry_on_error=[redis.exceptions.ConnectionError],
     )
@@ -263,6 +356,8 @@ class Gateway:
         self.config = config
         self.port = 0
         self.stopping = asyncio.Event()
+        self.draining = asyncio.Event()  # set when a stop begins: HTTP /healthz answers 503
+        self.http: Any = None
         self._tasks: list[asyncio.Task[Any]] = []
         self._closers: list[Any] = []
 
@@ -285,7 +380,9 @@ class Gateway:
         tenants: dict[str, Tenant] = load_tenants(config.tenants_file) if config.tenants_file else {}
         if not tenants:
             _log.warning("no tenants configured (TENANTS_FILE): every authenticated call will fail")
-        redis, subscriber = redis_clients(config.redis_url, config.redis_cluster)
+        operators = load_operators(config.tenants_file) if config.tenants_file else ()
+        _check_webhook_urls(tenants, config.webhook_allow_http)
+        redis, subscriber = redis_clients(config.redis_url, config.redis_cluster, config.redis_timeout_s)
         self.redis = redis
         self._closers.append(redis)
         if subscriber is not redis:
@@ -305,8 +402,30 @@ class Gateway:
 
         timers = TurnTimers(redis)
         archive = archive_from(config.archive_dir, config.archive_s3_bucket)
-        matches = GameMatches(
+        # Issue 23: ratings, the webhook outbox (its intent wraps the append), platform bot seats.
+        from gateway.botseats import BotSeats, bots_of_pairing
+        from gateway.ratings import Ratings
+        from gateway.webhooks.dispatch import HookedEventStore, Webhooks
+
+        ratings, bot_seats = Ratings(redis), BotSeats(redis)
+        webhooks = Webhooks(
             redis,
+            tenants,
+            ratings=ratings,
+            resolve_players=_table_players(Tables(redis)),
+            timeout_s=config.webhook_timeout_s,
+            lease_s=config.webhook_lease_s,
+            grace_s=config.webhook_grace_s,
+        )
+        store = HookedEventStore(
+            redis,
+            webhooks,
+            wait_replicas=config.redis_wait_replicas,
+            wait_timeout_ms=config.redis_wait_timeout_ms,
+        )
+        self._closers.append(store)
+        matches = GameMatches(
+            store,
             rules,
             keyring,
             timers=timers,
@@ -314,11 +433,20 @@ class Gateway:
         )
         self.matches = matches
         tokens = Tokens(keyring.sign, keyring.verify)
-        auth = Authenticator(tenants, tokens)
+        auth = Authenticator(tenants, tokens, operators)
         quotas = Quotas(redis)
-        hub = WatchHub(subscriber, on_notify=matches.observe_append)
+        # Announced versions are checked against the store before watchers trust them (issue 22).
+        hub = WatchHub(
+            subscriber, on_notify=matches.observe_append, stream_version=stream_versions(matches.store)
+        )
         await hub.start()
         self.hub = hub
+        # The fan-out (issue 25): a watched match's append brings every watcher's update along.
+        from gateway.usecases.views import FAN_OUT_ENV
+
+        matches.watched = hub.watched
+        matches.announce = hub.notify
+        matches.fan_out = os.environ.get(FAN_OUT_ENV, "1") != "0"
         matchmaker = Matchmaker(redis, subscriber=subscriber)
         self.matchmaker = matchmaker
         tables = Tables(redis)
@@ -334,13 +462,18 @@ class Gateway:
             timer_policy=_timer_policy,
             check_options=check_options,
             stopping=self.stopping,
+            game_data=game_data_from_describe(describes),
+            ratings=ratings,
+            webhooks=webhooks,
+            bots=bot_seats,
         )
 
         # Protobuf garbage is INVALID_ARGUMENT, not grpc.aio's UNKNOWN (gateway/undecodable.py).
         from gateway.undecodable import UndecodableRequests
 
         server = grpc.aio.server(options=GRPC_OPTIONS, interceptors=[UndecodableRequests()])
-        gateway_pb2_grpc.add_GatewayServiceServicer_to_server(GatewayServicer(self.ports), server)
+        servicer = GatewayServicer(self.ports)
+        gateway_pb2_grpc.add_GatewayServiceServicer_to_server(servicer, server)
         self.health = health_aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
         service_name = gateway_pb2.DESCRIPTOR.services_by_name["GatewayService"].full_name
@@ -352,6 +485,17 @@ class Gateway:
         await server.start()
         for name in ("", service_name):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        if config.http_port:  # the same servicer over Connect (gateway/connect.py)
+            from gateway.connect import HttpApp, HttpServer, build_connect_app
+
+            app = HttpApp(
+                build_connect_app(servicer),
+                cors_origins=config.cors_origins,
+                web_dir=config.web_dir or None,
+                stopping=self.draining,
+            )
+            self.http = HttpServer(app, config.host, config.http_port, grace_s=config.grace_s)
+            await self.http.start()
 
         async def create_from_pairing(pairing: Any) -> None:
             tenant = auth.tenants.get(pairing.tenant)
@@ -359,6 +503,8 @@ class Gateway:
                 raise LookupError(f"tenant {pairing.tenant!r} is no longer configured")
             await quotas.admit_match(pairing.tenant, pairing.match_id, tenant.quotas.active_matches)
             default = tenant.turn_timer
+            bots = bots_of_pairing(pairing)  # a ticket seated with bots (gateway/botseats.py)
+            await bot_seats.enlist(pairing.tenant, pairing.match_id, pairing.game, bots)
             await matches.create(
                 pairing.tenant,
                 pairing.game,
@@ -367,7 +513,9 @@ class Gateway:
                 match_id=pairing.match_id,
                 turn_timer=_timer_policy(default.seconds, default.policy),
                 created_by="matchmaking",
+                bots=bots,
             )
+            await webhooks.ticket_matched(pairing)
 
         async def on_expire(key: Any, version: int, seat: int, policy: str) -> object:
             outcome = await matches.on_timer(key, version, seat, policy)
@@ -382,6 +530,10 @@ class Gateway:
         self._tasks += [
             asyncio.create_task(matchmaker.run(create_from_pairing, self.stopping), name="matchmaker"),
             asyncio.create_task(timers.run(on_expire, self.stopping), name="turn-timers"),
+            asyncio.create_task(webhooks.run(self.stopping), name="webhooks"),
+            asyncio.create_task(
+                bot_seats.run_fill(create_from_pairing, matchmaker.complete, self.stopping), name="bot-fill"
+            ),
             asyncio.create_task(self._refresh_gauges(quotas, matchmaker, tenants, games), name="gauges"),
             metrics.watch_runtime(self.stopping),
         ]
@@ -392,6 +544,7 @@ class Gateway:
             games=sorted(games),
             tenants=len(tenants),
             metrics_port=config.metrics_port,
+            http_port=self.http.port if self.http is not None else 0,
             signing_key=keyring.active,
         )
         return self.port
@@ -418,12 +571,15 @@ class Gateway:
         if self.stopping.is_set():
             return
         _log.info("stopping", drain_s=self.config.drain_s, grace_s=self.config.grace_s)
+        self.draining.set()
         with contextlib.suppress(Exception):
             await self.health.enter_graceful_shutdown()
         await asyncio.sleep(max(self.config.drain_s, 0.0))
         self.stopping.set()
         self.hub.wake_all()  # parked Watch streams see `stopping` and end; clients resume elsewhere
-        await self.server.stop(self.config.grace_s)
+        await asyncio.gather(
+            self.server.stop(self.config.grace_s), *([self.http.stop()] if self.http is not None else [])
+        )
         for task in self._tasks:
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 await asyncio.wait_for(task, 5.0)
@@ -437,6 +593,30 @@ class Gateway:
             with contextlib.suppress(Exception):
                 await closer.aclose()
         _log.info("stopped")
+
+
+def _check_webhook_urls(tenants: Mapping[str, Tenant], allow_http: bool) -> None:
+    """Webhook endpoints are https unless WEBHOOK_ALLOW_HTTP=1 (development): stop at start."""
+    for tenant in tenants.values():
+        for endpoint in tenant.webhooks.endpoints if tenant.webhooks else ():
+            if not allow_http and not endpoint.url.startswith("https://"):
+                raise SystemExit(
+                    f"tenant {tenant.tenant_id!r} webhook endpoint {endpoint.endpoint_id!r} is not https "
+                    "(WEBHOOK_ALLOW_HTTP=1 allows http in development)"
+                )
+
+
+def _table_players(tables: Any) -> Any:
+    """Who sits where in a match: its players, or a private table's claimed players (None for a
+    seat nobody claimed): what ratings and webhooks name."""
+
+    async def resolve(key: Any, players: Sequence[str]) -> list[str | None]:
+        code = await tables.code_for(key.tenant, key.match_id)
+        claimed = (await tables.seats(key.tenant, code))[2] if code is not None else {}
+        # A table's unclaimed seat keeps its placeholder: nobody is known to sit there.
+        return [claimed.get(n) or (None if p == f"seat-{n}" else p) for n, p in enumerate(players)]
+
+    return resolve
 
 
 def _timer_policy(seconds: float, policy: str) -> Any:

@@ -31,10 +31,33 @@ ACCEPTED_ACTIONS = Counter(
 )
 WATCH_STREAMS = Gauge("guildhall_watch_streams_open", "Open Watch streams on this replica")
 TICKET_STREAMS = Gauge("guildhall_ticket_watch_streams_open", "Open WatchTicket streams on this replica")
+PLAY_STREAMS = Gauge("guildhall_play_streams_open", "Open Play streams on this replica")
+PLAY_FAULTS = Counter(
+    "guildhall_gateway_play_action_faults_total",
+    "Play stream actions answered with a fault, by code",
+    ["code"],
+)
 ACTIVE_MATCHES = Gauge("guildhall_gateway_active_matches", "Active (unfinished) matches over all tenants")
 QUEUED_TICKETS = Gauge("guildhall_gateway_queued_tickets", "Queued matchmaking tickets, by game", ["game"])
 APPEND_CONFLICTS = Counter(
     "guildhall_gateway_append_conflicts_total", "Appends that lost an expected-version race and were retried"
+)
+STORE_REGRESSIONS = Counter(
+    "guildhall_store_regressions_total",
+    "Times the event store was found behind a version this replica had acknowledged (a lost write)",
+)
+QUOTA_FAIL_OPEN = Counter(
+    "guildhall_gateway_quota_fail_open_total",
+    "Times a quota bucket's Redis shard did not answer and this replica metered the tenant locally",
+)
+NOT_REPLICATED = Counter(
+    "guildhall_gateway_not_replicated_total",
+    "Appends (or repeated commands' first results) answered UNAVAILABLE: too few replicas acknowledged",
+)
+AFTER_APPEND_REPAIRS = Counter(
+    "guildhall_gateway_after_append_repairs_total",
+    "Work after a successful append (indexes, timers, auto-play) that failed and was retried later",
+    ["outcome"],
 )
 RULES_LATENCY = Histogram(
     "guildhall_gateway_rules_call_seconds",

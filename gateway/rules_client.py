@@ -92,8 +92,13 @@ class Accepted:
     status: Status | None
     # The events as the acting seat sees them, when asked for (return_redacted).
     redacted: tuple[Event, ...] = ()
-    # With return_views: the next state's view and legal actions of each seat owing a decision.
+    # With return_views: the next state's view and legal actions of each seat owing a decision;
+    # with return_every_view, of every seat (legal actions only for those owing a decision).
     views: tuple[SeatView, ...] = ()
+    # With return_every_view: the events as each seat (None: a spectator) may see them, and the
+    # spectator's view of the next state (None when not asked for).
+    shown: dict[int | None, tuple[Event, ...]] | None = None
+    spectator_view: bytes | None = None
 
 
 def _status(status: rules_pb2.Status) -> Status:
@@ -173,12 +178,19 @@ def _accepted(response: rules_pb2.ValidateResponse) -> Accepted | Rejection:
     if response.WhichOneof("result") == "rejection":
         return Rejection(response.rejection.code, response.rejection.message)
     accepted = response.accepted
+    shown: dict[int | None, tuple[Event, ...]] | None = None
+    if accepted.seat_events:  # an older service ignores return_every_view: None, ask View
+        shown = {
+            (v.player if v.HasField("player") else None): _events(v.events) for v in accepted.seat_events
+        }
     return Accepted(
         _events(accepted.events),
         accepted.state if accepted.HasField("state") else None,
         _status(accepted.status) if accepted.HasField("status") else None,
         _events(accepted.redacted_events),
         tuple(SeatView(v.player, v.view, tuple(v.legal_actions)) for v in accepted.views),
+        shown,
+        accepted.spectator_view if shown is not None else None,
     )
 
 
@@ -190,6 +202,11 @@ SESSION_RETRY_S = 1.0
 SESSIONS_ENV = "GUILDHALL_RULES_SESSIONS"
 DEFAULT_SESSIONS = 2
 SESSION_UNSUPPORTED_RETRY_S = 60.0
+# Calls ready together go as one Session message of at most this many (issue 25);
+# GUILDHALL_RULES_BATCH=0 sends each call alone (as before, for comparison).
+MAX_BATCH = 32
+SWEEP_S = 0.25  # how often a session fails the calls past their deadline
+BATCH_ENV = "GUILDHALL_RULES_BATCH"
 _STATUS_BY_NUMBER = {code.value[0]: code for code in grpc.StatusCode}
 
 
@@ -204,14 +221,25 @@ def _fault(fault: rules_pb2.Fault) -> grpc.aio.AioRpcError:
 
 
 class _Session:
-    """Calls multiplexed over one open Session stream, matched to answers by id."""
+    """Calls multiplexed over one open Session stream, matched to answers by id.
 
-    def __init__(self, stub: rules_pb2_grpc.RulesServiceStub) -> None:
+    Calls made in the same turn of the event loop go as one batch message (issue 25): under load
+    the per-message cost on both ends is paid once for several matches' calls. A call alone is
+    sent at the end of the turn it was made in, so batching adds no wait at low load. A service
+    older than batches answers a batch with a fault; its calls then go one by one, and so does
+    everything after on that stream."""
+
+    def __init__(self, stub: rules_pb2_grpc.RulesServiceStub, *, batches: bool = True) -> None:
         self._queue: asyncio.Queue[rules_pb2.SessionRequest | None] = asyncio.Queue()
         self._pending: dict[int, asyncio.Future[rules_pb2.SessionResponse]] = {}
         self._ids = itertools.count(1)
         self.closed = False
         self.unsupported = False
+        self.batches = batches
+        self._ready: list[rules_pb2.SessionRequest] = []  # made this turn, not sent yet
+        self._sent_batches: dict[int, list[rules_pb2.SessionRequest]] = {}  # unanswered batches
+        self._deadlines: dict[int, tuple[float, float]] = {}  # call id -> (deadline, timeout)
+        self._sweeper: asyncio.TimerHandle | None = None
         self._call = stub.Session(self._requests())
         self._reader = asyncio.create_task(self._read())
 
@@ -219,12 +247,44 @@ class _Session:
         while (request := await self._queue.get()) is not None:
             yield request
 
+    def _send(self, request: rules_pb2.SessionRequest) -> None:
+        if not self.batches:
+            self._queue.put_nowait(request)
+            return
+        self._ready.append(request)
+        if len(self._ready) == 1:
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        ready, self._ready = self._ready, []
+        for start in range(0, len(ready), MAX_BATCH):
+            calls = ready[start : start + MAX_BATCH]
+            if len(calls) == 1 or not self.batches:
+                for call in calls:
+                    self._queue.put_nowait(call)
+                continue
+            number = next(self._ids)
+            self._sent_batches[number] = calls
+            self._queue.put_nowait(rules_pb2.SessionRequest(id=number, batch=calls))
+
+    def _answered(self, response: rules_pb2.SessionResponse) -> None:
+        future = self._pending.pop(response.id, None)
+        if future is not None and not future.done():
+            future.set_result(response)
+
     async def _read(self) -> None:
         try:
             async for response in self._call:
-                future = self._pending.pop(response.id, None)
-                if future is not None and not future.done():
-                    future.set_result(response)
+                calls = self._sent_batches.pop(response.id, None)
+                if calls is None:
+                    self._answered(response)
+                elif response.batch:
+                    for answer in response.batch:
+                        self._answered(answer)
+                else:  # a service without batches refused the envelope: send its calls alone
+                    self.batches = False
+                    for call in calls:
+                        self._queue.put_nowait(call)
         except grpc.aio.AioRpcError as error:
             self.unsupported = error.code() == grpc.StatusCode.UNIMPLEMENTED
         except asyncio.CancelledError:
@@ -241,26 +301,44 @@ class _Session:
         if self.closed:
             raise _SessionLost()
         number = next(self._ids)
-        future: asyncio.Future[rules_pb2.SessionResponse] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[rules_pb2.SessionResponse] = loop.create_future()
         self._pending[number] = future
-        self._queue.put_nowait(rules_pb2.SessionRequest(id=number, **{kind: request}))
+        # One timer sweeps every call's deadline: a timeout per call (asyncio.timeout) cost 3% of
+        # the gateway's CPU under load (issue 25's profile).
+        self._deadlines[number] = (loop.time() + timeout_s, timeout_s)
+        if self._sweeper is None:
+            self._sweeper = loop.call_later(SWEEP_S, self._sweep)
+        self._send(rules_pb2.SessionRequest(id=number, **{kind: request}))
         try:
-            async with asyncio.timeout(timeout_s):
-                response = await future
-        except TimeoutError:
-            raise grpc.aio.AioRpcError(
-                grpc.StatusCode.DEADLINE_EXCEEDED,
-                grpc.aio.Metadata(),
-                grpc.aio.Metadata(),
-                details=f"no answer on the rules session within {timeout_s} s",
-            ) from None
+            response = await future
         finally:
             self._pending.pop(number, None)
+            self._deadlines.pop(number, None)
         if response.WhichOneof("result") == "fault":
             raise _fault(response.fault)
         return getattr(response, kind)
 
+    def _sweep(self) -> None:
+        """Fail the calls past their deadline with DEADLINE_EXCEEDED; again while calls wait."""
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        for number, (deadline, timeout_s) in list(self._deadlines.items()):
+            future = self._pending.get(number)
+            if deadline <= now and future is not None and not future.done():
+                future.set_exception(
+                    grpc.aio.AioRpcError(
+                        grpc.StatusCode.DEADLINE_EXCEEDED,
+                        grpc.aio.Metadata(),
+                        grpc.aio.Metadata(),
+                        details=f"no answer on the rules session within {timeout_s} s",
+                    )
+                )
+        self._sweeper = loop.call_later(SWEEP_S, self._sweep) if self._deadlines else None
+
     async def close(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         self._queue.put_nowait(None)
         self._call.cancel()
         self._reader.cancel()
@@ -277,11 +355,21 @@ class AsyncRulesClient:
     """
 
     def __init__(
-        self, game_id: str, target: str, *, timeout_s: float = 10.0, sessions: int | None = None
+        self,
+        game_id: str,
+        target: str,
+        *,
+        timeout_s: float = 10.0,
+        sessions: int | None = None,
+        batches: bool | None = None,
     ) -> None:
-        """`sessions` None: GUILDHALL_RULES_SESSIONS from the environment, else 2; 0: unary only."""
+        """`sessions` None: GUILDHALL_RULES_SESSIONS from the environment, else 2; 0: unary only.
+        `batches` None: on unless GUILDHALL_RULES_BATCH=0 (calls ready together, one message)."""
         if sessions is None:
             sessions = int(os.environ.get(SESSIONS_ENV) or DEFAULT_SESSIONS)
+        if batches is None:
+            batches = os.environ.get(BATCH_ENV, "1") != "0"
+        self._batches = batches
         self.game_id = game_id
         self.target = target
         self._timeout = timeout_s
@@ -312,7 +400,7 @@ class AsyncRulesClient:
             self._unary_until = max(self._unary_until, now + pause)
         if now < self._unary_until:
             return None
-        session = self._sessions[slot] = _Session(self._stub)
+        session = self._sessions[slot] = _Session(self._stub, batches=self._batches)
         return session
 
     async def _call(self, kind: str, request: Any, unary: Callable[..., Awaitable[Any]]) -> Any:
@@ -347,7 +435,10 @@ class AsyncRulesClient:
         return_state: bool = True,
         return_redacted: bool = True,
         return_views: bool = False,
+        return_every_view: bool = False,
     ) -> Accepted | Rejection:
+        """`return_every_view`: also every seat's and the spectator's events and view (what
+        delivering the action to every watcher needs; Accepted.shown and spectator_view)."""
         request = rules_pb2.ValidateRequest(
             state=state,
             player=player,
@@ -355,6 +446,7 @@ class AsyncRulesClient:
             return_state=return_state,
             return_redacted=return_redacted,
             return_views=return_views,
+            return_every_view=return_every_view,
         )
         return _accepted(await self._call("validate", request, self._stub.Validate))
 

@@ -24,10 +24,11 @@ import structlog
 from guildhall.common.v1 import common_pb2
 from guildhall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
-from gateway import metrics, wire
+from gateway import audit_wire, integrations, metrics, wire
 from gateway.auth import SEAT, Authenticator, Principal, Tokens, denied
 from gateway.eventstore.base import MatchKey
 from gateway.faults import answer, fault
+from gateway.play_stream import play
 from gateway.quotas import Quotas
 from gateway.watch import WatchHub
 from gateway.wire import MAX_ACTION_BYTES, BadRequest, TooLarge
@@ -60,6 +61,12 @@ class Ports:
     # queued, not when its pairing fails to start a match minutes later).
     check_options: Callable[[str, int, bytes], Awaitable[None]] | None = None
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    # game id -> its static data as its rules service described it (GetGameData).
+    game_data: Mapping[str, gateway_pb2.GetGameDataResponse] = field(default_factory=dict)
+    # Issue 23: gateway.ratings.Ratings, gateway.webhooks.dispatch.Webhooks, gateway.botseats.BotSeats
+    ratings: Any = None
+    webhooks: Any = None
+    bots: Any = None
 
 
 # -- exception -> status, in one place -----------------------------------------------------------
@@ -249,6 +256,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
     async def CreateMatch(self, request: Any, context: Any, principal: Principal) -> Any:
         game = self._game(request.game_id)
         players = [wire.player_id(p, "players") for p in request.players]
+        players, bots = integrations.seat_bots(players, request.bots)
         if len(players) not in game.player_counts:
             counts = ", ".join(str(c) for c in game.player_counts)
             raise BadRequest(f"{game.game_id} is played by {counts} players, not {len(players)}")
@@ -258,6 +266,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         timer = self._timer(principal, request)
         await self._admit(principal, match_id)
         try:
+            await integrations.enlist(self.ports, principal.tenant, match_id, game.game_id, bots)
             created = await self.ports.matches.create(
                 principal.tenant,
                 game.game_id,
@@ -266,12 +275,15 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
                 match_id=match_id,
                 turn_timer=timer,
                 created_by=principal.key_id,
+                bots=bots,
             )
         except BaseException:
             await self.ports.quotas.release_match(principal.tenant, match_id)
             raise
         seats = []
         for seat, player in enumerate(players):
+            if seat in bots:
+                continue  # the platform's bot worker gets its own token
             token, _ = self.ports.tokens.issue(principal.tenant, match_id, seat)
             seats.append(gateway_pb2.SeatToken(seat=seat, player_id=player, token=token))
         spectator, _ = self.ports.tokens.issue(principal.tenant, match_id, None)
@@ -299,8 +311,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         await self._admit(principal, match_id)
         # Seats are named after the invite's claim order; the match exists from the start so
         # spectators can watch it fill (its first seat to act waits for its player).
-        players = [f"seat-{n}" for n in range(seats)]
+        players, bots = integrations.seat_bots([], request.bots, seats)
         try:
+            await integrations.enlist(self.ports, principal.tenant, match_id, game.game_id, bots)
             await self.ports.matches.create(
                 principal.tenant,
                 game.game_id,
@@ -309,8 +322,10 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
                 match_id=match_id,
                 turn_timer=timer,
                 created_by=principal.key_id,
+                bots=bots,
             )
             code = await self.ports.tables.open(principal.tenant, match_id, players)
+            await integrations.claim_table_seats(self.ports, principal.tenant, code, bots)
         except BaseException:
             await self.ports.quotas.release_match(principal.tenant, match_id)
             raise
@@ -345,6 +360,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
     @unary("IssueToken")
     async def IssueToken(self, request: Any, context: Any, principal: Principal) -> Any:
         key = wire.match_key(principal, request.match_id)
+        await self._take_read(principal)  # issue 22: it reads the match, and was not metered
         view = await self.ports.matches.get_view(key, None)  # NOT_FOUND for another tenant's match
         seat = request.seat if request.HasField("seat") else None
         if seat is not None and not 0 <= seat < _seat_count(view):
@@ -559,6 +575,8 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
             counts = ", ".join(str(c) for c in game.player_counts)
             raise BadRequest(f"{game.game_id} is played by {counts} players; asked for {low}..{high}")
         rating = request.rating if request.HasField("rating") else None
+        rating = await integrations.ticket_rating(self.ports, principal.tenant, game.game_id, player, rating)
+        bot_fill = integrations.check_bot_fill(request)
         limit = self.ports.auth.tenant(principal.tenant).quotas.open_tickets
         Quotas.check_open_tickets(await matchmaker.open_tickets(principal.tenant), limit)
         if self.ports.check_options is not None:
@@ -574,6 +592,15 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
                 player_id=player,
             )
         )
+        if bot_fill:
+            try:
+                await integrations.request_bot_fill(
+                    self.ports, principal, status.ticket_id, game.game_id, bot_fill, high,
+                    request.bot_fill_after_seconds,
+                )  # fmt: skip
+            except BaseException:
+                await matchmaker.cancel(principal.tenant, status.ticket_id)
+                raise
         return self._ticket(principal, status)
 
     @staticmethod
@@ -621,13 +648,8 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
     async def Audit(self, request: Any, context: Any, principal: Principal) -> Any:
         key = wire.match_key(principal, request.match_id)
         await self._take_read(principal)
-        result = await self.ports.matches.audit(key)
-        return gateway_pb2.AuditResponse(
-            ok=result.ok,
-            checked_versions=result.checked_versions,
-            first_bad_version=result.first_bad_version or 0,
-            reason=result.reason or "",
-        )
+        result = await self.ports.matches.audit(key, audit_wire.held_receipts(request))
+        return audit_wire.audit_pb(result)
 
     @unary("ReadEvents")
     async def ReadEvents(self, request: Any, context: Any, principal: Principal) -> Any:
@@ -656,6 +678,41 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
             out.append(stored)
         return gateway_pb2.ReadEventsResponse(events=out)
 
+    # -- game data (issue 21) ------------------------------------------------------------------
+
+    @unary("GetGameData")
+    async def GetGameData(self, request: Any, context: Any, principal: Principal) -> Any:
+        game = self._game(request.game_id)
+        data = self.ports.game_data.get(game.game_id)
+        if data is None:
+            raise BadRequest(f"the rules service of {game.game_id} publishes no game data")
+        if request.known_version and request.known_version == data.version:
+            return gateway_pb2.GetGameDataResponse(
+                game_id=data.game_id, version=data.version, not_modified=True
+            )
+        return data
+
+    # -- play stream (issue 25) ----------------------------------------------------------------
+
+    @streaming("Play")
+    async def Play(self, requests: Any, context: Any, principal: Principal) -> AsyncIterator[Any]:
+        async for update in play(self.ports, principal, requests):
+            yield update
+
+    # -- export (issue 22) ---------------------------------------------------------------------
+
+    @unary("ExportMatch")
+    async def ExportMatch(self, request: Any, context: Any, principal: Principal) -> Any:
+        key = wire.match_key(principal, request.match_id)
+        await self._take_read(principal)
+        exported = await self.ports.matches.export(key, audit_wire.up_to_version(request))
+        return audit_wire.exported_pb(exported)
+
+
+# Issue 23's RPCs (ratings, webhook dead letters, the bot worker's leases): gateway/integrations.py.
+for _rpc, _handler in integrations.HANDLERS.items():
+    setattr(GatewayServicer, _rpc, unary(_rpc)(_handler))
+
 
 def _seat(principal: Principal) -> int:
     if SEAT not in principal.scopes or principal.seat is None:
@@ -668,6 +725,17 @@ def _seat_count(view: Any) -> int:
     if players is not None:
         return len(players)
     return int(view.seat_count)
+
+
+def game_data_from_describe(describes: Sequence[Any]) -> dict[str, gateway_pb2.GetGameDataResponse]:
+    """Each game's static data as its rules service publishes it (a service without any is left out)."""
+    return {
+        d.game_id: gateway_pb2.GetGameDataResponse(
+            game_id=d.game_id, version=d.rules_version, data=d.game_data, json_schema=d.game_data_schema
+        )
+        for d in describes
+        if d.game_data
+    }
 
 
 def games_from_describe(describes: Sequence[Any]) -> dict[str, gateway_pb2.Game]:

@@ -13,12 +13,18 @@ from typing import Any
 
 import grpc
 
+from gateway.wire import BadRequest
+
 
 class _Undecodable:
     """Stands in for a request whose bytes are not the RPC's message."""
 
     def __init__(self, rpc: str) -> None:
         self.message = f"the {rpc} request is not valid protobuf"
+
+
+class UndecodableMessage(BadRequest):
+    """A message of a client stream that is not the RPC's message (INVALID_ARGUMENT)."""
 
 
 class UndecodableRequests(grpc.aio.ServerInterceptor):  # type: ignore[misc]
@@ -49,7 +55,7 @@ class UndecodableRequests(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
     @staticmethod
     def _wrap(handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler:
-        if handler.request_deserializer is None or handler.request_streaming:
+        if handler.request_deserializer is None:
             return handler
         rpc = method.rsplit("/", 1)[-1]
         parse = handler.request_deserializer
@@ -59,6 +65,29 @@ class UndecodableRequests(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 return parse(data)
             except Exception:  # protobuf's DecodeError, or the bytes are not this message at all
                 return _Undecodable(rpc)
+
+        if handler.stream_stream is not None:
+            inner_bidi = handler.stream_stream
+
+            async def checked(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
+                async for request in requests:
+                    if isinstance(request, _Undecodable):
+                        # Raised where the handler reads its requests: it ends the stream with
+                        # INVALID_ARGUMENT (gateway/faults.py) after whatever it has answered.
+                        raise UndecodableMessage(request.message)
+                    yield request
+
+            async def bidi(
+                requests: AsyncIterator[Any], context: grpc.aio.ServicerContext
+            ) -> AsyncIterator[Any]:
+                async for message in inner_bidi(checked(requests), context):
+                    yield message
+
+            return grpc.stream_stream_rpc_method_handler(
+                bidi, request_deserializer=deserialize, response_serializer=handler.response_serializer
+            )
+        if handler.request_streaming:
+            return handler
 
         if handler.unary_unary is not None:
             inner = handler.unary_unary

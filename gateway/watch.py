@@ -4,22 +4,24 @@ Every append publishes `<tenant>\\x1f<match_id>\\x1f<version>` on `gh:notify` in
 script (gateway/eventstore), so a notification is never lost for an append that happened
 while we were subscribed. A watcher waits on its match's local signal, then reads what it has
 not seen yet from the stream (a range read), so a late, repeated or reordered notification
-does no harm: the stream, not the message, says what is new. If the subscription drops,
-every watcher is woken on reconnect, and a slow periodic poll wakes them too, so a watcher
-can never sleep through an append.
+does no harm: the stream, not the message, says what is new. An announced version is believed
+only up to the version the store records, so a forged one cannot make real appends look old.
+If the subscription drops, every watcher is woken on reconnect, and a slow periodic poll wakes
+them too, so a watcher can never sleep through an append.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import structlog
 
 from gateway import metrics
 from gateway.eventstore.base import MatchKey
+from gateway.subscription import live_messages
 
 CHANNEL = "gh:notify"
 SEPARATOR = "\x1f"
@@ -55,6 +57,17 @@ class _Feed:
         self.signal = asyncio.Event()
 
 
+def stream_versions(store: Any) -> Callable[[MatchKey], Awaitable[int]]:
+    """How a hub checks an announced version: the match's version as the event store records
+    it (gateway.eventstore.async_redis.AsyncRedisEventStore.head)."""
+
+    async def version(key: MatchKey) -> int:
+        recorded, _ = await store.head(key)
+        return int(recorded)
+
+    return version
+
+
 def parse_notification(data: bytes | str) -> tuple[MatchKey, int] | None:
     """The match and version of a `gh:notify` message; None if it is not one of ours."""
     text = data.decode(errors="replace") if isinstance(data, bytes) else data
@@ -77,8 +90,14 @@ class WatchHub:
         *,
         safety_poll_s: float = SAFETY_POLL_S,
         on_notify: Callable[[MatchKey, int], None] | None = None,
+        stream_version: Callable[[MatchKey], Awaitable[int]] | None = None,
     ) -> None:
         self._redis = subscriber
+        # The match's version as the store records it: a notification announcing more than
+        # that is not believed (`stream_versions`; None trusts announcements, for tests of the
+        # hub alone).
+        self._stream_version = stream_version
+        self._checks: set[asyncio.Task[None]] = set()
         # Told of every append (watched or not) before watchers wake: the use cases drop a
         # cached state another replica has moved past, so a woken watcher reads the new one.
         self._on_notify = on_notify
@@ -93,6 +112,10 @@ class WatchHub:
     def open_watchers(self) -> int:
         return sum(feed.watchers for feed in self._feeds.values())
 
+    def watched(self, key: MatchKey) -> bool:
+        """Whether a stream of this process follows the match (Watch or Play)."""
+        return key in self._feeds
+
     async def start(self) -> None:
         """Subscribe (returns once subscribed, so no append after this is missed)."""
         self._task = asyncio.create_task(self._listen(), name="watch-hub")
@@ -104,7 +127,7 @@ class WatchHub:
             self._task.result()  # raises why the subscription failed
 
     async def stop(self) -> None:
-        for task in (self._task, self._poller):
+        for task in (self._task, self._poller, *self._checks):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -132,17 +155,14 @@ class WatchHub:
                     _log.info("notification channel resubscribed; waking every watcher")
                     self.wake_all()  # appends may have happened while we were away
                 first = False
-                while True:
-                    message = await pubsub.get_message(timeout=None)
-                    if message is None or message.get("type") != "message":
-                        continue
+                async for message in live_messages(pubsub):
                     parsed = parse_notification(message["data"])
                     if parsed is not None:
                         self.notifications += 1
                         metrics.NOTIFICATIONS.inc()
                         if self._on_notify is not None:
                             self._on_notify(*parsed)
-                        self.notify(*parsed)
+                        self._announced(*parsed)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the connection dropped: resubscribe
@@ -154,6 +174,42 @@ class WatchHub:
             finally:
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()
+
+    def _announced(self, key: MatchKey, version: int) -> None:
+        """A notification from Redis wakes the match's watchers once the stream has its version.
+
+        Anyone who can PUBLISH can announce any version (issue 22: after one forged
+        "<tenant>\\x1f<match>\\x1f999999999" every real append looked old, and watchers slept
+        until the safety poll): the announced version is checked against the store, and only
+        what the stream holds is believed."""
+        feed = self._feeds.get(key)
+        if feed is None or version <= feed.version:
+            return  # nobody watches here, or they already know
+        if self._stream_version is None:
+            feed.wake(version)
+            return
+        check = asyncio.create_task(self._checked(key, version))
+        self._checks.add(check)
+        check.add_done_callback(self._checks.discard)
+
+    async def _checked(self, key: MatchKey, version: int) -> None:
+        assert self._stream_version is not None
+        try:
+            actual = await self._stream_version(key)
+        except Exception as exc:  # the store is unreachable: wake them to look for themselves
+            _log.warning("cannot check a notification against the stream", error=str(exc))
+            feed = self._feeds.get(key)
+            if feed is not None:
+                feed.wake()
+            return
+        if version > actual:
+            _log.warning(
+                "a notification announces a version the stream does not hold",
+                match_id=key.match_id,
+                announced=version,
+                stream=actual,
+            )
+        self.notify(key, min(version, actual))
 
     async def _poll(self) -> None:
         while True:

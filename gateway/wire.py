@@ -68,6 +68,8 @@ def options(data: bytes) -> bytes:
         parsed = json.loads(data)
     except (ValueError, UnicodeDecodeError):
         raise BadRequest("options must be a JSON object") from None
+    except RecursionError:  # issue 22: 10,000 nested arrays were an INTERNAL error
+        raise BadRequest("options are nested too deeply") from None
     if not isinstance(parsed, dict):
         raise BadRequest("options must be a JSON object")
     return data
@@ -111,6 +113,7 @@ def view_pb(view: Any, match_id: str) -> gateway_pb2.MatchView:
         active_seats=list(view.active_seats),
         finished=view.finished,
         outcome=view.outcome_json,
+        bots=[gateway_pb2.BotSeat(seat=s, kind=k) for s, k in getattr(view, "bots", ())],
     )
 
 

@@ -20,6 +20,7 @@ from guildhall_client.errors import (
     Unauthenticated,
     Unavailable,
 )
+from guildhall_client.stream import PlayMessage, PlayStream
 from guildhall_client.sync import Client
 from guildhall_client.types import Accepted, AuditReport, Event, MatchView, Receipt, Ticket, WatchUpdate
 from guildhall_client.verify import Verification, seed_commitment, verify_receipt, verify_seed
@@ -35,6 +36,8 @@ __all__ = [
     "MatchView",
     "NotFound",
     "PermissionDenied",
+    "PlayMessage",
+    "PlayStream",
     "QuotaExceeded",
     "Receipt",
     "ReceiptInvalid",

@@ -34,21 +34,29 @@ from guildhall.gateway.v1 import gateway_pb2 as pb
 from guildhall.gateway.v1 import gateway_pb2_grpc as pb_grpc
 
 from guildhall_client import errors
+from guildhall_client.stream import PlayStream
 from guildhall_client.types import (
     Accepted,
+    AuditFinding,
     AuditReport,
+    BotAssignment,
     CreatedMatch,
+    DeadLetter,
     Event,
+    ExportedMatch,
     GameInfo,
+    Leaderboard,
     MatchPage,
     MatchSummary,
     MatchView,
+    Rating,
     Receipt,
     SeatToken,
     StoredEvent,
     Table,
     Ticket,
     WatchUpdate,
+    encode_json,
 )
 from guildhall_client.verify import Verification, verify_events, verify_receipt
 
@@ -64,12 +72,15 @@ _CHANNEL_OPTIONS = (
 )
 
 
-def _encode_json(value: Any) -> bytes:
-    if isinstance(value, bytes | bytearray):
-        return bytes(value)
-    if isinstance(value, str):
-        return value.encode()
-    return json.dumps(value, separators=(",", ":")).encode()
+_encode_json = encode_json
+
+
+def _canonical(value: Any) -> str:
+    """Two actions are the same action when their sorted-key JSON is the same (an action given
+    as JSON text or bytes is read first)."""
+    if isinstance(value, bytes | bytearray | str):
+        value = json.loads(value)
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 class AsyncClient:
@@ -202,7 +213,11 @@ class AsyncClient:
         player_id: str,
         options: Any = None,
         rating: float | None = None,
+        bot_fill: str = "",
+        bot_fill_after_s: int = 0,
     ) -> Ticket:
+        """Queue a player. `bot_fill` ("random" or "greedy"): if still queued after
+        `bot_fill_after_s` (0: the tenant's default wait), seat it with platform bots."""
         low, high = (seats, 0) if isinstance(seats, int) else seats
         request = pb.CreateTicketRequest(
             game_id=game,
@@ -210,6 +225,8 @@ class AsyncClient:
             min_seats=low,
             max_seats=high,
             player_id=player_id,
+            bot_fill=bot_fill,
+            bot_fill_after_seconds=bot_fill_after_s,
         )
         if rating is not None:
             request.rating = rating
@@ -261,11 +278,19 @@ class AsyncClient:
         options: Any = None,
         rating: float | None = None,
         timeout_s: float | None = None,
+        bot_fill: str = "",
+        bot_fill_after_s: int = 0,
     ) -> Seat:
         """Queue a player and wait until matched: the seat, with its token. On timeout or
         cancellation the ticket is withdrawn (a cancelled ticket is never matched)."""
         ticket = await self.create_ticket(
-            game, seats=seats, player_id=player_id, options=options, rating=rating
+            game,
+            seats=seats,
+            player_id=player_id,
+            options=options,
+            rating=rating,
+            bot_fill=bot_fill,
+            bot_fill_after_s=bot_fill_after_s,
         )
 
         async def matched() -> Ticket:
@@ -299,13 +324,17 @@ class AsyncClient:
         options: Any = None,
         match_id: str = "",
         turn_timer: tuple[int, str] | None = None,
+        bots: dict[int, str] | None = None,
     ) -> CreatedMatch:
-        """Start a match with these players (seat order); idempotent when you name the match id."""
+        """Start a match with these players (seat order); idempotent when you name the match id.
+        `bots` {seat: "random" | "greedy"}: seats the platform's bots play; the players take
+        the others, in order (no token comes back for a bot seat)."""
         request = pb.CreateMatchRequest(
             game_id=game,
             players=list(players),
             options=_encode_json(options) if options is not None else b"",
             match_id=match_id,
+            bots=[pb.BotSeat(seat=s, kind=k) for s, k in sorted((bots or {}).items())],
         )
         if turn_timer is not None:
             request.turn_timer.CopyFrom(pb.TurnTimer(seconds=turn_timer[0], policy=turn_timer[1]))
@@ -321,11 +350,21 @@ class AsyncClient:
         )
 
     async def create_table(
-        self, game: str, seats: int, *, options: Any = None, turn_timer: tuple[int, str] | None = None
+        self,
+        game: str,
+        seats: int,
+        *,
+        options: Any = None,
+        turn_timer: tuple[int, str] | None = None,
+        bots: dict[int, str] | None = None,
     ) -> Table:
-        """A private table: give `invite_code` to the players; each claims a seat with it."""
+        """A private table: give `invite_code` to the players; each claims a seat with it.
+        `bots` {seat: kind}: seats taken by the platform's bots at once."""
         request = pb.CreateTableRequest(
-            game_id=game, seats=seats, options=_encode_json(options) if options is not None else b""
+            game_id=game,
+            seats=seats,
+            options=_encode_json(options) if options is not None else b"",
+            bots=[pb.BotSeat(seat=s, kind=k) for s, k in sorted((bots or {}).items())],
         )
         if turn_timer is not None:
             request.turn_timer.CopyFrom(pb.TurnTimer(seconds=turn_timer[0], policy=turn_timer[1]))
@@ -403,21 +442,47 @@ class AsyncClient:
         command_id: str | None = None,
         expected_version: int | None = None,
         return_view: bool = False,
+        resubmit_when_stale: bool = True,
     ) -> Accepted:
         """Act for this token's seat. Raises a `Rejected` subclass when the rules say no.
 
         The command id (generated if not given) makes the retries safe: after a lost reply the
         same command is sent again and the gateway returns its first result (`repeated`).
         With `return_view` the answer carries this seat's next view (`Accepted.view`, with its
-        legal actions), so acting again needs no GetView."""
+        legal actions), so acting again needs no GetView.
+
+        With `expected_version`, another seat acting in between (a simultaneous decision: Ys
+        bids, Rattus Cartus supplies) answers stale_version. Then, when only other seats acted in
+        between and the action is still among this seat's legal actions at the new version, it is
+        sent again for that version (a new command id derived from this one), up to 3 times;
+        otherwise StaleVersion is raised. This seat's own action in between (another of its
+        submits won the race) always raises: that decision was made. `resubmit_when_stale=False`
+        never resubmits."""
         command_id = command_id or uuid.uuid4().hex
-        request = pb.SubmitActionRequest(
-            match_id=match_id, action=_encode_json(action), command_id=command_id, return_view=return_view
-        )
-        if expected_version is not None:
-            request.expected_version = expected_version
-        response = await self._call(self._stub.SubmitAction, request)
-        return await self._accepted(match_id, command_id, response)
+        sent_id = command_id
+        for resubmits in range(4):
+            request = pb.SubmitActionRequest(
+                match_id=match_id, action=_encode_json(action), command_id=sent_id, return_view=return_view
+            )
+            if expected_version is not None:
+                request.expected_version = expected_version
+            response = await self._call(self._stub.SubmitAction, request)
+            try:
+                return await self._accepted(match_id, sent_id, response)
+            except errors.StaleVersion:
+                if not resubmit_when_stale or resubmits == 3:
+                    raise
+                now = await self.get_view(match_id)
+                if expected_version is None or now.version <= expected_version:
+                    raise  # not overtaken: the version named was never the match's latest
+                if not now.my_turn or _canonical(action) not in {_canonical(a) for a in now.legal_actions}:
+                    raise
+                moved_by = {event.actor for event in await self.events(match_id, expected_version)}
+                if now.seat in moved_by:
+                    raise  # this seat acted meanwhile: its decision was taken, not overtaken
+                expected_version = now.version  # still legal after the other seat's move
+                sent_id = f"{command_id}.{resubmits + 1}"
+        raise AssertionError("unreachable")
 
     async def resign(self, match_id: str, *, command_id: str | None = None) -> Accepted:
         """Leave the match for good (safe to retry, like submit)."""
@@ -446,6 +511,11 @@ class AsyncClient:
         return Accepted(
             match_id, a.version, [Event.from_pb(e) for e in a.events], receipt, a.repeated, command_id, view
         )
+
+    def play(self, match_id: str, from_version: int = 0, *, reconnect: bool = True) -> PlayStream:
+        """This seat token's Play stream on the match (guildhall_client/stream.py): actions up,
+        updates and answers down, resumed after a break. Use it as an async context manager."""
+        return PlayStream(self, match_id, from_version, reconnect=reconnect)
 
     async def watch(
         self, match_id: str, from_version: int = 0, *, reconnect: bool = True, until_finished: bool = True
@@ -492,9 +562,44 @@ class AsyncClient:
             await self._call(self._stub.Replay, pb.ReplayRequest(match_id=match_id, version=version))
         )
 
-    async def audit(self, match_id: str) -> AuditReport:
-        r = await self._call(self._stub.Audit, pb.AuditRequest(match_id=match_id))
-        return AuditReport(r.ok, r.checked_versions, r.first_bad_version, r.reason)
+    async def audit(self, match_id: str, *, receipts: Sequence[Receipt] = ()) -> AuditReport:
+        """The gateway's audit; `receipts` you hold (from answers and Watch updates) are compared
+        with the stream, so a match that forked since you were given them is named."""
+        request = pb.AuditRequest(
+            match_id=match_id,
+            receipts=[
+                pb.Receipt(
+                    key_id=r.key_id,
+                    version=r.version,
+                    head_hash=r.head_hash,
+                    signature=r.signature,
+                    tenant=r.tenant,
+                    match_id=r.match_id,
+                )
+                for r in receipts
+            ],
+        )
+        r = await self._call(self._stub.Audit, request)
+        findings = tuple(AuditFinding(f.version, f.through_version, f.evidence, f.reason) for f in r.findings)
+        return AuditReport(
+            r.ok,
+            r.checked_versions,
+            r.first_bad_version,
+            r.reason,
+            r.evidence,
+            findings,
+            r.receipts_compared,
+            r.receipts_refused,
+        )
+
+    async def export_match(self, match_id: str, up_to_version: int | None = None) -> ExportedMatch:
+        """The match as a .ghx file (auditor scope): `guildhall_client.ghx.verify_export` checks it
+        offline. `up_to_version` must end an append; None exports the whole match."""
+        request = pb.ExportMatchRequest(match_id=match_id)
+        if up_to_version is not None:
+            request.up_to_version = up_to_version
+        r = await self._call(self._stub.ExportMatch, request)
+        return ExportedMatch(bytes(r.data), r.version, r.finished)
 
     async def read_events(
         self, match_id: str, after_version: int = 0, limit: int = 1000
@@ -540,6 +645,68 @@ class AsyncClient:
             keys = await self.public_keys(refresh=True)
         return verify_events(events, keys, match_id=match_id)
 
+    # -- ratings, webhook dead letters, bot seats (issue 23) ----------------------------------
+
+    async def ratings(self, game: str, player_ids: Sequence[str]) -> list[Rating]:
+        """The players' ratings in `game` (the unrated are left out)."""
+        r = await self._call(
+            self._stub.GetRatings, pb.GetRatingsRequest(game_id=game, player_ids=list(player_ids))
+        )
+        return [Rating.from_pb(x) for x in r.ratings]
+
+    async def leaderboard(self, game: str, *, limit: int = 50, cursor: str = "") -> Leaderboard:
+        """A page of the tenant's leaderboard for `game`, best first."""
+        r = await self._call(
+            self._stub.ListLeaderboard, pb.ListLeaderboardRequest(game_id=game, limit=limit, cursor=cursor)
+        )
+        return Leaderboard([Rating.from_pb(x) for x in r.ratings], r.next_cursor)
+
+    async def dead_letters(
+        self, tenant: str, *, limit: int = 50, cursor: str = ""
+    ) -> tuple[list[DeadLetter], str]:
+        """A tenant's webhook dead letters, newest first, and the next cursor (operator scope)."""
+        r = await self._call(
+            self._stub.ListDeadLetters, pb.ListDeadLettersRequest(tenant=tenant, limit=limit, cursor=cursor)
+        )
+        letters = [
+            DeadLetter(
+                d.delivery_id, d.event_id, d.event_type, d.endpoint_id, d.attempts, d.last_error, d.failed_ms,
+                bytes(d.body),
+            )
+            for d in r.dead_letters
+        ]  # fmt: skip
+        return letters, r.next_cursor
+
+    async def replay_dead_letters(self, tenant: str, delivery_ids: Sequence[str] = ()) -> int:
+        """Send dead letters again (all of the tenant's when none is named); how many (operator)."""
+        request = pb.ReplayDeadLettersRequest(
+            tenant=tenant, delivery_ids=list(delivery_ids), all=not delivery_ids
+        )
+        return int((await self._call(self._stub.ReplayDeadLetters, request)).replayed)
+
+    async def claim_bot_seats(self, worker: str, max_seats: int) -> list[BotAssignment]:
+        """Lease bot seats to play (botworker scope)."""
+        r = await self._call(
+            self._stub.ClaimBotSeats, pb.ClaimBotSeatsRequest(worker=worker, max_seats=max_seats)
+        )
+        return [
+            BotAssignment(
+                a.lease_id, a.tenant, a.match_id, a.game_id, a.seat, a.kind, a.seat_token, a.lease_until_ms
+            )
+            for a in r.seats
+        ]
+
+    async def renew_bot_seats(self, lease_ids: Sequence[str]) -> set[str]:
+        """Extend leases; the ones still held (botworker scope)."""
+        r = await self._call(self._stub.RenewBotSeats, pb.RenewBotSeatsRequest(lease_ids=list(lease_ids)))
+        return set(r.renewed)
+
+    async def release_bot_seats(self, lease_ids: Sequence[str], *, done: bool) -> None:
+        """Give leases back: done (the match ended) or for another worker (botworker scope)."""
+        await self._call(
+            self._stub.ReleaseBotSeats, pb.ReleaseBotSeatsRequest(lease_ids=list(lease_ids), done=done)
+        )
+
 
 class Seat:
     """One seat of one match, acting with its token: view, submit, watch, resign."""
@@ -582,41 +749,51 @@ class Seat:
     def watch(self, from_version: int = 0, **kwargs: Any) -> AsyncIterator[WatchUpdate]:
         return self.client.watch(self.match_id, from_version, **kwargs)
 
+    def stream(self, from_version: int = 0) -> PlayStream:
+        """This seat's Play stream (see `AsyncClient.play`)."""
+        return self.client.play(self.match_id, from_version)
+
     async def play(
         self, choose: Callable[[MatchView], Any], *, on_update: Callable[[WatchUpdate], None] | None = None
     ) -> MatchView:
         """Play to the end: whenever this seat may act, submit `choose(view)`; returns the final view.
 
         `choose` gets the seat's view and returns an action (or an index into
-        view.legal_actions). Another seat acting first is normal: a rejection for not_your_turn
-        or stale_version just means look again."""
+        view.legal_actions). It plays over one Play stream: each action goes up it, and its
+        answer comes down on the update that carries its events and this seat's next view, so
+        acting again needs no further call. Another seat acting first is normal: a rejection for
+        not_your_turn or stale_version just means wait for the next update."""
         current = await self.view()
         if current.finished:
             return current
-        async for update in self.watch(current.version):
-            if on_update is not None:
-                on_update(update)
-            if update.view.version < current.version:
-                continue  # a catch-up batch (its view comes with the last one), or already seen
-            current = update.view
-            if current.finished:
-                return current
-            while current.my_turn:
-                picked = choose(current)
-                action = current.legal_actions[picked] if isinstance(picked, int) else picked
-                # Another seat moving first is normal. Either way the match has moved on, and
-                # the Watch brings the next view (ours after our action): no GetView per action.
-                try:
-                    accepted = await self.submit(action, expected_version=current.version, return_view=True)
-                except (errors.NotYourTurn, errors.StaleVersion):
-                    break
-                # Still our turn (several actions in a row): act on the view the answer brought,
-                # without waiting for the Watch; its updates up to here are skipped as seen. An
-                # ended match is left to the Watch, which brings its last update to on_update.
-                if accepted.view is None or accepted.view.finished or accepted.view.version < current.version:
-                    break
-                current = accepted.view
+        async with self.stream(current.version) as stream:
+            pending: asyncio.Future[Accepted] | None = None
+            acted_at = -1  # the version the last action was decided on: once per version
+            async for message in stream.messages():
+                update = message.update
+                if update is not None:
+                    if on_update is not None:
+                        on_update(update)
+                    if update.view.version >= current.version:  # else a catch-up batch's
+                        current = update.view
+                if pending is not None and pending.done():
+                    error = pending.exception()
+                    pending = None
+                    if error is not None and not isinstance(error, errors.NotYourTurn | errors.StaleVersion):
+                        raise error
+                if current.finished:
+                    return current
+                if pending is None and current.my_turn and acted_at != current.version:
+                    picked = choose(current)
+                    action = current.legal_actions[picked] if isinstance(picked, int) else picked
+                    acted_at = current.version
+                    pending = stream.send(action, expected_version=current.version)
+                    pending.add_done_callback(self._count)
         return await self.view()
+
+    def _count(self, done: asyncio.Future[Accepted]) -> None:
+        if not done.cancelled() and done.exception() is None:
+            self._accepted.add(done.result().command_id)
 
 
 def _backoff(attempt: int) -> float:

@@ -224,31 +224,35 @@ async def _play_seat(seat: Seat, game: str, auto: str | None) -> MatchView:
         return await seat.play(chooser(bot), on_update=_print_events)
     if current.finished:
         return current
-    async for update in seat.watch(current.version):
-        _print_events(update)
-        if update.view.version < current.version:
-            continue
-        current = update.view
-        while current.my_turn and not current.finished:
-            console.print(render_view(current.game, current.view, current.seat))
-            for i, action in enumerate(current.legal_actions, 1):
-                console.print(f"  {i:>3}. {describe_action(action)}", markup=False)
-            choice = await _ask(len(current.legal_actions))
-            if isinstance(choice, str):  # "resign"
-                await seat.resign()
-            else:
+    # One Play stream: the updates come down it and the actions go up it.
+    async with seat.stream(current.version) as stream:
+        async for update in stream.updates():
+            _print_events(update)
+            if update.view.version < current.version:
+                continue
+            current = update.view
+            while current.my_turn and not current.finished:
+                console.print(render_view(current.game, current.view, current.seat))
+                for i, action in enumerate(current.legal_actions, 1):
+                    console.print(f"  {i:>3}. {describe_action(action)}", markup=False)
+                choice = await _ask(len(current.legal_actions))
+                if isinstance(choice, str):  # "resign"
+                    await seat.resign()
+                    current = await seat.view()  # updates from before it are skipped as seen
+                    break
                 try:
-                    accepted = await seat.submit(
+                    accepted = await stream.submit(
                         current.legal_actions[choice], expected_version=current.version
                     )
                     console.print(f"accepted at version {accepted.version}")
+                    break  # its update, with the next view, comes down the stream next
                 except errors.Rejected as rejection:
                     console.print(f"[yellow]rejected[/yellow] {rejection.code}: {rejection.message}")
-            current = await seat.view()
-        if current.finished:
-            return current
-        if current.seat is not None and not current.my_turn:
-            console.print(f"waiting for seat(s) {', '.join(map(str, current.active_seats))} ...")
+                    current = await seat.view()
+            if current.finished:
+                return current
+            if current.seat is not None and not current.my_turn:
+                console.print(f"waiting for seat(s) {', '.join(map(str, current.active_seats))} ...")
     return await seat.view()
 
 
@@ -432,6 +436,7 @@ async def _audit(settings: Settings, match: str) -> bool:
     table.add_row("versions re-executed", str(report.checked_versions))
     if not report.ok:
         table.add_row("first bad version", str(report.first_bad_version))
+        table.add_row("evidence", report.evidence)
         table.add_row("reason", report.reason)
     bad = ", ".join(map(str, local.bad_receipts))
     table.add_row(
@@ -574,7 +579,12 @@ def keys_list(
 
 
 @keys_app.command("public")
-def keys_public(ctx: typer.Context) -> None:
+def keys_public(
+    ctx: typer.Context,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="JSON, the form `guildhall verify --keys` reads")
+    ] = False,
+) -> None:
     """The gateway's published receipt keys (Ed25519), by id: what receipts are verified against."""
 
     async def fetch() -> dict[str, bytes]:
@@ -582,12 +592,174 @@ def keys_public(ctx: typer.Context) -> None:
             return await client.public_keys()
 
     keys = _run(fetch())
+    if as_json:
+        document = {"keys": [{"key_id": k, "ed25519": raw.hex()} for k, raw in sorted(keys.items())]}
+        typer.echo(json.dumps(document, indent=2))
+        return
     table = Table(title="Receipt keys")
     table.add_column("key id")
     table.add_column("Ed25519 public key (hex)")
     for key_id, raw in sorted(keys.items()):
         table.add_row(key_id, raw.hex())
     console.print(table)
+
+
+# -- webhooks, ratings (issue 23) --------------------------------------------------------------------
+
+webhooks_app = typer.Typer(
+    help="Tenants' webhook dead letters (an operators' key with the operator scope).", no_args_is_help=True
+)
+app.add_typer(webhooks_app, name="webhooks")
+
+
+@webhooks_app.command("dead")
+def webhooks_dead(
+    ctx: typer.Context,
+    tenant: Annotated[str, typer.Option(help="The tenant whose dead letters to list")],
+    limit: Annotated[int, typer.Option(help="At most this many (newest first)")] = 50,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line")] = False,
+) -> None:
+    """Webhook deliveries that ran out of retries: id, event, endpoint, attempts, last error."""
+
+    async def fetch() -> list[Any]:
+        async with _client(ctx.obj) as client:
+            letters, cursor = await client.dead_letters(tenant, limit=min(limit, 200))
+            while cursor and len(letters) < limit:
+                more, cursor = await client.dead_letters(
+                    tenant, limit=min(limit - len(letters), 200), cursor=cursor
+                )
+                letters += more
+            return letters
+
+    letters = _run(fetch())
+    if as_json:
+        for d in letters:
+            row = {k: v for k, v in d.__dict__.items() if k != "body"}
+            typer.echo(json.dumps({**row, "body": json.loads(d.body or b"null")}))
+        return
+    table = Table(title=f"Dead letters of {tenant}")
+    for column in ("delivery id", "event", "type", "endpoint", "attempts", "failed", "last error"):
+        table.add_column(column)
+    for d in letters:
+        failed = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(d.failed_ms / 1000))
+        table.add_row(
+            d.delivery_id, d.event_id, d.event_type, d.endpoint_id, str(d.attempts), failed, d.last_error
+        )
+    console.print(table)
+
+
+@webhooks_app.command("replay")
+def webhooks_replay(
+    ctx: typer.Context,
+    tenant: Annotated[str, typer.Option(help="The tenant whose dead letters to send again")],
+    delivery_ids: Annotated[list[str] | None, typer.Argument(help="Delivery ids; none with --all")] = None,
+    replay_all: Annotated[bool, typer.Option("--all", help="Every dead letter of the tenant")] = False,
+) -> None:
+    """Queue dead letters for delivery again, with a fresh retry budget."""
+    if bool(delivery_ids) == replay_all:
+        raise typer.BadParameter("name delivery ids, or give --all")
+
+    async def replay() -> int:
+        async with _client(ctx.obj) as client:
+            return await client.replay_dead_letters(tenant, delivery_ids or ())
+
+    typer.echo(f"{_run(replay())} queued again")
+
+
+@app.command()
+def leaderboard(
+    ctx: typer.Context,
+    game: Annotated[str, typer.Argument(help="Game id")],
+    limit: Annotated[int, typer.Option(help="Players shown")] = 20,
+) -> None:
+    """Your tenant's leaderboard for a game (openskill ordinal: mu - 3 sigma)."""
+
+    async def fetch() -> Any:
+        async with _client(ctx.obj) as client:
+            return await client.leaderboard(game, limit=min(limit, 200))
+
+    page = _run(fetch())
+    table = Table(title=f"{game} leaderboard")
+    for column in ("#", "player", "ordinal", "mu", "sigma", "matches"):
+        table.add_column(column)
+    for r in page.ratings:
+        table.add_row(
+            str(r.rank), r.player_id, f"{r.ordinal:.2f}", f"{r.mu:.2f}", f"{r.sigma:.2f}", str(r.matches)
+        )
+    console.print(table)
+
+
+# -- export and offline verification (issue 22) ------------------------------------------------------
+
+
+@app.command()
+def export(
+    ctx: typer.Context,
+    match: Annotated[str, typer.Argument(help="Match id")],
+    up_to: Annotated[
+        int | None, typer.Option(help="Export versions 1 to this one (it must end an append)")
+    ] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here, not to stdout")] = None,
+) -> None:
+    """The match as one self-contained file (auditor key): `guildhall export MATCH > match.ghx`.
+    Verify it anywhere with `guildhall verify match.ghx`."""
+    from guildhall_client.ghx_cli import write_export
+
+    async def fetch() -> Any:
+        async with _client(ctx.obj) as client:
+            return await client.export_match(match, up_to)
+
+    exported = _run(fetch())
+    write_export(exported.data, output)
+    state = "finished" if exported.finished else "in play"
+    err.print(f"exported versions 1 to {exported.version} of {match} ({state}), {len(exported.data):,} bytes")
+
+
+@app.command()
+def verify(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="A .ghx file from `guildhall export`")],
+    keys: Annotated[
+        Path | None, typer.Option(help="The operator's published keys (`guildhall keys public --json`)")
+    ] = None,
+    keys_from: Annotated[
+        str | None, typer.Option(help="Ask this gateway (host:port) for its published keys")
+    ] = None,
+    receipts: Annotated[
+        Path | None, typer.Option(help="Receipts you kept while playing (JSON list): a fork is named")
+    ] = None,
+    data: Annotated[
+        list[str] | None, typer.Option(help="GAME=FILE: a game's replacement data file (repeatable)")
+    ] = None,
+    story: Annotated[
+        bool, typer.Option("--story", help="The match as a readable log, checks beside")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="The report as JSON")] = False,
+) -> None:
+    """Verify an exported match offline (no gateway, Redis or rules service): the chain, every
+    receipt, the seed against its commitment, every action re-executed with the game's rules.
+    Exit 0 verified, 1 not (the first bad version and why), 2 a bad argument."""
+    from guildhall_client.ghx_cli import UsageError, data_files, held_receipts, published_keys, verify_file
+
+    settings: Settings = ctx.obj
+    try:
+        ok, lines = verify_file(
+            file,
+            keys=published_keys(keys, keys_from, settings.tls),
+            games=data_files(data or []),
+            receipts=held_receipts(receipts),
+            story=story,
+            as_json=as_json,
+        )
+    except UsageError as error:
+        err.print(f"[red]verify:[/red] {error}")
+        raise typer.Exit(2) from None
+    except errors.GuildhallError as error:
+        err.print(f"[red]verify:[/red] cannot get the published keys: {error}")
+        raise typer.Exit(2) from None
+    for line in lines:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(0 if ok else 1)
 
 
 if __name__ == "__main__":

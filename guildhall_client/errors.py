@@ -187,6 +187,18 @@ def from_rpc_error(error: grpc.RpcError) -> GatewayError:
     """The typed error for a failed call."""
     status = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
     details = (error.details() if hasattr(error, "details") else "") or ""
+    return from_status(status, details, _retry_after(error))
+
+
+_BY_NUMBER = {code.value[0]: code for code in grpc.StatusCode}
+
+
+def from_status(
+    status: grpc.StatusCode | int, details: str, retry_after_s: float | None = None
+) -> GatewayError:
+    """The typed error for a status (or its number, as a Play stream's fault carries it)."""
+    if isinstance(status, int):
+        status = _BY_NUMBER.get(status, grpc.StatusCode.UNKNOWN)
     if status == grpc.StatusCode.RESOURCE_EXHAUSTED:
-        return QuotaExceeded(status, details, _retry_after(error))
+        return QuotaExceeded(status, details, retry_after_s)
     return _STATUS_CLASSES.get(status, GatewayError)(status, details)

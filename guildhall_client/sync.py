@@ -7,7 +7,9 @@
 
 Every method of `AsyncClient` and `Seat` is available with the same arguments; coroutines
 return their result and async iterators (watch, watch_ticket, iter_matches) become ordinary
-iterators. One thread per `Client`, shared by the seats it hands out.
+iterators. One thread per `Client`, shared by the seats it hands out. A Play stream
+(`client.play(match_id)`, `seat.stream()`) works the same way: `submit` blocks for its answer,
+`updates()` and `messages()` iterate, `close()` ends it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar
 
 from guildhall_client.aio import AsyncClient, Seat
+from guildhall_client.stream import PlayStream
 
 T = TypeVar("T")
 
@@ -65,12 +68,12 @@ class _Blocking:
             return lambda *a, **k: self._loop.iterate(attr(*a, **k))
         if inspect.iscoroutinefunction(attr):
             return lambda *a, **k: self._wrap(self._loop.run(attr(*a, **k)))
-        if callable(attr) and name in ("for_token", "seat", "watch"):
+        if callable(attr) and name in ("for_token", "seat", "watch", "play", "stream"):
             return lambda *a, **k: self._wrap(attr(*a, **k))
         return attr
 
     def _wrap(self, value: Any) -> Any:
-        if isinstance(value, AsyncClient | Seat):
+        if isinstance(value, AsyncClient | Seat | PlayStream):
             return _Blocking(value, self._loop)
         if inspect.isasyncgen(value):
             return self._loop.iterate(value)

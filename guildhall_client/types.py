@@ -18,6 +18,15 @@ def _json(data: bytes) -> Any:
     return json.loads(data) if data else None
 
 
+def encode_json(value: Any) -> bytes:
+    """An action or options as the gateway takes them: bytes and str as given, else JSON."""
+    if isinstance(value, bytes | bytearray):
+        return bytes(value)
+    if isinstance(value, str):
+        return value.encode()
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
 @dataclass(frozen=True)
 class Receipt:
     """The gateway's Ed25519 signature over (tenant, match, version, chain head)."""
@@ -68,6 +77,7 @@ class MatchView:
     finished: bool
     outcome: Any  # the game's outcome JSON once finished, else None
     raw_legal_actions: tuple[bytes, ...] = field(repr=False, default=())
+    bots: dict[int, str] = field(default_factory=dict)  # seats the platform's bots play: their kind
 
     @classmethod
     def from_pb(cls, v: pb.MatchView) -> MatchView:
@@ -83,6 +93,7 @@ class MatchView:
             finished=v.finished,
             outcome=_json(v.outcome),
             raw_legal_actions=raw,
+            bots={b.seat: b.kind for b in v.bots},
         )
 
     @property
@@ -182,6 +193,32 @@ class AuditReport:
     checked_versions: int
     first_bad_version: int  # 0 when ok
     reason: str
+    # What showed the first bad version ("chain", "receipt", "re-execution", "snapshot", ...)
+    # and every finding in version order.
+    evidence: str = ""
+    findings: tuple[AuditFinding, ...] = ()
+    # The receipts given to the audit: compared with the stream, and refused (not the gateway's).
+    receipts_compared: int = 0
+    receipts_refused: int = 0
+
+
+@dataclass(frozen=True)
+class AuditFinding:
+    """Something the audit found that does not hold: at `version`, or somewhere up to `through`."""
+
+    version: int
+    through: int
+    evidence: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ExportedMatch:
+    """A match as a .ghx file (ExportMatch): verify it offline with guildhall_client.ghx."""
+
+    data: bytes
+    version: int  # the last version in the file
+    finished: bool  # whether it holds match_ended (and the revealed seed)
 
 
 @dataclass(frozen=True)
@@ -208,3 +245,56 @@ class GameInfo:
     player_counts: tuple[int, ...]
     json_schemas: dict[str, str]
     default_options: bytes
+
+
+# -- tenant integrations (issue 23) ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rating:
+    """openskill's Plackett-Luce rating of a player in one game: mu, sigma, ordinal = mu - 3 sigma."""
+
+    player_id: str
+    mu: float
+    sigma: float
+    ordinal: float
+    matches: int
+    rank: int  # place on the leaderboard, 1 = best
+
+    @classmethod
+    def from_pb(cls, r: pb.Rating) -> Rating:
+        return cls(r.player_id, r.mu, r.sigma, r.ordinal, r.matches, r.rank)
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    ratings: list[Rating]
+    next_cursor: str
+
+
+@dataclass(frozen=True)
+class DeadLetter:
+    """A webhook delivery that ran out of retries (operator scope)."""
+
+    delivery_id: str
+    event_id: str
+    event_type: str
+    endpoint_id: str
+    attempts: int
+    last_error: str
+    failed_ms: int
+    body: bytes = field(repr=False, default=b"")
+
+
+@dataclass(frozen=True)
+class BotAssignment:
+    """A bot seat leased to a bot worker, with the seat's token (botworker scope)."""
+
+    lease_id: str
+    tenant: str
+    match_id: str
+    game: str
+    seat: int
+    kind: str
+    seat_token: str = field(repr=False)
+    lease_until_ms: int

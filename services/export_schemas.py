@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from services.gamedata import game_data_schema
 from services.kernel import json_schemas
 from services.kernel.schema import closed
 from services.registry import GAMES
@@ -45,6 +46,10 @@ def rendered() -> dict[Path, str]:
             files[Path(game_id) / f"{name}.schema.json"] = _document(
                 game_id, name, f"{spec.title} {name}", schema
             )
+        if spec.data is not None:  # GetGameData's document (services/gamedata.py)
+            files[Path(game_id) / "game_data.schema.json"] = _document(
+                game_id, "game_data", f"{spec.title} game data", game_data_schema(spec)
+            )
     created = closed(msgspec.json.schema(MatchCreated))
     files[Path("stream") / "match_created.schema.json"] = _document(
         "stream", "match_created", "match_created: the first entry of every match stream", created
@@ -60,6 +65,15 @@ def rendered() -> dict[Path, str]:
         files[Path("stream") / f"{name}.schema.json"] = _document(
             "stream", name, title, closed(msgspec.json.schema(struct))
         )
+    # Every line of an exported match (.ghx, ExportMatch), for auditors writing their own verifier.
+    from gateway.domain.ghx import line_schema
+
+    files[Path("export") / "ghx_line.schema.json"] = _document(
+        "export",
+        "ghx_line",
+        "A line of a .ghx match export: the header, an event or the end",
+        closed(line_schema()),
+    )
     return files
 
 

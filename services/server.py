@@ -85,6 +85,11 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
             json_schemas={name: msgspec.json.encode(s).decode() for name, s in json_schemas(spec).items()},
             default_options=msgspec.json.encode(spec.options_type()),
         )
+        if spec.data is not None:  # the game's cards and boards for clients (GetGameData)
+            from services.gamedata import game_data_json, game_data_schema
+
+            self._describe.game_data = game_data_json(spec)
+            self._describe.game_data_schema = msgspec.json.encode(game_data_schema(spec)).decode()
 
     # -- RPCs ------------------------------------------------------------------------
 
@@ -112,26 +117,44 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
         if isinstance(result, Rejection):
             return rules_pb2.ValidateResponse(rejection=_rejection(result))
         accepted = rules_pb2.Accepted(events=[self._event(e) for e in result])
+        every = request.return_every_view and request.return_state
+        if every:
+            # One call brings what every watcher needs: no redaction call per seat afterwards.
+            for viewer in (*range(self.spec.seat_count(state)), None):
+                shown = accepted.seat_events.add(events=self._redacted(result, viewer))
+                if viewer is not None:
+                    shown.player = viewer
         if request.return_redacted:
-            accepted.redacted_events.extend(
-                self._event(self.spec.redact_event(e, request.player)) for e in result
-            )
+            if every and 0 <= request.player < len(accepted.seat_events) - 1:
+                accepted.redacted_events.extend(accepted.seat_events[request.player].events)
+            else:
+                accepted.redacted_events.extend(self._redacted(result, request.player))
         if request.return_state:
             state = self.spec.evolve(state, result)
             accepted.state.CopyFrom(self._pack(state))
             accepted.status.CopyFrom(self._status(state))
-            if request.return_views:
+            active = list(accepted.status.active_players)
+            if every:
                 accepted.views.extend(
-                    rules_pb2.SeatView(
-                        player=seat,
-                        view=self.codec.encode_json(self.spec.view(state, seat)),
-                        legal_actions=[
-                            self.codec.encode_json(a) for a in self.spec.legal_actions(state, seat)
-                        ],
-                    )
-                    for seat in accepted.status.active_players
+                    self._seat_view(state, seat, seat in active)
+                    for seat in range(self.spec.seat_count(state))
                 )
+                accepted.spectator_view = self.codec.encode_json(self.spec.view(state, None))
+            elif request.return_views:
+                accepted.views.extend(self._seat_view(state, seat, True) for seat in active)
         return rules_pb2.ValidateResponse(accepted=accepted)
+
+    def _redacted(self, events: Sequence[Any], viewer: int | None) -> list[Any]:
+        return [self._event(self.spec.redact_event(e, viewer)) for e in events]
+
+    def _seat_view(self, state: Any, seat: int, with_legal_actions: bool) -> Any:
+        """A seat's view of the state, with its legal actions when it owes a decision."""
+        legal = self.spec.legal_actions(state, seat) if with_legal_actions else ()
+        return rules_pb2.SeatView(
+            player=seat,
+            view=self.codec.encode_json(self.spec.view(state, seat)),
+            legal_actions=[self.codec.encode_json(a) for a in legal],
+        )
 
     def Apply(self, request: Any, context: grpc.ServicerContext) -> Any:
         state = self._unpack(request.state, context)
@@ -454,29 +477,36 @@ class AsyncRules:
     async def session(
         self, requests: AsyncIterator[Any], context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[Any]:
-        """Answer each request in turn; a fault answers that request alone."""
+        """Answer each request in turn (a batch in one message); a fault answers its call alone."""
         async for request in requests:
-            kind = request.WhichOneof("call")
-            response = rules_pb2.SessionResponse(id=request.id)
-            if kind is None:
-                response.fault.code = grpc.StatusCode.INVALID_ARGUMENT.value[0]
-                response.fault.message = "a session request names one call"
+            if request.batch and request.WhichOneof("call") is None:
+                response = rules_pb2.SessionResponse(id=request.id)
+                response.batch.extend(self._session_call(call, nested=True) for call in request.batch)
                 yield response
-                continue
-            rpc = _SESSION_CALLS[kind]
-            inner = getattr(request, kind)
-            limit = REQUEST_LIMITS.get(rpc)
-            try:
-                if limit is not None and limit < MAX_MESSAGE_BYTES and inner.ByteSize() > limit:
-                    count_refused("oversized")
-                    raise _Aborted(
-                        grpc.StatusCode.RESOURCE_EXHAUSTED, f"{rpc} requests are at most {limit} bytes"
-                    )
-                getattr(response, kind).CopyFrom(self._call(rpc, inner))
-            except _Aborted as aborted:
-                response.fault.code = aborted.code.value[0]
-                response.fault.message = aborted.message
-            yield response
+            else:
+                yield self._session_call(request)
+
+    def _session_call(self, request: Any, *, nested: bool = False) -> Any:
+        kind = request.WhichOneof("call")
+        response = rules_pb2.SessionResponse(id=request.id)
+        if kind is None or (nested and request.batch):
+            response.fault.code = grpc.StatusCode.INVALID_ARGUMENT.value[0]
+            response.fault.message = "a session request names one call (a batch holds calls, not batches)"
+            return response
+        rpc = _SESSION_CALLS[kind]
+        inner = getattr(request, kind)
+        limit = REQUEST_LIMITS.get(rpc)
+        try:
+            if limit is not None and limit < MAX_MESSAGE_BYTES and inner.ByteSize() > limit:
+                count_refused("oversized")
+                raise _Aborted(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED, f"{rpc} requests are at most {limit} bytes"
+                )
+            getattr(response, kind).CopyFrom(self._call(rpc, inner))
+        except _Aborted as aborted:
+            response.fault.code = aborted.code.value[0]
+            response.fault.message = aborted.message
+        return response
 
     def handler(self) -> grpc.GenericRpcHandler:
         methods = {

@@ -34,6 +34,13 @@ class TurnTimerSpec(msgspec.Struct, frozen=True):
     policy: str
 
 
+class BotSeat(msgspec.Struct, frozen=True):
+    """A seat played by the platform's bot worker (issue 23), of a named kind."""
+
+    seat: int
+    kind: str
+
+
 class MatchCreated(msgspec.Struct, frozen=True, tag=MATCH_CREATED):
     """The first event of every match: what was set up, and a commitment to the seed.
 
@@ -49,6 +56,7 @@ class MatchCreated(msgspec.Struct, frozen=True, tag=MATCH_CREATED):
     options: msgspec.Raw  # the game's options as JSON
     player_ids: tuple[str, ...] = ()
     turn_timer: TurnTimerSpec | None = None
+    bots: tuple[BotSeat, ...] = ()  # seats the platform's bots play; ratings leave them out
 
 
 class SeatResigned(msgspec.Struct, frozen=True, tag=SEAT_RESIGNED):

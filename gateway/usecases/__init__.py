@@ -10,14 +10,17 @@ replay, fold, append), reading downward:
 - `views.py`    views, redaction, watch reads, replay, raw entries
 - `play.py`     submit, resign, turn timers, resigned seats' moves (shows events as views do)
 - `audit.py`    the audit
+- `export.py`   the match as a file an auditor verifies offline
 
 `GameMatches` is the one object the transports hold: every concern on one cache.
 """
 
 from __future__ import annotations
 
+from gateway.domain.audit import HeldReceipt
 from gateway.domain.receipts import Receipt
 from gateway.usecases.audit import AuditUseCases
+from gateway.usecases.export import Exported, ExportUseCases
 from gateway.usecases.matches import MatchUseCases
 from gateway.usecases.play import PlayUseCases
 from gateway.usecases.results import (
@@ -39,7 +42,7 @@ from gateway.usecases.store import MatchStore, TimerPort
 from gateway.usecases.views import ViewUseCases
 
 
-class GameMatches(MatchUseCases, PlayUseCases, ViewUseCases, AuditUseCases):
+class GameMatches(MatchUseCases, PlayUseCases, ViewUseCases, AuditUseCases, ExportUseCases):
     """The match use cases over Redis and the rules services, by game id."""
 
 
@@ -48,7 +51,9 @@ __all__ = [
     "ContendedMatch",
     "Created",
     "EventOut",
+    "Exported",
     "GameMatches",
+    "HeldReceipt",
     "InvalidRequest",
     "MatchExists",
     "MatchNotFound",

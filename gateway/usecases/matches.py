@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import msgspec
 
-from gateway.domain.match import GATEWAY, JSON, MATCH_CREATED, MatchCreated, TurnTimerSpec
+from gateway.domain.match import GATEWAY, JSON, MATCH_CREATED, BotSeat, MatchCreated, TurnTimerSpec
 from gateway.domain.receipts import seed_commitment
 from gateway.domain.timers import TimerPolicy
 from gateway.eventstore.async_redis import OK
@@ -43,6 +44,7 @@ class MatchUseCases(MatchStore):
         command_id: str | None = None,
         turn_timer: TimerPolicy | None = None,
         created_by: str = "",
+        bots: Mapping[int, str] | None = None,
     ) -> Created:
         """Set up a match and open its stream with `match_created` (public: the seed's
         commitment, never the seed). Idempotent on match_id: the same game and players again
@@ -66,6 +68,7 @@ class MatchUseCases(MatchStore):
             options=msgspec.Raw(options),
             player_ids=players,
             turn_timer=TurnTimerSpec(timer.seconds, timer.policy) if timer else None,
+            bots=tuple(BotSeat(seat, kind) for seat, kind in sorted((bots or {}).items())),
         )
         now = self.clock()
         meta = {
@@ -79,8 +82,10 @@ class MatchUseCases(MatchStore):
             "finished": "0",
             "timer_seconds": str(timer.seconds if timer else 0),
             "timer_policy": timer.policy if timer else "",
+            "bots": JSON.encode({str(seat): kind for seat, kind in (bots or {}).items()}).decode(),
         }
         match = Match(key, game, players, seed, commitment, now, timer, 0, GENESIS, state, status)
+        match = replace(match, bots=tuple(sorted((bots or {}).items())))
         command = command_id or _CREATE_COMMAND
         appended = await self._append(
             match,

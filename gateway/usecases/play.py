@@ -61,9 +61,13 @@ class PlayUseCases(ViewUseCases):
 
     async def _decide(self, match: Match, seat: int, action: bytes) -> tuple[Match, Accepted | Rejection]:
         client = self._client(match.game)
+        # The next seats' views come back too, so their GetView costs no rules call; and when
+        # someone here watches the match, every seat's events and view (the fan-out).
+        every = self._wants_every_view(match.key)
         try:
-            # The next seats' views come back too, so their GetView costs no rules call.
-            return match, await client.validate(match.state, seat, action, return_views=True)
+            return match, await client.validate(
+                match.state, seat, action, return_views=True, return_every_view=every
+            )
         except grpc.aio.AioRpcError as error:
             if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
                 raise
@@ -71,7 +75,9 @@ class PlayUseCases(ViewUseCases):
         _log.info("state of %s made by other rules: replaying", match.key)
         match = await self._replay(replace(match, resigned=frozenset(), ended=False), None)
         self._cache.put(match.key, match)
-        return match, await client.validate(match.state, seat, action, return_views=True)
+        return match, await client.validate(
+            match.state, seat, action, return_views=True, return_every_view=every
+        )
 
     def _remember_views(self, match: Match, views: Sequence[SeatView]) -> None:
         """Keep the views Validate returned with the next state, as get_view would make them."""
@@ -97,6 +103,8 @@ class PlayUseCases(ViewUseCases):
             return _rejected(
                 Rejection(COMMAND_ID_IN_USE, "this command id was already used in this match by another seat")
             )
+        # Answered only once replicated, as the first answer was (no-op without REDIS_WAIT_REPLICAS).
+        await self.store.confirm_replicated(key)
         match = await self._load(key)
         stored = await self.store.read_range(key, first, last)
         events = await self._redact(match, seat, stored)
@@ -151,6 +159,7 @@ class PlayUseCases(ViewUseCases):
                     _, shown = await self._client(match.game).view(match.state, seat, decision.events)
                 events = appended.out(match.version, actor, shown)
                 self._remember_views(appended.match, decision.views)
+                self._fan_out(match, appended, actor, decision)
                 await self._after(appended.match)
                 return SubmitOutcome(
                     True, None, appended.match.version, events, appended.receipt, game=match.game
@@ -189,11 +198,19 @@ class PlayUseCases(ViewUseCases):
             return "reload"
         return _rejected(problem, match.game)
 
-    async def _after(self, match: Match) -> Match:
-        """After an append: play resigned seats' decisions, then start the next clocks."""
-        match = await self._auto_play(match)
-        await self._arm(match)
-        return match
+    async def _after(self, match: Match) -> None:
+        """After an append: play resigned seats' decisions, then start the next clocks. The
+        action is acknowledged already: a fault here is retried, never reported as its failure."""
+
+        attempts = 0
+
+        async def work() -> None:
+            nonlocal attempts
+            attempts += 1
+            latest = match if attempts == 1 else await self._load(match.key, fresh=True)  # a retry: reload
+            await self._arm(await self._auto_play(latest))
+
+        await self.after_append(match.key, "auto-play and timers", work)
 
     async def _auto_play(self, match: Match) -> Match:
         """A resigned seat still owes decisions while others play on: the gateway makes them,
@@ -223,6 +240,7 @@ class PlayUseCases(ViewUseCases):
                 status=decision.status,
                 action=action,
             )
+            self._fan_out(decided, appended, on_behalf_actor(seat), decision)
             match = appended.match or await self._load(match.key, fresh=True)
         return match
 
@@ -307,6 +325,7 @@ class PlayUseCases(ViewUseCases):
         )
         if appended.match is None:
             return None
+        self._fan_out(match, appended, on_behalf_actor(seat), decision)
         # Shown as a spectator sees it: the seat's hidden draws stay hidden from the caller.
         stored = await self.store.read_range(key, version + 1, appended.match.version)
         out = await self._redact(appended.match, None, stored)

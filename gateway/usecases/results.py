@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gateway.domain.audit import Finding, Verdict
 from gateway.domain.match import MATCH_ENDED
 from gateway.domain.receipts import Receipt
 from gateway.eventstore.base import MatchKey
@@ -58,6 +59,7 @@ class MatchView:
     outcome_json: bytes
     players: tuple[str, ...] = ()
     resigned: tuple[int, ...] = ()
+    bots: tuple[tuple[int, str], ...] = ()  # (seat, kind) played by platform bots
 
     @property
     def seat_count(self) -> int:
@@ -100,6 +102,27 @@ class AuditResult:
     checked_versions: int
     first_bad_version: int | None = None
     reason: str = ""
+    # What the first bad version was found by (gateway/domain/audit.py: chain, receipt, ...),
+    # and every finding, first bad version first.
+    evidence: str = ""
+    findings: tuple[Finding, ...] = ()
+    # The receipts a client gave: compared with the stream, and refused (not the gateway's
+    # signature, or another match's).
+    receipts_compared: int = 0
+    receipts_refused: int = 0
+
+    @classmethod
+    def of(cls, verdict: Verdict, compared: int = 0, refused: int = 0) -> AuditResult:
+        return cls(
+            verdict.ok,
+            verdict.checked_versions,
+            verdict.first_bad_version,
+            verdict.reason,
+            verdict.evidence,
+            verdict.findings,
+            compared,
+            refused,
+        )
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,14 @@ from gateway.domain.match import (
 )
 from gateway.domain.receipts import Receipt, decode_receipt, encode_receipt, receipt_message, snapshot_message
 from gateway.domain.timers import RANDOM_ACTION, TimerPolicy
-from gateway.eventstore.async_redis import CONFLICT, OK, AsyncRedisEventStore, entry_hashes
+from gateway.eventstore.async_redis import (
+    CONFLICT,
+    OK,
+    AsyncRedisEventStore,
+    NotReplicated,
+    entry_hashes,
+    is_store_fault,
+)
 from gateway.eventstore.base import MatchKey, NewEvent, StoredEvent, wall_clock_ms
 from gateway.eventstore.redis_store import decode_entry
 from gateway.rules_client import AsyncRulesClient, Event, Status
@@ -54,6 +61,20 @@ from gateway.signing import KeyRing, PublicKey
 from gateway.usecases.results import EventOut, MatchNotFound, UnknownGame
 
 _log = logging.getLogger(__name__)
+# Seconds between retries of work after an append that failed (indexes, timers, auto-play).
+REPAIR_BACKOFF_S = (0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
+
+
+def _transient(error: BaseException) -> bool:
+    """A fault worth retrying: the store or a rules service was unreachable."""
+    import grpc
+
+    if is_store_fault(error):
+        return True
+    return isinstance(error, grpc.aio.AioRpcError) and error.code() in (
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+    )
 
 
 class TimerPort(Protocol):
@@ -85,6 +106,7 @@ class Match:
     resigned: frozenset[int] = frozenset()
     ended: bool = False
     outcome: bytes = b""
+    bots: tuple[tuple[int, str], ...] = ()  # (seat, kind) played by platform bots (issue 23)
 
     @property
     def seats(self) -> int:
@@ -198,6 +220,11 @@ class MatchStore:
         self._cache = _Lru(cache_size)
         self._redacted = _Lru(4 * cache_size)  # (key, seat, first, last) -> events: watchers share
         self._views = _Lru(4 * cache_size)  # (key, version, head, seat) -> MatchView
+        # Fan-out (views.py): each match's last append made here, (first, last, head), whose
+        # events every viewer finds in _redacted; and stream reads in flight, shared by seats.
+        self._appended = _Lru(cache_size)
+        self._reads = _Lru(1024)
+        self._repairs: set[asyncio.Task[None]] = set()  # after-append work being retried
 
     def _client(self, game: str) -> AsyncRulesClient:
         try:
@@ -240,8 +267,10 @@ class MatchStore:
 
     async def _check_fresh(self, match: Match) -> bool:
         """Whether the cached match is still the latest (one round trip); drops it if not."""
-        if await self.store.head(match.key) == (match.version, match.head):
+        head = await self.store.head(match.key)
+        if head == (match.version, match.head):
             return True
+        self.notice_store_version(match.key, match.version, head[0])
         self._cache.pop(match.key, None)
         return False
 
@@ -260,6 +289,7 @@ class MatchStore:
             head=meta["head_hash"],
             state=rules_pb2.GameState(),
             status=Status((), False),
+            bots=tuple(sorted(msgspec.json.decode(meta.get("bots") or "{}", type=dict[int, str]).items())),
         )
 
     async def _from_snapshot(
@@ -411,29 +441,36 @@ class MatchStore:
         if action:
             extra[0]["action"] = action
         extra[-1]["receipt"] = encode_receipt(receipt)
-        result = await self.store.append(
-            key,
-            match.version,
-            match.head,
-            events,
-            actor=actor,
-            command_id=command_id,
-            rules_version=rules_version,
-            time_ms=time_ms,
-            snapshot={
-                "rules_version": rules_version,
-                "head_hash": head,
-                "key_id": mac_key,
-                "mac": mac,
-                "state": body,  # last: the largest argument (see APPEND_SCRIPT)
-            },
-            meta=meta,
-            extra=extra,
-            hashes=hashes,
-        )
+        try:
+            result = await self.store.append(
+                key,
+                match.version,
+                match.head,
+                events,
+                actor=actor,
+                command_id=command_id,
+                rules_version=rules_version,
+                time_ms=time_ms,
+                snapshot={
+                    "rules_version": rules_version,
+                    "head_hash": head,
+                    "key_id": mac_key,
+                    "mac": mac,
+                    "state": body,  # last: the largest argument (see APPEND_SCRIPT)
+                },
+                meta=meta,
+                extra=extra,
+                hashes=hashes,
+            )
+        except NotReplicated:
+            # Maybe stored, maybe lost in a failover: the next load decides from the store.
+            metrics.NOT_REPLICATED.inc()
+            self._cache.pop(key, None)
+            raise
         if result.status != OK:
             if result.status == CONFLICT:
                 metrics.APPEND_CONFLICTS.inc()
+                self.notice_store_version(key, match.version, result.first)
                 self._cache.pop(key, None)
             return Appended(None, None, result.status, time_ms, events)
         new = replace(
@@ -450,10 +487,54 @@ class MatchStore:
         if cached is None or cached.version < new.version:  # a racing coroutine may be ahead
             self._cache.put(key, new)
         if ended:
-            await self.store.index_ended(key)
-            if self.timers is not None:
-                await self.timers.disarm(key)
+            await self.after_append(key, "index_ended", lambda: self._index_ended(key))
         return Appended(new, receipt, OK, time_ms, events)
+
+    async def _index_ended(self, key: MatchKey) -> None:
+        await self.store.index_ended(key)
+        if self.timers is not None:
+            await self.timers.disarm(key)
+
+    async def after_append(self, key: MatchKey, what: str, work: Callable[[], Awaitable[Any]]) -> None:
+        """Work that follows a successful append: it must never turn the acknowledged action into
+        a failure (issue 24). A store or rules fault here is logged and the work retried in the
+        background (each step is idempotent); a bug of ours still raises."""
+        try:
+            await work()
+        except Exception as error:
+            if not _transient(error):
+                raise
+            _log.warning("%s after the append to %s failed (%s); retrying later", what, key, error)
+            task = asyncio.create_task(self._repair(key, what, work), name=f"repair {what} {key}")
+            self._repairs.add(task)
+            task.add_done_callback(self._repairs.discard)
+
+    async def _repair(self, key: MatchKey, what: str, work: Callable[[], Awaitable[Any]]) -> None:
+        for delay in REPAIR_BACKOFF_S:
+            await asyncio.sleep(delay)
+            try:
+                await work()
+            except Exception as error:
+                if not _transient(error):
+                    _log.exception("%s after the append to %s failed", what, key)
+                    break
+                continue
+            metrics.AFTER_APPEND_REPAIRS.labels("repaired").inc()
+            return
+        metrics.AFTER_APPEND_REPAIRS.labels("given_up").inc()
+        _log.error("%s after the append to %s still failing; left for the next append or timer", what, key)
+
+    def notice_store_version(self, key: MatchKey, acknowledged: int, stored: int) -> None:
+        """The store holds `stored` where this replica acknowledged `acknowledged`: if it went
+        backwards (a lost write), say so loudly and count it; the caller drops the cache and
+        decides afresh from the store, never appending over it unnoticed."""
+        if stored < acknowledged:
+            metrics.STORE_REGRESSIONS.inc()
+            _log.error(
+                "the event store went backwards for %s: version %d acknowledged here, %d stored "
+                "(a write lost in a failover?); dropping the cached state",
+                key, acknowledged, stored,
+            )  # fmt: skip
 
     async def _arm(self, match: Match) -> None:
         """Start the clock of every seat the match now waits for."""

@@ -7,18 +7,62 @@ Decisions (question -> decision):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Callable, Sequence
 
 from gateway.domain.match import acting_seat
 from gateway.eventstore.base import MatchKey, StoredEvent
 from gateway.eventstore.redis_store import decode_entry
-from gateway.rules_client import Event
+from gateway.rules_client import Accepted, Event
 from gateway.usecases.results import EventOut, InvalidRequest, MatchNotFound, MatchView, RawEvent
-from gateway.usecases.store import Match, MatchStore, is_game_event, receipt_of
+from gateway.usecases.store import Appended, Match, MatchStore, is_game_event, receipt_of
+
+# GUILDHALL_FAN_OUT=0 turns the fan-out off (views and events for watchers asked of the rules
+# service per seat, the stream read per watcher): how it was before issue 25, for comparison.
+FAN_OUT_ENV = "GUILDHALL_FAN_OUT"
 
 
 class ViewUseCases(MatchStore):
     """What a seat or a spectator sees: views, watch reads, replay, raw entries."""
+
+    # Wiring sets these: whether a stream of this replica follows a match (WatchHub.watched),
+    # and whether an append's one rules call brings what every watcher needs (the fan-out).
+    watched: Callable[[MatchKey], bool] | None = None
+    fan_out: bool = True
+    # Told of each append made here as soon as it is made (WatchHub.notify): this replica's
+    # watchers wake without waiting for Redis's notification, which then finds them up to date.
+    announce: Callable[[MatchKey, int], None] | None = None
+
+    def _wants_every_view(self, key: MatchKey) -> bool:
+        """Ask Validate for every seat's and the spectator's events and view: only when someone
+        here watches the match (a busy match nobody watches needs only the next seats' views)."""
+        return self.fan_out and self.watched is not None and self.watched(key)
+
+    def _fan_out(self, before: Match, appended: Appended, actor: str, decision: Accepted) -> None:
+        """Keep what every viewer needs of this append, from the one rules call that decided it:
+        each seat's and the spectator's events and view. This replica's watchers then catch up
+        with no stream read and no rules call (`events_since`, `get_view`)."""
+        new = appended.match
+        if new is None:
+            return
+        if self.announce is not None:
+            self.announce(new.key, new.version)
+        if decision.shown is None:
+            return
+        key, first, last = new.key, before.version + 1, new.version
+        for viewer, shown in decision.shown.items():
+            self._redacted.put(
+                (key, viewer, first, last, new.head), appended.out(before.version, actor, shown)
+            )
+        self._appended.put(key, (first, last, new.head))
+        waiting = new.waiting_seats()
+        for seat_view in decision.views:
+            seat = seat_view.player
+            legal = list(seat_view.legal_actions) if seat in waiting else []
+            self._views.put((key, last, new.head, seat), self._match_view(new, seat, seat_view.view, legal))
+        if decision.spectator_view is not None:
+            spectator = self._match_view(new, None, decision.spectator_view, [])
+            self._views.put((key, last, new.head, None), spectator)
 
     async def get_view(self, key: MatchKey, seat: int | None, *, min_version: int = 0) -> MatchView:
         """What `seat` (None: a spectator) sees now, with its legal actions. Checks with Redis
@@ -55,6 +99,7 @@ class ViewUseCases(MatchStore):
             outcome_json=match.outcome if match.ended else b"",
             players=match.players,
             resigned=tuple(sorted(match.resigned)),
+            bots=match.bots,
         )
 
     async def _redact(self, match: Match, seat: int | None, stored: Sequence[StoredEvent]) -> list[EventOut]:
@@ -88,8 +133,38 @@ class ViewUseCases(MatchStore):
         match = await self._load(key)
         if seat is not None and not 0 <= seat < match.seats:
             raise InvalidRequest(f"the match has no seat {seat}")
-        stored = await self.store.read(key, after_version=after_version, limit=limit)
+        recent = self._appended.get(key)
+        if (
+            recent is not None
+            and recent[0] == after_version + 1
+            and recent[1:] == (match.version, match.head)
+        ):
+            # The last append, made here: its events as this viewer sees them came with it.
+            memo = self._redacted.get_fresh((key, seat, *recent))
+            if memo is not None and len(memo) <= limit:
+                return memo  # type: ignore[no-any-return]
+        stored = await self._read_shared(key, after_version, limit, match.version)
         return await self._redact(match, seat, stored)
+
+    async def _read_shared(
+        self, key: MatchKey, after_version: int, limit: int, version: int
+    ) -> list[StoredEvent]:
+        """A stream read that the watchers of every seat at the same position share: an append
+        made by another replica is read once per match here, not once per seat."""
+        if not self.fan_out:
+            return await self.store.read(key, after_version=after_version, limit=limit)
+        memo_key = (key, after_version, limit, version)
+        shared = self._reads.get(memo_key)
+        if shared is None:
+            shared = asyncio.ensure_future(self.store.read(key, after_version=after_version, limit=limit))
+            self._reads.put(memo_key, shared)
+
+            def forget_failed(done: asyncio.Future[list[StoredEvent]]) -> None:
+                if done.cancelled() or done.exception() is not None:
+                    self._reads.pop(memo_key, None)
+
+            shared.add_done_callback(forget_failed)
+        return list(await asyncio.shield(shared))
 
     async def replay(self, key: MatchKey, version: int, seat: int | None) -> MatchView:
         """The view at `version`, rebuilt from the stream (no legal actions: it is history)."""
@@ -108,6 +183,9 @@ class ViewUseCases(MatchStore):
     async def raw_events(self, key: MatchKey, after_version: int = 0, limit: int = 1000) -> list[RawEvent]:
         """Stream entries as stored (auditor scope): unredacted, with their receipts."""
         meta, source = await self._stream(key, await self.store.meta(key))
+        version = int(meta.get("version") or 0)
+        if after_version > version:  # issue 22: 2^64-1 reached Redis as an invalid stream id
+            raise InvalidRequest(f"after_version {after_version} is beyond the match's version {version}")
         if source is None:
             stored = await self.store.read(key, after_version=after_version, limit=limit)
         else:

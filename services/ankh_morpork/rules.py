@@ -251,6 +251,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
         resample_hidden=rules.resample_hidden,
         variants={"pieces_count_beside_demons": Options(demons_void_scoring=False)},
         check_state=rules.check_state,
+        data=rules.catalog,
     )
 
 

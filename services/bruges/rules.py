@@ -1035,6 +1035,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
         resample_hidden=resample,
         variants={},
         check_state=lambda state: views.check_state(rules, state),
+        data=catalog,
     )
 
 

@@ -73,6 +73,7 @@ class GameSpec(Generic[S]):
     - `resample_hidden(state, viewer, rng)`: optional; a state `viewer` cannot tell
       from this one (hidden cards reshuffled), so conformance can prove views leak nothing.
     - `variants`: the rulebook's variants as named option sets; conformance plays each.
+    - `data`: the data file the game plays with (cards, boards), for clients to render names.
     - `check_state(state)`: optional; raises ValueError naming the fault when a state that
       decodes does not fit the game (lengths, seats, cards), so a forged or corrupted state
       is a caller's fault (INVALID_ARGUMENT), never a crash deep in the rules.
@@ -99,6 +100,8 @@ class GameSpec(Generic[S]):
     resample_hidden: Callable[[S, int, Rng], S] | None = None
     variants: Mapping[str, Any] = field(default_factory=dict)
     check_state: Callable[[S], None] | None = None
+    # The game's data file as loaded (its catalog Struct): published to clients by GetGameData.
+    data: Any = None
 
     # -- shared rules -----------------------------------------------------------------
 

@@ -1386,6 +1386,7 @@ def make_game(catalog: Catalog) -> GameSpec[State]:
         resample_hidden=resample_hidden,
         variants=VARIANTS,
         check_state=check_state,
+        data=catalog,
     )
 
 

@@ -1209,6 +1209,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
         probe_actions=rules.probe_actions,
         resample_hidden=lambda state, viewer, rng: views.resample_hidden(state, viewer, rng, rules.catalog),
         check_state=rules.check_state,
+        data=rules.catalog,
         variants=VARIANTS,
     )
 

@@ -1293,6 +1293,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
         probe_actions=rules.probe_actions,
         resample_hidden=views.resample_hidden,
         variants=VARIANTS,
+        data=catalog,
     )
 
 

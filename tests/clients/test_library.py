@@ -112,7 +112,9 @@ def test_rule_violations_and_bad_credentials_are_typed_errors_and_change_nothing
             with pytest.raises(errors.UnknownAction):
                 await seat0.submit({"type": "fly_away"})
             with pytest.raises(errors.StaleVersion):
-                await seat0.submit(before.legal_actions[0], expected_version=before.version - 1)
+                await seat0.submit(
+                    before.legal_actions[0], expected_version=before.version - 1, resubmit_when_stale=False
+                )
             with pytest.raises(errors.InvalidArgument):
                 await seat0.submit(b"{not json")
             assert (await seat0.view()).version == before.version
@@ -142,7 +144,7 @@ def test_a_seat_counts_each_accepted_action_once_and_no_rejected_one(stack):
             with pytest.raises(errors.UnknownAction):
                 await mover.submit({"type": "fly_away"})
             with pytest.raises(errors.StaleVersion):
-                await idle.submit(action, expected_version=first.version - 1)
+                await idle.submit(action, expected_version=first.version - 1, resubmit_when_stale=False)
             stored = await gh.read_events(created.match_id)
             return first, again, mover.actions, idle.actions, stored
 

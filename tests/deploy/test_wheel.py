@@ -45,6 +45,7 @@ def test_the_wheel_runs_a_rules_service_with_nothing_else_on_the_path(tmp_path: 
     wheel = _build_wheel(tmp_path / "dist")
     names = zipfile.ZipFile(wheel).namelist()
     assert "guildhall/rules/v1/rules_pb2_grpc.py" in names
+    assert "guildhall/gateway/v1/gateway_connect.py" in names  # the gateway's HTTP port
     assert "services/rattus_cartus/data/catalog.toml" in names
     assert "guildhall_client/cli.py" in names  # the `guildhall` console script's module
     # Local tooling stays out of the product: nothing that starts processes for development.

@@ -202,13 +202,16 @@ class FakeMatches:
         view = await self.get_view(key, seat)
         return dataclasses.replace(view, version=min(version, view.version))
 
-    async def audit(self, key: MatchKey) -> Any:
+    async def audit(self, key: MatchKey, receipts: Any = ()) -> Any:
+        from gateway.usecases import AuditResult
+
+        return AuditResult(True, len(self._match(key).events), receipts_refused=len(receipts))
+
+    async def export(self, key: MatchKey, up_to_version: int | None = None) -> Any:
+        from gateway.usecases import Exported
+
         match = self._match(key)
-        return type(
-            "Audit",
-            (),
-            {"ok": True, "checked_versions": len(match.events), "first_bad_version": 0, "reason": ""},
-        )()
+        return Exported(b"", up_to_version or len(match.events), False)
 
     async def raw_events(self, key: MatchKey, after_version: int = 0, limit: int = 1000) -> list[Any]:
         from gateway.eventstore.base import StoredEvent

@@ -57,7 +57,9 @@ def code_of(call: Callable[[], Any]) -> tuple[grpc.StatusCode, Any]:
 
 def invoke(stub: Any, rpc: str, request: Any, credential: str) -> tuple[grpc.StatusCode, Any]:
     method = getattr(stub, rpc)
-    if rpc in ("Watch", "WatchTicket"):
+    if rpc == "Play":  # the client's side is a stream too: the request is its only message
+        request = iter([request])
+    if rpc in ("Watch", "WatchTicket", "Play"):
 
         def first() -> Any:
             stream = method(request, metadata=bearer(credential), timeout=20)
@@ -112,6 +114,18 @@ def requests(acme: dict[str, Any]) -> dict[str, Any]:
         "Replay": pb.ReplayRequest(match_id=match_id, version=1),
         "Audit": pb.AuditRequest(match_id=match_id),
         "ReadEvents": pb.ReadEventsRequest(match_id=match_id),
+        "ExportMatch": pb.ExportMatchRequest(match_id=match_id),  # issue 22
+        "GetGameData": pb.GetGameDataRequest(game_id=GAME),
+        # issue 23
+        "GetRatings": pb.GetRatingsRequest(game_id=GAME, player_ids=["p"]),
+        "ListLeaderboard": pb.ListLeaderboardRequest(game_id=GAME),
+        "ListDeadLetters": pb.ListDeadLettersRequest(tenant="acme"),
+        "ReplayDeadLetters": pb.ReplayDeadLettersRequest(tenant="acme", all=True),
+        "ClaimBotSeats": pb.ClaimBotSeatsRequest(worker="w", max_seats=1),
+        "RenewBotSeats": pb.RenewBotSeatsRequest(lease_ids=["l"]),
+        "ReleaseBotSeats": pb.ReleaseBotSeatsRequest(lease_ids=["l"]),
+        # issue 25: globex's seat token opening acme's match, then acting in it
+        "Play": pb.PlayRequest(open=pb.PlayOpen(match_id=match_id)),
     }
 
 
@@ -143,6 +157,9 @@ def test_another_tenant_finds_nothing_and_changes_nothing(stub: Any, acme: dict[
         "CreateTicket",
         "CreateTable",
         "ListMatches",
+        "GetGameData",
+        "GetRatings",
+        "ListLeaderboard",
     )
     for scope, credential in credentials.items():
         if not (SCOPES[rpc] & {scope, PUBLIC}):

@@ -61,6 +61,18 @@ def requests_for(match_id: str) -> dict[str, Any]:
         "Replay": pb.ReplayRequest(match_id=match_id, version=1),
         "Audit": pb.AuditRequest(match_id=match_id),
         "ReadEvents": pb.ReadEventsRequest(match_id=match_id),
+        "ExportMatch": pb.ExportMatchRequest(match_id=match_id),  # issue 22
+        "GetGameData": pb.GetGameDataRequest(game_id="fake"),
+        # issue 23
+        "GetRatings": pb.GetRatingsRequest(game_id="fake", player_ids=["p"]),
+        "ListLeaderboard": pb.ListLeaderboardRequest(game_id="fake"),
+        "ListDeadLetters": pb.ListDeadLettersRequest(tenant="acme"),
+        "ReplayDeadLetters": pb.ReplayDeadLettersRequest(tenant="acme", all=True),
+        "ClaimBotSeats": pb.ClaimBotSeatsRequest(worker="w", max_seats=1),
+        "RenewBotSeats": pb.RenewBotSeatsRequest(lease_ids=["l"]),
+        "ReleaseBotSeats": pb.ReleaseBotSeatsRequest(lease_ids=["l"]),
+        # issue 25: a bidirectional stream, its first message
+        "Play": pb.PlayRequest(open=pb.PlayOpen(match_id=match_id)),
     }
 
 
@@ -69,7 +81,9 @@ STREAMS = {"Watch", "WatchTicket"}
 
 def call(gw: InProcess, rpc: str, request: Any, metadata: list[tuple[str, str]]) -> grpc.StatusCode:
     method = getattr(stub(gw), rpc)
-    if rpc in STREAMS:
+    if rpc == "Play":  # the client's side is a stream too: the request is its only message
+        request = iter([request])
+    if rpc in STREAMS or rpc == "Play":
 
         def first() -> None:
             stream = method(request, metadata=metadata, timeout=10)

@@ -60,6 +60,10 @@ def test_the_environment_names_the_games_and_the_rest() -> None:
     assert config.rules == {"rattus_cartus": "dns:///rules-rattus-cartus:50051", "ys": "127.0.0.1:50062"}
     assert (config.port, config.metrics_port, config.redis_cluster, config.drain_s) == (6000, 0, True, 6.0)
     assert parse_args(["--rules", "ys=h:1"], env={}).rules == {"ys": "h:1"}
+    web_env = {"RULES_YS": "h:1", "HTTP_PORT": "8080", "CORS_ORIGINS": "https://a.example, b"}
+    http = parse_args([], env=web_env)
+    assert (http.http_port, http.cors_origins, http.web_dir) == (8080, ("https://a.example", "b"), "")
+    assert parse_args([], env={"RULES_YS": "h:1"}).http_port == 0  # off unless asked for
     assert Config.rules_from_env({"RULES_YS": ""}) == {}
 
 
@@ -85,6 +89,8 @@ def test_the_deployment_manifest_uses_the_gateways_variable_names() -> None:
         "REDIS_CLUSTER",
         "SIGNING_KEYS_DIR",
         "TENANTS_FILE",
+        "HTTP_PORT",
+        "CORS_ORIGINS",
     }, "a variable the gateway does not read"
     endpoints = (ROOT / "deploy/k8s/base/rules-endpoints.env").read_text()
     rules = Config.rules_from_env(dict(line.split("=", 1) for line in endpoints.splitlines() if "=" in line))
