@@ -191,24 +191,32 @@ async def _submit_load(
             (driver or _Driver)(stubs[n % len(stubs)], api_key, game, players, n, return_view=return_view)
             for n in range(matches)
         ]
-        stop = asyncio.Event()
-        tasks = [asyncio.create_task(d.run(stop)) for d in drivers]
-        await asyncio.sleep(min(2.0, seconds / 2))  # warm: caches, connections, matches created
-        for d in drivers:
-            d.reset()
-        cpu.begin()
-        started = time.perf_counter()
-        await asyncio.sleep(seconds)
-        elapsed = time.perf_counter() - started
-        used = cpu.end()
-        accepted = sum(d.accepted for d in drivers)
-        errors = sum(d.errors for d in drivers)
-        latencies = [x for d in drivers for x in d.latencies]
-        stop.set()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        return await measure_drivers(drivers, seconds, cpu)
     finally:
         for channel in channels:
             await channel.close()
+
+
+async def measure_drivers(
+    drivers: Sequence[Any], seconds: float, cpu: _Cpu
+) -> tuple[float, list[float], dict[str, float], int]:
+    """Run every driver, warm up, then measure `seconds`: (accepted actions/s, latencies, CPU
+    seconds per accepted action by process, errors)."""
+    stop = asyncio.Event()
+    tasks = [asyncio.create_task(d.run(stop)) for d in drivers]
+    await asyncio.sleep(min(2.0, seconds / 2))  # warm: caches, connections, matches created
+    for d in drivers:
+        d.reset()
+    cpu.begin()
+    started = time.perf_counter()
+    await asyncio.sleep(seconds)
+    elapsed = time.perf_counter() - started
+    used = cpu.end()
+    accepted = sum(d.accepted for d in drivers)
+    errors = sum(d.errors for d in drivers)
+    latencies = [x for d in drivers for x in d.latencies]
+    stop.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
     per_action = {name: seconds_used / max(accepted, 1) for name, seconds_used in used.items()}
     return accepted / elapsed, latencies, per_action, errors
 

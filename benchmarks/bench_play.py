@@ -29,7 +29,7 @@ import grpc
 from guildhall.gateway.v1 import gateway_pb2 as pb
 from guildhall.gateway.v1 import gateway_pb2_grpc
 
-from benchmarks.bench_path import _bearer, _Cpu, _Driver, _echo, _redis_pid, _submit_load
+from benchmarks.bench_path import _bearer, _Cpu, _Driver, _echo, _redis_pid, _submit_load, measure_drivers
 from benchmarks.report import Figure, Report, percentiles
 from devstack.stack import Stack
 
@@ -161,26 +161,10 @@ async def play_load(
     try:
         stubs = [gateway_pb2_grpc.GatewayServiceStub(c) for c in channels]
         drivers = [PlayMatches(stubs[n % len(stubs)], api_key, game, players, n) for n in range(matches)]
-        stop = asyncio.Event()
-        tasks = [asyncio.create_task(d.run(stop)) for d in drivers]
-        await asyncio.sleep(min(2.0, seconds / 2))  # warm: caches, connections, matches created
-        for d in drivers:
-            d.reset()
-        cpu.begin()
-        started = time.perf_counter()
-        await asyncio.sleep(seconds)
-        elapsed = time.perf_counter() - started
-        used = cpu.end()
-        accepted = sum(d.accepted for d in drivers)
-        errors = sum(d.errors for d in drivers)
-        latencies = [x for d in drivers for x in d.latencies]
-        stop.set()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        return await measure_drivers(drivers, seconds, cpu)
     finally:
         for channel in channels:
             await channel.close()
-    per_action = {name: spent / max(accepted, 1) for name, spent in used.items()}
-    return accepted / elapsed, latencies, per_action, errors
 
 
 async def watched_load(

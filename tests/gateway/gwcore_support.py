@@ -4,6 +4,7 @@ services on loopback, run inside one event loop per test (asyncio.run)."""
 from __future__ import annotations
 
 import json
+import random
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -46,6 +47,20 @@ async def play_first_legal(matches: GameMatches, key: MatchKey, *, limit: int = 
         seat = spectator.active_seats[0]
         view = await matches.get_view(key, seat)
         outcome = await matches.submit(key, seat, view.legal_actions[0], command_id=f"{prefix}-{turn}")
+        assert outcome.accepted, outcome.rejection
+    raise AssertionError("the match did not end")
+
+
+async def play_random(matches: GameMatches, key: MatchKey, seed: int, *, limit: int = 5000) -> MatchView:
+    """Random seats play random legal actions (seeded) to the end; the final spectator view."""
+    bots = random.Random(seed)
+    for turn in range(limit):
+        spectator = await matches.get_view(key, None)
+        if spectator.finished:
+            return spectator
+        seat = bots.choice(spectator.active_seats)
+        view = await matches.get_view(key, seat, min_version=spectator.version)
+        outcome = await matches.submit(key, seat, bots.choice(view.legal_actions), command_id=f"c{turn}")
         assert outcome.accepted, outcome.rejection
     raise AssertionError("the match did not end")
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,7 +16,7 @@ import redis
 from gateway.domain.receipts import seed_matches
 from gateway.eventstore.base import MatchKey
 from services.registry import GAMES
-from tests.gateway.gwcore_support import gateway
+from tests.gateway.gwcore_support import gateway, play_random
 from tests.rules_service import serving
 
 
@@ -35,21 +34,9 @@ def test_a_random_match_of_every_game_audits_clean(
     key = MatchKey("acme", f"{game_id}-1")
 
     async def scenario() -> dict[str, Any]:
-        bots = random.Random(7)
         async with gateway(redis_url, {game_id: target}) as matches:
             await matches.create("acme", game_id, [f"p{n}" for n in range(seats)], match_id=key.match_id)
-            for turn in range(5000):
-                spectator = await matches.get_view(key, None)
-                if spectator.finished:
-                    break
-                seat = bots.choice(spectator.active_seats)
-                view = await matches.get_view(key, seat, min_version=spectator.version)
-                outcome = await matches.submit(
-                    key, seat, bots.choice(view.legal_actions), command_id=f"c{turn}"
-                )
-                assert outcome.accepted, outcome.rejection
-            else:
-                raise AssertionError("the match did not end")
+            spectator = await play_random(matches, key, 7)
             audit = await matches.audit(key)
             assert audit.ok, audit
             assert audit.checked_versions == spectator.version

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 from collections.abc import Iterator
 
 import pytest
@@ -17,7 +16,7 @@ from guildhall_client.ghx import verify_export
 from guildhall_client.story import story_lines
 from services.gamedata import game_data
 from services.registry import GAMES
-from tests.gateway.gwcore_support import SHARED_KEYS, gateway
+from tests.gateway.gwcore_support import SHARED_KEYS, gateway, play_random
 from tests.rules_service import serving
 
 PUBLISHED = {k.key_id: k.public_key for k in SHARED_KEYS.public_keys()}
@@ -37,21 +36,9 @@ def test_an_exported_match_of_every_game_verifies_offline_and_tells_its_story(
     key = MatchKey("acme", f"{game_id}-x")
 
     async def scenario() -> tuple[bytes, int]:
-        bots = random.Random(11)
         async with gateway(redis_url, {game_id: target}) as matches:
             await matches.create("acme", game_id, [f"p{n}" for n in range(seats)], match_id=key.match_id)
-            for turn in range(5000):
-                spectator = await matches.get_view(key, None)
-                if spectator.finished:
-                    break
-                seat = bots.choice(spectator.active_seats)
-                view = await matches.get_view(key, seat, min_version=spectator.version)
-                outcome = await matches.submit(
-                    key, seat, bots.choice(view.legal_actions), command_id=f"c{turn}"
-                )
-                assert outcome.accepted, outcome.rejection
-            else:
-                raise AssertionError("the match did not end")
+            spectator = await play_random(matches, key, 11)
             return (await matches.export(key)).data, spectator.version
 
     data, version = asyncio.run(scenario())
