@@ -34,6 +34,7 @@ from guildhall.gateway.v1 import gateway_pb2 as pb
 from guildhall.gateway.v1 import gateway_pb2_grpc as pb_grpc
 
 from guildhall_client import errors
+from guildhall_client.stale import MAX_RESUBMITS, resubmit_id, still_decided
 from guildhall_client.stream import PlayStream
 from guildhall_client.types import (
     Accepted,
@@ -44,6 +45,7 @@ from guildhall_client.types import (
     DeadLetter,
     Event,
     ExportedMatch,
+    GameData,
     GameInfo,
     Leaderboard,
     MatchPage,
@@ -73,14 +75,6 @@ _CHANNEL_OPTIONS = (
 
 
 _encode_json = encode_json
-
-
-def _canonical(value: Any) -> str:
-    """Two actions are the same action when their sorted-key JSON is the same (an action given
-    as JSON text or bytes is read first)."""
-    if isinstance(value, bytes | bytearray | str):
-        value = json.loads(value)
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 class AsyncClient:
@@ -120,6 +114,7 @@ class AsyncClient:
         self.channel = channel
         self._stub = pb_grpc.GatewayServiceStub(channel)
         self._keys: dict[str, bytes] = {}
+        self._game_data: dict[str, GameData] = {}  # by game: one fetch per game and version
         self._keys_shared: dict[str, bytes] | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -146,6 +141,7 @@ class AsyncClient:
             verify_receipts=self.verify_receipts,
         )
         other._keys = self._keys  # one cache of the published keys per connection
+        other._game_data = self._game_data  # and of the games' data
         return other
 
     def seat(self, match_id: str, token: str) -> Seat:
@@ -195,6 +191,22 @@ class AsyncClient:
             self._keys.clear()
             self._keys.update({k.key_id: bytes(k.ed25519) for k in response.keys})
         return dict(self._keys)
+
+    async def game_data(self, game: str, *, refresh: bool = False) -> GameData:
+        """The game's static data (cards, persons, buildings, places... with their names), fetched
+        once per connection and kept under its version; `refresh` asks again, sending the version
+        held, and keeps the copy when the gateway answers `not_modified`."""
+        held = self._game_data.get(game)
+        if held is not None and not refresh:
+            return held
+        request = pb.GetGameDataRequest(game_id=game, known_version=held.version if held else "")
+        r = await self._call(self._stub.GetGameData, request)
+        if r.not_modified and held is not None:
+            return held
+        raw = bytes(r.data)
+        fresh = GameData(r.game_id or game, r.version, json.loads(raw) if raw else None, raw, r.json_schema)
+        self._game_data[game] = fresh
+        return fresh
 
     async def check_receipt(self, receipt: Receipt) -> bool:
         """Verify a receipt locally with the published keys (fetched again once on an unknown id)."""
@@ -460,7 +472,7 @@ class AsyncClient:
         never resubmits."""
         command_id = command_id or uuid.uuid4().hex
         sent_id = command_id
-        for resubmits in range(4):
+        for resubmits in range(MAX_RESUBMITS + 1):
             request = pb.SubmitActionRequest(
                 match_id=match_id, action=_encode_json(action), command_id=sent_id, return_view=return_view
             )
@@ -470,18 +482,14 @@ class AsyncClient:
             try:
                 return await self._accepted(match_id, sent_id, response)
             except errors.StaleVersion:
-                if not resubmit_when_stale or resubmits == 3:
+                if not resubmit_when_stale or resubmits == MAX_RESUBMITS:
                     raise
-                now = await self.get_view(match_id)
-                if expected_version is None or now.version <= expected_version:
-                    raise  # not overtaken: the version named was never the match's latest
-                if not now.my_turn or _canonical(action) not in {_canonical(a) for a in now.legal_actions}:
+                # The rule (guildhall_client/stale.py), shared with the Play stream.
+                version = await still_decided(self, match_id, action, expected_version)
+                if version is None:
                     raise
-                moved_by = {event.actor for event in await self.events(match_id, expected_version)}
-                if now.seat in moved_by:
-                    raise  # this seat acted meanwhile: its decision was taken, not overtaken
-                expected_version = now.version  # still legal after the other seat's move
-                sent_id = f"{command_id}.{resubmits + 1}"
+                expected_version = version  # still legal after the other seats' moves
+                sent_id = resubmit_id(command_id, resubmits + 1)
         raise AssertionError("unreachable")
 
     async def resign(self, match_id: str, *, command_id: str | None = None) -> Accepted:

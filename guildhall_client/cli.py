@@ -25,6 +25,7 @@ from guildhall_client.aio import AsyncClient, Seat
 from guildhall_client.bots import KINDS, make_bot
 from guildhall_client.bots.runner import BotResult, chooser, fill_seats, queue_and_play
 from guildhall_client.config import ENV, ConfigError, Settings, resolve
+from guildhall_client.names import Names
 from guildhall_client.render import describe_action, describe_event, render_outcome, render_view
 from guildhall_client.types import MatchView, WatchUpdate
 from guildhall_client.verify import verify_events
@@ -129,10 +130,21 @@ def _options(text: str | None) -> Any:
         raise typer.BadParameter(f"--options must be JSON: {error}") from None
 
 
-def _print_events(update: WatchUpdate) -> None:
+async def _names(client: AsyncClient, game: str) -> Names:
+    """The game's component names from its published data (GetGameData, fetched once per game
+    and kept by version by the client); a game or gateway without data: ids stay ids."""
+    try:
+        held = await client.game_data(game)
+    except errors.GuildhallError:
+        return Names()
+    return Names(held.data) if isinstance(held.data, dict) else Names()
+
+
+def _print_events(update: WatchUpdate, names: Names | None = None) -> None:
     for event in update.events:
         console.print(
-            f"  v{event.version:<5} {describe_event(event.type, event.data, event.actor)}", markup=False
+            f"  v{event.version:<5} {describe_event(event.type, event.data, event.actor, names)}",
+            markup=False,
         )
 
 
@@ -219,28 +231,32 @@ async def _play(
 async def _play_seat(seat: Seat, game: str, auto: str | None) -> MatchView:
     current = await seat.view()
     console.print(f"Match {seat.match_id}: you are seat {current.seat}.")
+    names = await _names(seat.client, current.game or game)
     if auto:
         bot = make_bot(auto, game)
-        return await seat.play(chooser(bot), on_update=_print_events)
+        return await seat.play(chooser(bot), on_update=lambda update: _print_events(update, names))
     if current.finished:
         return current
     # One Play stream: the updates come down it and the actions go up it.
     async with seat.stream(current.version) as stream:
         async for update in stream.updates():
-            _print_events(update)
+            _print_events(update, names)
             if update.view.version < current.version:
                 continue
             current = update.view
             while current.my_turn and not current.finished:
-                console.print(render_view(current.game, current.view, current.seat))
+                console.print(render_view(current.game, current.view, current.seat, names))
                 for i, action in enumerate(current.legal_actions, 1):
-                    console.print(f"  {i:>3}. {describe_action(action)}", markup=False)
+                    console.print(f"  {i:>3}. {describe_action(action, names)}", markup=False)
                 choice = await _ask(len(current.legal_actions))
                 if isinstance(choice, str):  # "resign"
                     await seat.resign()
                     current = await seat.view()  # updates from before it are skipped as seen
                     break
                 try:
+                    # Another seat deciding at the same time (Ys bids, Rattus Cartus supplies)
+                    # may land first: the stream sends the choice again for the new version
+                    # while it is still legal (guildhall_client/stale.py).
                     accepted = await stream.submit(
                         current.legal_actions[choice], expected_version=current.version
                     )
@@ -317,11 +333,14 @@ async def _watch(settings: Settings, match: str, from_version: int, show_view: b
     async with _client(settings) as client:
         target = None if follow else (await client.get_view(match)).version
         last: MatchView | None = None
+        names: Names | None = None
         async for update in client.watch(match, from_version):
-            _print_events(update)
+            if names is None:
+                names = await _names(client, update.view.game)
+            _print_events(update, names)
             last = update.view
             if show_view:
-                console.print(render_view(last.game, last.view, last.seat))
+                console.print(render_view(last.game, last.view, last.seat, names))
             if target is not None and last.version >= target:
                 break
         if last is not None:
@@ -380,17 +399,19 @@ def replay(
 
 async def _replay(settings: Settings, match: str, version: int | None, start: int) -> None:
     async with _client(settings) as client:
-        latest = (await client.get_view(match)).version
+        now = await client.get_view(match)
+        latest = now.version
+        names = await _names(client, now.game)
         if version is not None:
             shown = await client.replay(match, version)
             console.print(f"{match} at version {shown.version} of {latest}")
-            console.print(render_view(shown.game, shown.view, shown.seat))
+            console.print(render_view(shown.game, shown.view, shown.seat, names))
             return
         v = max(1, min(start, latest))
         while True:
             shown = await client.replay(match, v)
             console.print(f"[bold]{match} at version {v} of {latest}[/bold]")
-            console.print(render_view(shown.game, shown.view, shown.seat))
+            console.print(render_view(shown.game, shown.view, shown.seat, names))
             if shown.finished:
                 console.print(render_outcome(shown.outcome))
             answer = (

@@ -1,9 +1,10 @@
-"""Views and actions as a person reads them in a terminal (rich), per game, with a generic
-fallback (the view's JSON) for games that have no renderer yet."""
+"""Views, actions and events as a person reads them in a terminal (rich), per game, with a
+generic layout for games without their own. Every id the game's published data names (cards,
+persons, buildings, ships, areas, quests, ...) is shown by its name: pass the game's `Names`
+(guildhall_client/names.py, built from `AsyncClient.game_data`); without one, ids stay ids."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -12,44 +13,45 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-Renderer = Callable[[Mapping[str, Any], int | None], RenderableType]
+from guildhall_client.names import Names
+
+Renderer = Callable[[Mapping[str, Any], int | None, Names], RenderableType]
+
+_NO_NAMES = Names()
 
 
-def describe_action(action: Mapping[str, Any]) -> str:
-    """One line: the action type in words, then its fields (`enter building  building=1`)."""
+def describe_action(action: Mapping[str, Any], names: Names | None = None) -> str:
+    """One line: the action type in words, then its fields, ids named
+    (`play card  card=Chivalry (3 nuns)`)."""
+    names = names or _NO_NAMES
+    if not isinstance(action, Mapping):
+        return names.value(action)
     kind = str(action.get("type", "?"))
-    fields = "  ".join(
-        f"{k}={json.dumps(v, separators=(',', ':')) if not isinstance(v, str) else v}"
-        for k, v in action.items()
-        if k != "type" and v not in ("", [], None, False) and not (k == "from_front" and v is False)
-    )
-    return f"{kind.replace('_', ' ')}  {fields}".rstrip()
+    return f"{kind.replace('_', ' ')}  {names.fields(action)}".rstrip()
 
 
-def describe_event(event_type: str, data: Any, actor: int) -> str:
+def describe_event(event_type: str, data: Any, actor: int, names: Names | None = None) -> str:
+    names = names or _NO_NAMES
     who = "gateway" if actor < 0 else f"seat {actor}"
-    fields = ""
-    if isinstance(data, Mapping):
-        fields = "  ".join(
-            f"{k}={json.dumps(v, separators=(',', ':'))}"
-            for k, v in data.items()
-            if k != "type" and v not in ("", [], None, {})
-        )
-    if len(fields) > 160:
-        fields = fields[:157] + "..."
+    fields = names.fields(data, drop_false=False) if isinstance(data, Mapping) else ""
+    if len(fields) > 240:
+        fields = fields[:237] + "..."
     return f"[{who}] {event_type.replace('_', ' ')}  {fields}".rstrip()
 
 
-def _short(value: Any, limit: int = 60) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+def _short(value: Any, limit: int = 60, names: Names = _NO_NAMES, field: str = "") -> str:
+    text = names.value(value, field)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _generic(view: Mapping[str, Any], seat: int | None) -> RenderableType:
-    """Any game: its scalar fields on a line, its per-seat list as a table, the rest compact."""
+def _generic(view: Mapping[str, Any], seat: int | None, names: Names = _NO_NAMES) -> RenderableType:
+    """Any game: its scalar fields on a line, its per-seat list as a table, the rest compact,
+    ids named."""
     if not isinstance(view, Mapping):
-        return Panel(_short(view, 4000), title="view (JSON)")
-    scalars = "  ".join(f"{k}: {_short(v)}" for k, v in view.items() if not isinstance(v, dict | list))
+        return Panel(_short(view, 4000, names), title="view (JSON)")
+    scalars = "  ".join(
+        f"{k}: {_short(v, 60, names, k)}" for k, v in view.items() if not isinstance(v, dict | list)
+    )
     parts: list[RenderableType] = [Text(scalars, style="bold")]
     seats = view.get("seats")
     if isinstance(seats, list) and seats and all(isinstance(s, Mapping) for s in seats):
@@ -61,20 +63,22 @@ def _generic(view: Mapping[str, Any], seat: int | None) -> RenderableType:
         for i, s in enumerate(seats):
             number = s.get("player", i)
             label = f"{number} (you)" if number == seat else str(number)
-            table.add_row(label, *(_short(s.get(c), 40) for c in columns))
+            table.add_row(label, *(_short(s.get(c), 40, names, c) for c in columns))
         parts.append(table)
         for s in seats:
             if s.get("player") == seat:  # your own hand, quests, cards... in full
                 for key, value in s.items():
                     if isinstance(value, dict | list) and value:
-                        parts.append(Text(f"your {key}: {_short(value, 400)}", style="cyan"))
+                        parts.append(Text(f"your {key}: {_short(value, 600, names, key)}", style="cyan"))
+                    elif isinstance(value, str) and names.name(key, value):
+                        parts.append(Text(f"your {key}: {names.of(value, key)}", style="cyan"))
     for key, value in view.items():
         if key != "seats" and isinstance(value, dict | list) and value:
-            parts.append(Text(f"{key}: {_short(value, 300)}"))
+            parts.append(Text(f"{key}: {_short(value, 400, names, key)}"))
     return Group(*parts)
 
 
-def _rattus(view: Mapping[str, Any], seat: int | None) -> RenderableType:
+def _rattus(view: Mapping[str, Any], seat: int | None, names: Names = _NO_NAMES) -> RenderableType:
     head = Text(
         f"Round {view['round']}/{view['rounds']}  phase: {view['phase']}"
         f"  start player: {view['start_player']}"
@@ -94,7 +98,7 @@ def _rattus(view: Mapping[str, Any], seat: int | None) -> RenderableType:
         premium = view["premium"][b] if b < len(view["premium"]) else -1
         row.add_row(
             str(b),
-            card["building"],
+            names.of(card["building"], "building"),
             supply,
             ", ".join(map(str, entrants)),
             "" if premium < 0 else str(premium),
@@ -117,17 +121,24 @@ def _rattus(view: Mapping[str, Any], seat: int | None) -> RenderableType:
     for p in range(view["players"]):
         tracks.add_column(f"seat {p}")
     for t in view["tracks"]:
-        tracks.add_row(t["track"], *map(str, t["influence"]))
-    nuns = " ".join(c if c is not None else "?" for c in view["nun_row"])
+        tracks.add_row(names.of(t["track"], "class"), *map(str, t["influence"]))
+    nuns = " | ".join(names.of(c, "card") if c is not None else "?" for c in view["nun_row"])
     parts: list[RenderableType] = [head, row, seats, tracks, Text(f"Nun-row: {nuns}")]
+    if view.get("supply"):
+        parts.append(Text("Supply: " + ", ".join(f"{names.key(k)} {v}" for k, v in view["supply"].items())))
     if view.get("hand") is not None:
-        parts.append(Text(f"Your hand: {', '.join(view['hand']) or '(empty)'}", style="cyan"))
+        hand = ", ".join(names.of(c, "card") for c in view["hand"])
+        parts.append(Text(f"Your hand: {hand or '(empty)'}", style="cyan"))
         if view.get("my_played"):
-            parts.append(Text(f"Played face down: {', '.join(view['my_played'])}", style="cyan"))
+            played = ", ".join(names.of(c, "card") for c in view["my_played"])
+            parts.append(Text(f"Played face down: {played}", style="cyan"))
     return Group(*parts)
 
 
-def _ys(view: Mapping[str, Any], seat: int | None) -> RenderableType:
+_GEMS = ("blue", "green", "yellow", "red", "black")
+
+
+def _ys(view: Mapping[str, Any], seat: int | None, names: Names = _NO_NAMES) -> RenderableType:
     window = f" ({view['window']})" if view.get("window") else ""
     head = Text(
         f"Turn {view['turn']}  phase: {view['phase']}{window}"
@@ -147,12 +158,13 @@ def _ys(view: Mapping[str, Any], seat: int | None) -> RenderableType:
         seats.add_row(
             f"{s['player']}{' (you)' if s['player'] == seat else ''}",
             str(s["score"]),
-            "/".join(str(g.get(k, 0)) for k in ("blue", "green", "yellow", "red", "black")),
+            "/".join(str(g.get(k, 0)) for k in _GEMS),
             str(s["order_card"]),
             screen,
             ",".join(map(str, s["front"])),
-            ",".join(s["hand"]),
+            ", ".join(names.of(c, "character") for c in s["hand"]),
         )
+    players = int(view.get("players", len(view["seats"])))
     board = Table(title="Board")
     board.add_column("place")
     board.add_column("brokers (owner:value, ? face down)")
@@ -160,31 +172,43 @@ def _ys(view: Mapping[str, Any], seat: int | None) -> RenderableType:
     for b in view["board"]:
         value = "?" if b["value"] is None else str(b["value"])
         mark = "" if b["face_up"] else "*"
-        places.setdefault(b["place"], []).append(f"{b['owner']}:{value}{mark}")
+        owner = "neutral" if b["owner"] >= players else str(b["owner"])
+        places.setdefault(b["place"], []).append(f"{owner}:{value}{mark}")
     for place in sorted(places):
         board.add_row(place, "  ".join(places[place]))
+    ships = ", ".join(names.of(s, "ship") for s in view["ports"]) or "-"
+    offered = ", ".join(names.of(c, "character") if c else "-" for c in view["offered"])
     extra = Text(
-        f"Ports: {', '.join(view['ports'])}   market gems: {', '.join(g or '-' for g in view['market_gems'])}"
-        f"   characters offered: {', '.join(c or '-' for c in view['offered'])}"
+        f"Ports: {ships}   market gems: {', '.join(g or '-' for g in view['market_gems'])}"
+        f"   characters offered: {offered}"
     )
     parts: list[RenderableType] = [head, prices, seats, board, extra]
-    if view.get("neutral"):
-        parts.append(Text(f"Neutral party: {view['neutral']}"))
+    mine = next((s for s in view["seats"] if s["player"] == seat), None)
+    if mine is not None and mine.get("hand"):
+        hand = ", ".join(names.of(c, "character") for c in mine["hand"])
+        parts.append(Text(f"Your character cards: {hand}", style="cyan"))
+    neutral = view.get("neutral")
+    if isinstance(neutral, Mapping):
+        gems = "/".join(str(neutral.get(k, 0)) for k in _GEMS)
+        parts.append(Text(f"Neutral party: gold {neutral.get('score', 0)}, gems b/g/y/r/black {gems}"))
     return Group(*parts)
 
 
 RENDERERS: dict[str, Renderer] = {"rattus_cartus": _rattus, "ys": _ys}
 
 
-def render_view(game: str, view: Mapping[str, Any] | None, seat: int | None) -> RenderableType:
-    """A game's view for a terminal; a game without a renderer shows its JSON."""
+def render_view(
+    game: str, view: Mapping[str, Any] | None, seat: int | None, names: Names | None = None
+) -> RenderableType:
+    """A game's view for a terminal, ids named from `names` (the game's data)."""
+    names = names or _NO_NAMES
     if view is None:
         return Text("(no view)")
     try:
-        return RENDERERS.get(game, _generic)(view, seat)
-    except (KeyError, TypeError, ValueError, IndexError):
-        # A view from a newer rules version than this renderer knows: show it raw, never crash.
-        return _generic(view, seat)
+        return RENDERERS.get(game, _generic)(view, seat, names)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        # A view from a newer rules version than this renderer knows: the generic layout, never a crash.
+        return _generic(view, seat, names)
 
 
 def render_outcome(outcome: Any) -> RenderableType:

@@ -17,73 +17,26 @@ from typing import Any
 from gateway.domain.audit import appends, is_game_event
 from gateway.domain.match import MATCH_CREATED, MATCH_ENDED, SEAT_RESIGNED, TURN_TIMED_OUT
 from guildhall_client.ghx import ExportReport
+from guildhall_client.names import Names
 
 SEAT_FIELDS = frozenset(
     {"player", "seat", "owner", "giver", "receiver", "payer", "payee", "by", "holder", "target", "winner"}
 )
-_PREFIXES = ("from_", "to_", "new_", "old_", "next_")
 OK, BAD, NOT_MADE = "✓", "✗", "–"
 
 
-class Names:
-    """Component names of one game, found by field and value."""
-
-    def __init__(self, spec: Any) -> None:
-        self.kinds: dict[str, dict[str, str]] = {}
-        self.by_id: dict[str, str] = {}
-        self.field_kinds: dict[str, str] = {}
-        data = _game_data(spec)
-        if data is None:
-            return
-        seen: dict[str, int] = {}
-        for component in data.components:
-            self.kinds.setdefault(component.kind, {})[component.id] = component.name
-            seen[component.id] = seen.get(component.id, 0) + 1
-        self.by_id = {
-            id_: name
-            for kind in self.kinds.values()
-            for id_, name in kind.items()
-            if seen[id_] == 1 and not id_.isdigit()
-        }
-        for kind, label in data.kinds.items():
-            for word in {kind, label.split()[-1]}:
-                # A word two kinds answer to ("card" in a game with cards and person cards) is
-                # ambiguous: left to the value's own id.
-                self.field_kinds[word] = kind if word not in self.field_kinds else ""
-
-    def name(self, field: str, value: Any) -> str | None:
-        if isinstance(value, bool) or not isinstance(value, int | str):
-            return None
-        text = str(value)
-        word = field
-        for prefix in _PREFIXES:
-            word = word.removeprefix(prefix)
-        for candidate in (word, word.removesuffix("s")):
-            kind = self.field_kinds.get(candidate)
-            if kind:
-                found = self.kinds[kind].get(text) or self.kinds[kind].get(_base(text))
-                if found:
-                    return found
-        if isinstance(value, str):
-            return self.by_id.get(text) or self.by_id.get(_base(text))
-        return None
-
-
-def _base(text: str) -> str:
-    """`sample_wares.2` (the second copy of a card) -> `sample_wares`."""
-    head, dot, tail = text.rpartition(".")
-    return head if dot and tail.isdigit() else text
-
-
-def _game_data(spec: Any) -> Any:
+def _names(spec: Any) -> Names:
+    """The lookup of guildhall_client/names.py over the document GetGameData would serve."""
     if spec is None:
-        return None
+        return Names()
+    import msgspec
+
     from services.gamedata import game_data
 
     try:
-        return game_data(spec)
+        return Names(msgspec.to_builtins(game_data(spec)))
     except LookupError:  # a game that publishes no data: ids stay ids
-        return None
+        return Names()
 
 
 class _Teller:
@@ -91,7 +44,7 @@ class _Teller:
         self.report = report
         header = report.header
         self.players = list(header.players) if header is not None else []
-        self.names = Names(report.game or _installed(header.game_id if header is not None else ""))
+        self.names = _names(report.game or _installed(header.game_id if header is not None else ""))
 
     def who(self, actor: str) -> str:
         if actor == "gateway":

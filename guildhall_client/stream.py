@@ -33,6 +33,7 @@ import grpc
 from guildhall.gateway.v1 import gateway_pb2 as pb
 
 from guildhall_client import errors
+from guildhall_client.stale import MAX_RESUBMITS, resubmit_id, still_decided
 from guildhall_client.types import Accepted, Event, MatchView, Receipt, WatchUpdate, encode_json
 
 
@@ -125,10 +126,34 @@ class PlayStream:
         return future
 
     async def submit(
-        self, action: Any, *, command_id: str | None = None, expected_version: int | None = None
+        self,
+        action: Any,
+        *,
+        command_id: str | None = None,
+        expected_version: int | None = None,
+        resubmit_when_stale: bool = True,
     ) -> Accepted:
-        """Send an action and wait for its answer (raises its rejection or fault)."""
-        return await self.send(action, command_id=command_id, expected_version=expected_version)
+        """Send an action and wait for its answer (raises its rejection or fault).
+
+        With `expected_version`, a stale_version answer because other seats acted in between (a
+        simultaneous decision) sends the action again for the new version when it is still
+        legal there, with a command id derived from the first (`<id>.1`), up to 3 times: the
+        rule of `AsyncClient.submit`, in guildhall_client/stale.py. `resubmit_when_stale=False`
+        never does."""
+        command_id = command_id or uuid.uuid4().hex
+        sent_id = command_id
+        for resubmits in range(MAX_RESUBMITS + 1):
+            try:
+                return await self.send(action, command_id=sent_id, expected_version=expected_version)
+            except errors.StaleVersion:
+                if not resubmit_when_stale or resubmits == MAX_RESUBMITS:
+                    raise
+                version = await still_decided(self.client, self.match_id, action, expected_version)
+                if version is None:
+                    raise
+                expected_version = version
+                sent_id = resubmit_id(command_id, resubmits + 1)
+        raise AssertionError("unreachable")
 
     # -- what comes down -----------------------------------------------------------------------
 

@@ -213,6 +213,18 @@ class AuditFinding:
 
 
 @dataclass(frozen=True)
+class GameData:
+    """A game's static data (GetGameData): every card, tile and place with its name, as JSON
+    (`data`, decoded; `raw` as sent), under the rules version it belongs to."""
+
+    game_id: str
+    version: str
+    data: Any
+    raw: bytes
+    json_schema: str
+
+
+@dataclass(frozen=True)
 class ExportedMatch:
     """A match as a .ghx file (ExportMatch): verify it offline with guildhall_client.ghx."""
 

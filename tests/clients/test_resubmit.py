@@ -5,6 +5,7 @@ and its submit, the client sends its decision again for the new version if it is
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -48,5 +49,98 @@ def test_a_decision_made_on_a_view_another_seat_moved_past_is_sent_again_when_st
             await bob.close()
             await cid.close()
             await dan.close()
+
+    run(scenario())
+
+
+def _same(a, b) -> bool:
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def test_the_play_stream_sends_a_decision_again_when_another_seat_landed_first(stack) -> None:
+    async def scenario() -> None:
+        async with AsyncClient(stack.target, api_key=stack.api_key) as gh:
+            created = await gh.create_match("rattus_cartus", ["eve", "fay"])
+            eve = gh.for_token(created.seats[0].token)
+            fay = gh.for_token(created.seats[1].token)
+            eve_view, fay_view = await eve.get_view(created.match_id), await fay.get_view(created.match_id)
+            assert eve_view.my_turn and fay_view.my_turn
+            async with eve.play(created.match_id, eve_view.version) as stream:
+                first = await fay.submit(
+                    created.match_id, fay_view.legal_actions[0], expected_version=fay_view.version
+                )
+                accepted = await stream.submit(
+                    eve_view.legal_actions[-1], command_id="eve-supply", expected_version=eve_view.version
+                )
+            assert accepted.version > first.version and accepted.command_id == "eve-supply.1"
+            # Without the resubmission the stream answers stale_version, as the gateway does.
+            again = await gh.create_match("rattus_cartus", ["gil", "hal"])
+            gil, hal = gh.for_token(again.seats[0].token), gh.for_token(again.seats[1].token)
+            gil_view, hal_view = await gil.get_view(again.match_id), await hal.get_view(again.match_id)
+            await hal.submit(again.match_id, hal_view.legal_actions[0], expected_version=hal_view.version)
+            async with gil.play(again.match_id, gil_view.version) as stream:
+                with pytest.raises(errors.StaleVersion):
+                    await stream.submit(
+                        gil_view.legal_actions[0],
+                        expected_version=gil_view.version,
+                        resubmit_when_stale=False,
+                    )
+            for client in (eve, fay, gil, hal):
+                await client.close()
+
+    run(scenario())
+
+
+def test_the_play_stream_does_not_send_again_when_this_seats_own_action_moved_the_version(stack) -> None:
+    """A seat plays one of two copies of a card, then sends the same play again named for the
+    version before its own: still legal (the second copy), but the decision was already taken."""
+
+    async def scenario() -> None:
+        async with AsyncClient(stack.target, api_key=stack.api_key) as gh:
+            for attempt in range(20):
+                created = await gh.create_match("rattus_cartus", ["ivy", "jon"])
+                match = created.match_id
+                seats = [gh.for_token(s.token) for s in created.seats]
+                ivy = seats[0]
+                try:
+                    for _ in range(400):
+                        views = [await s.get_view(match) for s in seats]
+                        if views[0].finished:
+                            break
+                        view = views[0]
+                        hand = (view.view or {}).get("hand") or []
+                        twice = [
+                            a
+                            for a in view.legal_actions
+                            if a.get("type") == "play_card" and hand.count(a.get("card")) >= 2
+                        ]
+                        if view.my_turn and twice:
+                            async with ivy.play(match, view.version) as stream:
+                                first = await stream.submit(twice[0], expected_version=view.version)
+                                now = await ivy.get_view(match)
+                                if now.my_turn and any(_same(twice[0], a) for a in now.legal_actions):
+                                    with pytest.raises(errors.StaleVersion):
+                                        await stream.submit(
+                                            twice[0], command_id="ivy-again", expected_version=view.version
+                                        )
+                                    after = await ivy.get_view(match)
+                                    assert after.version == first.version  # nothing sent again
+                                    assert not any(
+                                        e.command_id.startswith("ivy-again")
+                                        for e in await gh.read_events(match, first.version)
+                                    )
+                                    return
+                            continue
+                        acting = next((i for i, v in enumerate(views) if v.my_turn), None)
+                        if acting is None:
+                            break
+                        v = views[acting]
+                        await seats[acting].submit(
+                            match, v.legal_actions[(attempt + v.version) % len(v.legal_actions)]
+                        )
+                finally:
+                    for s in seats:
+                        await s.close()
+            pytest.fail("no position where a seat held two copies of a playable card")
 
     run(scenario())
