@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import redis.exceptions
+
 
 class ColdClusterGuard:
     """Initializes a cold `redis.asyncio` cluster client once before first use: concurrent first
@@ -22,12 +24,19 @@ class ColdClusterGuard:
 
 
 def guarded_script(client: Any, guard: ColdClusterGuard, lua: str) -> Callable[..., Awaitable[Any]]:
-    """A registered script that makes sure the client is initialized before its first call."""
+    """A registered script that makes sure the client is initialized before its first call.
+
+    A primary just promoted in a failover has an empty script cache, and redis-py's own fallback
+    (SCRIPT LOAD, then EVALSHA again) can load it on another node than the one serving the key:
+    then the script is sent whole (EVAL), which reaches the right node whatever its cache."""
     script = client.register_script(lua)
 
     async def call(*, keys: list[Any], args: list[Any]) -> Any:
         if not guard.ready:
             await guard()
-        return await script(keys=keys, args=args)
+        try:
+            return await script(keys=keys, args=args)
+        except redis.exceptions.NoScriptError:
+            return await client.eval(lua, len(keys), *keys, *args)
 
     return call

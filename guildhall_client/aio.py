@@ -275,7 +275,7 @@ class AsyncClient:
                     raise errors.Unavailable(grpc.StatusCode.UNAVAILABLE, "the ticket stream kept ending")
             except grpc.aio.AioRpcError as error:
                 attempt += 1
-                if error.code() not in errors.TRANSIENT or attempt > self.reconnects:
+                if not errors.stream_broken(error) or attempt > self.reconnects:
                     raise errors.from_rpc_error(error) from None
             finally:
                 call.cancel()
@@ -556,7 +556,7 @@ class AsyncClient:
                     raise errors.Unavailable(grpc.StatusCode.UNAVAILABLE, "the watch stream kept ending")
             except grpc.aio.AioRpcError as error:
                 attempt += 1
-                if not reconnect or error.code() not in errors.TRANSIENT or attempt > self.reconnects:
+                if not reconnect or not errors.stream_broken(error) or attempt > self.reconnects:
                     raise errors.from_rpc_error(error) from None
             finally:
                 call.cancel()

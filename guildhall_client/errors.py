@@ -171,6 +171,19 @@ TRANSIENT = frozenset(
     {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED, grpc.StatusCode.DEADLINE_EXCEEDED}
 )
 
+# What gRPC's own core reports, as INTERNAL, when the connection under a stream is torn down
+# (a gateway stopping mid-stream): the transport broke, the server said nothing. Our servers'
+# INTERNAL reads "internal error in <rpc>; ...", never these.
+_TRANSPORT_BREAKS = ("Internal error from Core", "RST_STREAM", "Stream removed")
+
+
+def stream_broken(error: grpc.aio.AioRpcError) -> bool:
+    """Whether a stream ended because its connection broke: safe to open again and resume."""
+    if error.code() in TRANSIENT:
+        return True
+    details = error.details() or ""
+    return error.code() == grpc.StatusCode.INTERNAL and any(mark in details for mark in _TRANSPORT_BREAKS)
+
 
 def _retry_after(error: grpc.RpcError) -> float | None:
     trailing = error.trailing_metadata() if hasattr(error, "trailing_metadata") else None

@@ -219,7 +219,7 @@ class PlayStream:
                 if state.closed:
                     return
                 attempt += 1
-                if not self.reconnect or error.code() not in errors.TRANSIENT or attempt > client.reconnects:
+                if not self.reconnect or not errors.stream_broken(error) or attempt > client.reconnects:
                     self._give_up(errors.from_rpc_error(error))
                     return
             except asyncio.CancelledError:

@@ -196,6 +196,8 @@ _STORE_FAULTS = (
     redis.exceptions.RedisClusterException,  # SlotNotCoveredError while a failover is under way
     redis.exceptions.TryAgainError,
     redis.exceptions.BusyLoadingError,
+    # A primary promoted in a failover knows no script yet: nothing ran, so a retry is safe.
+    redis.exceptions.NoScriptError,
 )
 
 

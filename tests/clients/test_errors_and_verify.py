@@ -121,3 +121,20 @@ def test_verify_events_checks_every_receipt_and_the_revealed_seed():
     assert verify_events(lying, keys).seed_ok is False
     # A receipt for another match does not vouch for this one.
     assert verify_events(events[:2], keys, match_id="m9").bad_receipts == [2]
+
+
+def test_a_stream_torn_down_by_the_transport_is_resumed_but_a_server_bug_is_not() -> None:
+    import grpc
+
+    from guildhall_client.errors import stream_broken
+
+    def rpc_error(code: grpc.StatusCode, details: str) -> grpc.aio.AioRpcError:
+        return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), details)
+
+    assert stream_broken(rpc_error(grpc.StatusCode.INTERNAL, "Internal error from Core"))
+    assert stream_broken(rpc_error(grpc.StatusCode.INTERNAL, "Received RST_STREAM with error code 2"))
+    assert stream_broken(rpc_error(grpc.StatusCode.UNAVAILABLE, "Socket closed"))
+    assert not stream_broken(
+        rpc_error(grpc.StatusCode.INTERNAL, "internal error in Play; the server log has details")
+    )
+    assert not stream_broken(rpc_error(grpc.StatusCode.PERMISSION_DENIED, "not your match"))

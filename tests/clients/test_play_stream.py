@@ -47,8 +47,10 @@ def test_bots_on_play_streams_finish_their_match_across_a_gateway_restart(stack:
 
             async def restarting() -> None:
                 await restart.wait()
-                await asyncio.to_thread(stack.stop_gateway, kill=kill)
-                await asyncio.to_thread(stack.start_gateway)
+                try:
+                    await asyncio.to_thread(stack.stop_gateway, kill=kill)
+                finally:  # whatever happens here, the module's other tests need their gateway
+                    await asyncio.shield(asyncio.to_thread(stack.start_gateway))
 
             restarter = asyncio.create_task(restarting())
             finals = await asyncio.wait_for(

@@ -73,6 +73,7 @@ def test_redis_py_failing_inside_its_own_connection_code_is_a_store_fault_not_ou
         redis.exceptions.ResponseError("MASTERDOWN Link with MASTER is down"),
         redis.exceptions.ResponseError("UNBLOCKED force unblock from blocking operation"),
         redis.exceptions.ConnectionError("refused"),
+        redis.exceptions.NoScriptError("No matching script. Please use EVAL."),
         NotReplicated("stored on the primary, not yet replicated; retry with the same command id"),
     ):
         mapped = fault(error)
@@ -247,3 +248,26 @@ def test_a_cluster_subscription_moves_to_the_next_node_each_time_it_is_made_agai
     ports = [subscriber.pubsub().connection_pool.connection_kwargs["port"] for _ in range(4)]
     assert ports == [7000, 7001, 7002, 7000]  # the URL's node first, then every other in turn
     asyncio.run(subscriber.aclose())
+
+
+def test_a_script_unknown_to_a_newly_promoted_primary_is_sent_whole(
+    redis_url: str, redis_client: redis.Redis
+) -> None:
+    from gateway.scripts import ColdClusterGuard, guarded_script
+
+    async def scenario() -> None:
+        client = redis.asyncio.Redis.from_url(redis_url)
+        script = guarded_script(client, ColdClusterGuard(client), "return redis.call('INCR', KEYS[1])")
+        assert await script(keys=["counter"], args=[]) == 1
+        redis_client.script_flush()  # the node now serving the key has an empty script cache
+
+        async def loaded_elsewhere(lua: str) -> str:  # redis-py's fallback reaching another node
+            import hashlib
+
+            return hashlib.sha1(lua.encode()).hexdigest()
+
+        client.script_load = loaded_elsewhere  # type: ignore[method-assign]
+        assert await script(keys=["counter"], args=[]) == 2  # EVAL: it ran, once
+        await client.aclose()
+
+    asyncio.run(scenario())
