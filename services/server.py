@@ -669,9 +669,12 @@ def _serve_threads(
     stopping = threading.Event()
 
     def stop(signum: int, _frame: object) -> None:
-        if not stopping.is_set():
-            _log.info("stopping", signal=signal.Signals(signum).name, drain_s=drain, grace_s=grace)
+        # The flag first: a second signal can run this handler again inside the first one's log
+        # call (Python runs handlers between bytecodes), and must find the stop under way.
+        first = not stopping.is_set()
         stopping.set()
+        if first:
+            _log.info("stopping", signal=signal.Signals(signum).name, drain_s=drain, grace_s=grace)
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
@@ -700,9 +703,10 @@ async def _serve(spec: GameSpec[Any], game_id: str, host: str, port: int, drain:
     def stop(signum: int, _frame: object) -> None:
         # Only sets flags: a signal handler must not block (a second signal arrives while the
         # first is being handled when Ctrl-C is followed by SIGTERM).
-        if not stopping.is_set():
+        first = not stopping.is_set()
+        stopping.set()  # before the log line: see _serve_threads
+        if first:
             _log.info("stopping", signal=signal.Signals(signum).name, drain_s=drain, grace_s=grace)
-        stopping.set()
         loop.call_soon_threadsafe(wake.set)
 
     signal.signal(signal.SIGTERM, stop)
