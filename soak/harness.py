@@ -193,7 +193,10 @@ class Soak:
         max_matches: int = 0,
         progress: Callable[[Report, float], None] | None = None,
         fault_kinds: Sequence[str] = (),
+        fault_schedule: Sequence[tuple[float, str]] = (),
     ) -> None:
+        """`fault_schedule`: instead of random faults, these (seconds after the previous one, kind)
+        in order; the play goes on until the last one is over, even past `duration_s`."""
         self.stack = stack
         self.duration_s = duration_s
         self.concurrency = concurrency
@@ -201,6 +204,7 @@ class Soak:
         self.rng = random.Random(seed)
         self.max_matches = max_matches
         self.fault_kinds = tuple(fault_kinds)
+        self.fault_schedule = tuple(fault_schedule)
         self.progress = progress
         self.report = Report(replicas=len(stack.gateways))
         self.ledgers: list[MatchLedger] = []
@@ -342,6 +346,11 @@ class Soak:
     # -- faults --------------------------------------------------------------------------------
 
     async def inject_faults(self) -> None:
+        if self.fault_schedule:
+            for delay_s, kind in self.fault_schedule:
+                await asyncio.sleep(delay_s)
+                await self.hurt(kind)
+            return
         if self.fault_interval_s <= 0:
             return
         kinds = ["redis_restart", "gateway_kill", "rules_restart"]
@@ -354,21 +363,24 @@ class Soak:
                 await asyncio.wait_for(self._stop.wait(), self.fault_interval_s * (0.5 + self.rng.random()))
             if self._stop.is_set():
                 return
-            kind = self.rng.choice(kinds)
-            if kind in ("primary_kill", "primary_stall"):
-                await self.hurt_primary(kind)
-            elif kind == "redis_restart":
-                assert self.stack.redis is not None  # a single Redis of the stack's own
-                await asyncio.to_thread(self.stack.redis.restart)
-            elif kind == "gateway_kill":
-                gateway = self.rng.choice(self.stack.gateways)
-                await asyncio.to_thread(gateway.kill)
-                await asyncio.sleep(self.rng.uniform(*GATEWAY_DOWN_S))
-                await asyncio.to_thread(gateway.start)
-            else:
-                rules = self.rng.choice(list(self.stack.rules.values()))
-                await asyncio.to_thread(rules.restart)
-            self.faults[kind] += 1
+            await self.hurt(self.rng.choice(kinds))
+
+    async def hurt(self, kind: str) -> None:
+        """One fault of `kind`, counted."""
+        if kind in ("primary_kill", "primary_stall"):
+            await self.hurt_primary(kind)
+        elif kind == "redis_restart":
+            assert self.stack.redis is not None  # a single Redis of the stack's own
+            await asyncio.to_thread(self.stack.redis.restart)
+        elif kind == "gateway_kill":
+            gateway = self.rng.choice(self.stack.gateways)
+            await asyncio.to_thread(gateway.kill)
+            await asyncio.sleep(self.rng.uniform(*GATEWAY_DOWN_S))
+            await asyncio.to_thread(gateway.start)
+        else:
+            rules = self.rng.choice(list(self.stack.rules.values()))
+            await asyncio.to_thread(rules.restart)
+        self.faults[kind] += 1
 
     async def hurt_primary(self, kind: str) -> None:
         """SIGKILL (then restart) or SIGSTOP (then SIGCONT) the primary serving a match in play,
@@ -406,11 +418,6 @@ class Soak:
         except Exception:  # noqa: BLE001
             return node
 
-    def hurt_primary_now(self, kind: str) -> asyncio.Task[None]:
-        """One cluster fault, on demand (the failover test's bounded schedule)."""
-        self.faults[kind] += 1
-        return asyncio.create_task(self.hurt_primary(kind))
-
     # -- the run -------------------------------------------------------------------------------
 
     async def run(self) -> Report:
@@ -442,6 +449,8 @@ class Soak:
             done_all = asyncio.gather(*workers)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(done_all), self.duration_s)
+            if self.fault_schedule:
+                await chaos  # every scheduled fault happens under play
             self._stop.set()
             await done_all
             await chaos
