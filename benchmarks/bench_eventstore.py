@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 import redis
 
-from benchmarks.report import Figure, Report
+from benchmarks.report import Figure, Report, percentiles
 from devstack.redis import redis_server_process
 from gateway.eventstore.async_redis import DUPLICATE, OK, AsyncRedisEventStore, connection_class_for
 from gateway.eventstore.base import GENESIS, EventStoreUnavailable, MatchKey, NewEvent
@@ -252,17 +252,12 @@ def run_cluster_wait(report: Report, seconds: float) -> None:
                 Figure(SECTION, f"cluster append with WAIT 1, {label}", rate_1, "appends/s",
                        "without the wait", rate_0, note)
             )  # fmt: skip
-            for name, quantile in (("p50", 0.5), ("p99", 0.99)):
+            quantiles = zip(("p50", "p99"), percentiles(latencies_1), percentiles(latencies_0), strict=True)
+            for name, waited, plain in quantiles:
                 report.add(
-                    Figure(SECTION, f"cluster append {name} with WAIT 1, {label}",
-                           1e3 * _quantile(latencies_1, quantile), "ms",
-                           "without the wait", 1e3 * _quantile(latencies_0, quantile), note)
+                    Figure(SECTION, f"cluster append {name} with WAIT 1, {label}", 1e3 * waited, "ms",
+                           "without the wait", 1e3 * plain, note)
                 )  # fmt: skip
-
-
-def _quantile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else 0.0
 
 
 def main() -> None:

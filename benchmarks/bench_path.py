@@ -25,12 +25,13 @@ reported so the figures can be read with that in mind.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import time
 import urllib.request
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -375,9 +376,7 @@ def run(
     rules calls, as before issue 14), and `label` names that variant in the figures."""
     seconds = 1.0 if quick else 10.0
     settings = {"REDIS_URL": redis_url, **(env or {})}  # the stack's local_redis uses REDIS_URL
-    previous = {name: os.environ.get(name) for name in settings}
-    os.environ.update(settings)
-    try:
+    with environment(settings):
         # One gateway exposes its metrics: the capacity ladder reads its GC pauses and loop lag.
         metrics_port = free_port() if gateways == 1 else 0
         with Stack(
@@ -407,6 +406,16 @@ def run(
                 runtime = _RuntimeMetrics(f"http://127.0.0.1:{metrics_port}/metrics")
                 _capacity(report, target, key, game, players, quick, redis_url, runtime)
                 _watch(report, target, key, game, players, quick)
+
+
+@contextlib.contextmanager
+def environment(settings: Mapping[str, str]) -> Iterator[None]:
+    """`settings` in this process's environment for the block (the stack's processes inherit
+    them), then the environment as it was."""
+    previous = {name: os.environ.get(name) for name in settings}
+    os.environ.update(settings)
+    try:
+        yield
     finally:
         for name, value in previous.items():
             if value is None:

@@ -17,11 +17,11 @@
 from __future__ import annotations
 
 import asyncio
-import os
+import contextlib
 import random
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,16 @@ import grpc
 from guildhall.gateway.v1 import gateway_pb2 as pb
 from guildhall.gateway.v1 import gateway_pb2_grpc
 
-from benchmarks.bench_path import _bearer, _Cpu, _Driver, _echo, _redis_pid, _submit_load, measure_drivers
+from benchmarks.bench_path import (
+    _bearer,
+    _Cpu,
+    _Driver,
+    _echo,
+    _redis_pid,
+    _submit_load,
+    environment,
+    measure_drivers,
+)
 from benchmarks.report import Figure, Report, percentiles
 from devstack.stack import Stack
 
@@ -182,12 +191,15 @@ def _split(per_action: dict[str, float]) -> str:
     return ", ".join(f"{name} {value * 1e6:,.0f}" for name, value in per_action.items())
 
 
-def stack_for(redis_url: str, game: str, env: dict[str, str] | None = None) -> Any:
+@contextlib.contextmanager
+def stack_for(redis_url: str, game: str, env: dict[str, str] | None = None) -> Iterator[Stack]:
     """The bench stack: Redis (AOF always) at `redis_url`, the game's rules service, one gateway
     logging one line per RPC at INFO as deployed; `env` given to every process."""
-    os.environ["REDIS_URL"] = redis_url
-    os.environ.update(env or {})
-    return Stack([game], gateways=1, log_dir=Path("var/bench-logs"), gateway_env={"LOG_LEVEL": "info"})
+    with (
+        environment({"REDIS_URL": redis_url, **(env or {})}),
+        Stack([game], gateways=1, log_dir=Path("var/bench-logs"), gateway_env={"LOG_LEVEL": "info"}) as stack,
+    ):
+        yield stack
 
 
 def run(
@@ -200,23 +212,13 @@ def run(
     sizes: Sequence[int] = SIZES,
 ) -> None:
     seconds = 1.0 if quick else 10.0
-    saved = {name: os.environ.get(name) for name in ("REDIS_URL", *BEFORE)}
-    try:
-        for env, label in ((None, ""), (BEFORE, "as before issue 25 (no fan-out, no batches)")):
-            with stack_for(redis_url, game, env) as stack:
-                targets, key = stack.gateway_targets, stack.api_key
-                pids = {"gateway-0": stack.gateways[0].pid, "rules service": stack.rules[game].pid}
-                cpu = _Cpu(pids | {"redis": _redis_pid(redis_url)})
-                for matches in sizes if env is None else (WATCHED_AT,):
-                    _measure(report, targets, key, game, players, matches, seconds, cpu, label)
-            for name in BEFORE:
-                os.environ.pop(name, None)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    for env, label in ((None, ""), (BEFORE, "as before issue 25 (no fan-out, no batches)")):
+        with stack_for(redis_url, game, env) as stack:
+            targets, key = stack.gateway_targets, stack.api_key
+            pids = {"gateway-0": stack.gateways[0].pid, "rules service": stack.rules[game].pid}
+            cpu = _Cpu(pids | {"redis": _redis_pid(redis_url)})
+            for matches in sizes if env is None else (WATCHED_AT,):
+                _measure(report, targets, key, game, players, matches, seconds, cpu, label)
 
 
 def _measure(

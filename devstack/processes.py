@@ -382,51 +382,47 @@ class RulesProcess(_GrpcProcess):
         return [sys.executable, "-m", f"services.{self.game}", "--port", str(self.port), *level]
 
 
-class BotWorkerProcess(_GrpcProcess):
+class _ConfiguredProcess(_GrpcProcess):
+    """`python -m <module>` on a fixed loopback port, configured by environment variables: ours
+    (`env`) over the stack's `defaults`, its port in `port_variable` (its log:
+    `<log_dir>/<name>.log`)."""
+
+    module = ""
+    port_variable = "PORT"
+    defaults: Mapping[str, str] = {}
+
+    def __init__(
+        self, name: str, log_dir: Path | None, env: Mapping[str, str], *, port: int | None = None
+    ) -> None:
+        super().__init__(log_dir / f"{name}.log" if log_dir is not None else None, env, port)
+        self.name = name
+
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", self.module]
+
+    def environment(self) -> dict[str, str]:
+        return {
+            **os.environ,
+            EXIT_WITH_PARENT_ENV: str(os.getpid()),
+            "HOST": "127.0.0.1",
+            **self.defaults,
+            **self.extra_env,
+            self.port_variable: str(self.port),
+        }
+
+
+class BotWorkerProcess(_ConfiguredProcess):
     """`python -m guildhall_client.botworker`: the platform's bot worker, playing bot seats
     through a gateway (GUILDHALL_TARGET, GUILDHALL_API_KEY: a botworker key); ready when its
-    health port says SERVING (its log: `<log_dir>/<name>.log`)."""
+    health port says SERVING."""
 
-    def __init__(
-        self, name: str, log_dir: Path | None, env: Mapping[str, str], *, port: int | None = None
-    ) -> None:
-        super().__init__(log_dir / f"{name}.log" if log_dir is not None else None, env, port)
-        self.name = name
-
-    def command(self) -> list[str]:
-        return [sys.executable, "-m", "guildhall_client.botworker"]
-
-    def environment(self) -> dict[str, str]:
-        return {
-            **os.environ,
-            EXIT_WITH_PARENT_ENV: str(os.getpid()),
-            "HOST": "127.0.0.1",
-            "DRAIN_SECONDS": "0",
-            "GRACE_SECONDS": "2",
-            **self.extra_env,
-            "HEALTH_PORT": str(self.port),
-        }
+    module = "guildhall_client.botworker"
+    port_variable = "HEALTH_PORT"
+    defaults = {"DRAIN_SECONDS": "0", "GRACE_SECONDS": "2"}
 
 
-class GatewayProcess(_GrpcProcess):
-    """`python -m gateway` on a fixed loopback port, configured by environment variables
-    (REDIS_URL, RULES_<GAME>, SIGNING_KEYS_DIR, TENANTS_FILE, ...; its log: `<log_dir>/<name>.log`)."""
+class GatewayProcess(_ConfiguredProcess):
+    """`python -m gateway` (REDIS_URL, RULES_<GAME>, SIGNING_KEYS_DIR, TENANTS_FILE, ...)."""
 
-    def __init__(
-        self, name: str, log_dir: Path | None, env: Mapping[str, str], *, port: int | None = None
-    ) -> None:
-        super().__init__(log_dir / f"{name}.log" if log_dir is not None else None, env, port)
-        self.name = name
-
-    def command(self) -> list[str]:
-        return [sys.executable, "-m", "gateway"]
-
-    def environment(self) -> dict[str, str]:
-        return {
-            **os.environ,
-            EXIT_WITH_PARENT_ENV: str(os.getpid()),
-            "HOST": "127.0.0.1",
-            "METRICS_PORT": "0",
-            **self.extra_env,
-            "PORT": str(self.port),
-        }
+    module = "gateway"
+    defaults = {"METRICS_PORT": "0"}

@@ -37,8 +37,11 @@ from pathlib import Path
 from typing import Any
 
 from devstack.stack import Stack, TenantSpec
-from soak.flood import measure_flood
+from gateway.eventstore.base import MatchKey
+from gateway.eventstore.redis_store import match_keys
+from soak.flood import measure_flood, percentile
 
+TENANT = "acme"  # the tenant whose bots play the soak's matches
 # How long one logical call may keep failing over (both replicas, backoff) before it is given up.
 CALL_GIVE_UP_S = 90.0
 # The flooding tenant's actions-per-second quota.
@@ -391,8 +394,8 @@ class Soak:
         playing = [ledger for ledger in self.ledgers if not ledger.finished and not ledger.abandoned]
         if not playing:
             return
-        match_id = self.rng.choice(playing).match_id
-        node = await asyncio.to_thread(cluster.owner_of, f"gh:{{acme:{match_id}}}:events")
+        events_key = match_keys(MatchKey(TENANT, self.rng.choice(playing).match_id)).events
+        node = await asyncio.to_thread(cluster.owner_of, events_key)
         if kind == "primary_kill":
             await asyncio.to_thread(node.server.kill)
             await asyncio.sleep(self.rng.uniform(*PRIMARY_DOWN_S))
@@ -402,19 +405,19 @@ class Soak:
             await asyncio.sleep(PRIMARY_STALL_S)
             # On a loaded machine the promotion can come later: stall on until it does (bounded).
             deadline = time.monotonic() + STALL_EXTRA_S
-            owner = await self._owner_or(node, cluster, match_id)
+            owner = await self._owner_or(node, cluster, events_key)
             while owner is node and time.monotonic() < deadline:
                 await asyncio.sleep(0.25)
-                owner = await self._owner_or(node, cluster, match_id)
+                owner = await self._owner_or(node, cluster, events_key)
             node.server.resume()
             if owner is not node:
                 self.faults["primary_stall_failed_over"] += 1
 
     @staticmethod
-    async def _owner_or(node: Any, cluster: Any, match_id: str) -> Any:
-        """The node serving the match now, as a live node sees it (`node` if none answers)."""
+    async def _owner_or(node: Any, cluster: Any, key: str) -> Any:
+        """The node serving `key` now, as a live node sees it (`node` if none answers)."""
         try:
-            return await asyncio.to_thread(cluster.owner_of, f"gh:{{acme:{match_id}}}:events")
+            return await asyncio.to_thread(cluster.owner_of, key)
         except Exception:  # noqa: BLE001
             return node
 
@@ -423,7 +426,7 @@ class Soak:
     async def run(self) -> Report:
         from guildhall_client import AsyncClient
 
-        key = self.stack.api_keys["acme"]
+        key = self.stack.api_keys[TENANT]
         # One retry inside the library: fail-over between replicas is this harness's job.
         self._clients = [
             AsyncClient(t, api_key=key, retries=1, timeout_s=10.0) for t in self.stack.gateway_targets
@@ -495,11 +498,10 @@ class Soak:
             await self._verify_each()
         finally:
             if self._delays:
-                ordered = sorted(self._delays)
                 self.report.watch_delay_ms = {
-                    "p50": 1000 * ordered[len(ordered) // 2],
-                    "p99": 1000 * ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))],
-                    "max": 1000 * ordered[-1],
+                    "p50": 1000 * percentile(self._delays, 0.5),
+                    "p99": 1000 * percentile(self._delays, 0.99),
+                    "max": 1000 * max(self._delays),
                 }
 
     async def _verify_each(self) -> None:
@@ -656,7 +658,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     shutil.rmtree(work_dir, ignore_errors=True)
     print(f"soak: starting the stack (seed {seed})", file=sys.stderr, flush=True)
     tenants = (
-        TenantSpec("acme"),
+        TenantSpec(TENANT),
         TenantSpec("rival"),
         TenantSpec("flood", actions_per_second=FLOOD_QUOTA, reads_per_second=5 * FLOOD_QUOTA),
     )

@@ -52,6 +52,7 @@ from gateway.eventstore.redis_store import (
     MalformedEntry,
     append_args,
     decode_entry,
+    fence_key,
     match_keys,
 )
 
@@ -122,15 +123,18 @@ class _SlotOwners:
         if client is None:
             host, port = address
             kwargs = self._cluster.nodes_manager.connection_kwargs
-            client = redis.asyncio.Redis(
+            ssl = kwargs.get("connection_class") is redis.asyncio.SSLConnection
+            pool = redis.asyncio.ConnectionPool(
                 host=host,
                 port=port,
                 username=kwargs.get("username"),
                 password=kwargs.get("password"),
-                ssl=kwargs.get("connection_class") is redis.asyncio.SSLConnection,
                 socket_timeout=kwargs.get("socket_timeout"),
                 socket_connect_timeout=kwargs.get("socket_connect_timeout"),
+                # the append's 55 arguments packed in C, as on the gateway's plain client
+                connection_class=HiredisSSLConnection if ssl else HiredisConnection,
             )
+            client = redis.asyncio.Redis(connection_pool=pool)
             self._clients[address] = client
         return client
 
@@ -139,7 +143,7 @@ class _SlotOwners:
 
     async def aclose(self) -> None:
         for client in self._clients.values():
-            await client.aclose()
+            await client.aclose(close_connection_pool=True)  # the pool is ours
         self._clients.clear()
 
 
@@ -348,7 +352,7 @@ class AsyncRedisEventStore:
         )
 
     async def _confirm(self, key: MatchKey) -> int:
-        fence = f"gh:{{{key.tenant}:{key.match_id}}}:fence"  # the match's slot, so its primary
+        fence = fence_key(key)
         _, acked = await self._replicated(fence, lambda pipe: pipe.set(fence, b"1", px=_FENCE_TTL_MS))
         return acked
 

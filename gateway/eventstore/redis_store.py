@@ -163,10 +163,20 @@ class MatchKeys(NamedTuple):
     commands: str
 
 
+def _prefix(key: MatchKey) -> str:
+    return f"gh:{{{key.tenant}:{key.match_id}}}"
+
+
 def match_keys(key: MatchKey) -> MatchKeys:
     """All keys of a match share the hash tag `{tenant:match}`, hence one Redis Cluster slot."""
-    prefix = f"gh:{{{key.tenant}:{key.match_id}}}"
+    prefix = _prefix(key)
     return MatchKeys(f"{prefix}:events", f"{prefix}:meta", f"{prefix}:snapshot", f"{prefix}:commands")
+
+
+def fence_key(key: MatchKey) -> str:
+    """A short-lived key in the match's slot: written, then WAITed on, to prove replication of
+    everything before it (gateway.eventstore.async_redis)."""
+    return f"{_prefix(key)}:fence"
 
 
 class MalformedEntry(Exception):
