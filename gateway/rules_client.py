@@ -207,6 +207,10 @@ SESSION_UNSUPPORTED_RETRY_S = 60.0
 MAX_BATCH = 32
 SWEEP_S = 0.25  # how often a session fails the calls past their deadline
 BATCH_ENV = "GUILDHALL_RULES_BATCH"
+# Messages a Session stream may have unanswered before new calls wait for an answer and go
+# with it as one batch; 0 = no limit (every loop turn's calls sent at once).
+IN_FLIGHT_ENV = "GUILDHALL_RULES_IN_FLIGHT"
+DEFAULT_IN_FLIGHT = 1
 _STATUS_BY_NUMBER = {code.value[0]: code for code in grpc.StatusCode}
 
 
@@ -225,11 +229,17 @@ class _Session:
 
     Calls made in the same turn of the event loop go as one batch message (issue 25): under load
     the per-message cost on both ends is paid once for several matches' calls. A call alone is
-    sent at the end of the turn it was made in, so batching adds no wait at low load. A service
-    older than batches answers a batch with a fault; its calls then go one by one, and so does
-    everything after on that stream."""
+    sent at the end of the turn it was made in, so batching adds no wait at low load. While
+    `in_flight` messages of the stream are unanswered, new calls wait and go together when an
+    answer comes back (a group commit: the service answers a stream's messages in turn anyway,
+    so a call held here starts no later than it would have, and the batches grow with the load).
+    A service older than batches answers a batch with a fault; its calls then go one by one, and
+    so does everything after on that stream."""
 
-    def __init__(self, stub: rules_pb2_grpc.RulesServiceStub, *, batches: bool = True) -> None:
+    def __init__(
+        self, stub: rules_pb2_grpc.RulesServiceStub, *, batches: bool = True, in_flight: int = 0
+    ) -> None:
+        """`in_flight` > 0: at most that many messages unanswered, later calls held (batches only)."""
         self._queue: asyncio.Queue[rules_pb2.SessionRequest | None] = asyncio.Queue()
         self._pending: dict[int, asyncio.Future[rules_pb2.SessionResponse]] = {}
         self._ids = itertools.count(1)
@@ -238,6 +248,8 @@ class _Session:
         self.batches = batches
         self._ready: list[rules_pb2.SessionRequest] = []  # made this turn, not sent yet
         self._sent_batches: dict[int, list[rules_pb2.SessionRequest]] = {}  # unanswered batches
+        self._in_flight_limit = in_flight
+        self._unanswered = 0  # messages sent and not answered yet
         self._deadlines: dict[int, tuple[float, float]] = {}  # call id -> (deadline, timeout)
         self._sweeper: asyncio.TimerHandle | None = None
         self._call = stub.Session(self._requests())
@@ -252,20 +264,32 @@ class _Session:
             self._queue.put_nowait(request)
             return
         self._ready.append(request)
-        if len(self._ready) == 1:
+        if len(self._ready) == 1 and not self._held():
             asyncio.get_running_loop().call_soon(self._flush)
 
+    def _held(self) -> bool:
+        return 0 < self._in_flight_limit <= self._unanswered and self.batches
+
     def _flush(self) -> None:
+        if self._held():
+            return  # the next answer flushes them
         ready, self._ready = self._ready, []
         for start in range(0, len(ready), MAX_BATCH):
             calls = ready[start : start + MAX_BATCH]
             if len(calls) == 1 or not self.batches:
+                self._unanswered += len(calls)
                 for call in calls:
                     self._queue.put_nowait(call)
                 continue
             number = next(self._ids)
             self._sent_batches[number] = calls
+            self._unanswered += 1
             self._queue.put_nowait(rules_pb2.SessionRequest(id=number, batch=calls))
+
+    def _message_answered(self) -> None:
+        self._unanswered -= 1
+        if self._ready and not self._held():
+            self._flush()
 
     def _answered(self, response: rules_pb2.SessionResponse) -> None:
         future = self._pending.pop(response.id, None)
@@ -283,8 +307,10 @@ class _Session:
                         self._answered(answer)
                 else:  # a service without batches refused the envelope: send its calls alone
                     self.batches = False
+                    self._unanswered += len(calls)
                     for call in calls:
                         self._queue.put_nowait(call)
+                self._message_answered()
         except grpc.aio.AioRpcError as error:
             self.unsupported = error.code() == grpc.StatusCode.UNIMPLEMENTED
         except asyncio.CancelledError:
@@ -362,14 +388,20 @@ class AsyncRulesClient:
         timeout_s: float = 10.0,
         sessions: int | None = None,
         batches: bool | None = None,
+        in_flight: int | None = None,
     ) -> None:
         """`sessions` None: GUILDHALL_RULES_SESSIONS from the environment, else 2; 0: unary only.
-        `batches` None: on unless GUILDHALL_RULES_BATCH=0 (calls ready together, one message)."""
+        `batches` None: on unless GUILDHALL_RULES_BATCH=0 (calls ready together, one message).
+        `in_flight` None: GUILDHALL_RULES_IN_FLIGHT, else 1 (messages unanswered per stream
+        before new calls wait to go with the next one; 0: no limit)."""
         if sessions is None:
             sessions = int(os.environ.get(SESSIONS_ENV) or DEFAULT_SESSIONS)
         if batches is None:
             batches = os.environ.get(BATCH_ENV, "1") != "0"
         self._batches = batches
+        if in_flight is None:
+            in_flight = int(os.environ.get(IN_FLIGHT_ENV) or DEFAULT_IN_FLIGHT)
+        self._in_flight = in_flight
         self.game_id = game_id
         self.target = target
         self._timeout = timeout_s
@@ -400,7 +432,7 @@ class AsyncRulesClient:
             self._unary_until = max(self._unary_until, now + pause)
         if now < self._unary_until:
             return None
-        session = self._sessions[slot] = _Session(self._stub, batches=self._batches)
+        session = self._sessions[slot] = _Session(self._stub, batches=self._batches, in_flight=self._in_flight)
         return session
 
     async def _call(self, kind: str, request: Any, unary: Callable[..., Awaitable[Any]]) -> Any:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 import structlog
@@ -34,13 +34,17 @@ _log = structlog.get_logger("watch")
 class _Feed:
     """The local watchers of one match: a broadcast signal replaced at every notification."""
 
-    __slots__ = ("polls", "shared", "signal", "version", "watchers")
+    __slots__ = ("appending", "parked", "polls", "shared", "signal", "version", "watchers")
 
     def __init__(self) -> None:
         self.signal = asyncio.Event()
         self.version = 0  # the highest version a notification announced
         self.polls = 0  # wake-ups without a version (safety polls, resubscriptions) so far
         self.watchers = 0
+        # Appends of this replica to the match in flight, and the highest version Redis
+        # announced meanwhile (checked once they are over, if they did not reach it).
+        self.appending = 0
+        self.parked = 0
         # Work the watchers of this match share for the version announced last, or for the
         # last poll (the servicer keys it by seat and position); dropped at every wake-up.
         self.shared: dict[Any, Any] = {}
@@ -188,6 +192,15 @@ class WatchHub:
         if self._stream_version is None:
             feed.wake(version)
             return
+        if feed.appending:
+            # Usually this replica's own append, announced by Redis before the append's reply
+            # came back: its announcement (`notify`) follows without a read. Whatever it does not
+            # cover is checked when the appends are over (`_unparked`).
+            feed.parked = max(feed.parked, version)
+            return
+        self._check(key, version)
+
+    def _check(self, key: MatchKey, version: int) -> None:
         check = asyncio.create_task(self._checked(key, version))
         self._checks.add(check)
         check.add_done_callback(self._checks.discard)
@@ -210,6 +223,31 @@ class WatchHub:
                 stream=actual,
             )
         self.notify(key, min(version, actual))
+
+    @contextlib.contextmanager
+    def appending(self, key: MatchKey) -> Iterator[None]:
+        """Around an append of this replica to `key`: Redis's notification of it is not checked
+        against the stream (a read per notification), the append's own `notify` wakes the
+        watchers; other notifications that arrive meanwhile are checked once it is over."""
+        feed = self._feeds.get(key)
+        if feed is None:  # nobody watches here: notifications are dropped at once anyway
+            yield
+            return
+        feed.appending += 1
+        try:
+            yield
+        finally:
+            feed.appending -= 1
+            if not feed.appending and feed.parked:
+                # After the caller's own `notify`, which follows the append in the same step.
+                asyncio.get_running_loop().call_soon(self._unparked, key, feed)
+
+    def _unparked(self, key: MatchKey, feed: _Feed) -> None:
+        if feed.appending or self._feeds.get(key) is not feed:
+            return  # another append of ours is in flight (its end looks again), or nobody watches
+        parked, feed.parked = feed.parked, 0
+        if parked > feed.version:
+            self._check(key, parked)
 
     async def _poll(self) -> None:
         while True:

@@ -118,3 +118,95 @@ class _many:
     async def __aexit__(self, *exc: object) -> None:
         for context in self.contexts:
             await context.__aexit__(None, None, None)
+
+
+def _counting_checks(recorded: int) -> tuple[list[MatchKey], Any]:
+    """A stream_version that answers `recorded` and remembers every check it was asked."""
+    asked: list[MatchKey] = []
+
+    async def version(key: MatchKey) -> int:
+        asked.append(key)
+        return recorded
+
+    return asked, version
+
+
+async def _settle() -> None:
+    for _ in range(5):  # the call_soon after an append, then the check task it may start
+        await asyncio.sleep(0)
+
+
+def test_a_notification_of_this_replicas_own_append_costs_no_check() -> None:
+    """Redis announces an append usually before its reply reaches the replica that made it: the
+    hub then waits for that replica's own announcement instead of reading the stream."""
+    asked, version = _counting_checks(recorded=4)
+
+    async def body() -> tuple[int, list[MatchKey]]:
+        hub = WatchHub(None, stream_version=version)
+        async with hub.watching(KEY) as feed:
+            with hub.appending(KEY):
+                hub._announced(KEY, 4)  # Redis's notification, before the append's reply
+                assert feed.version == 0  # parked, not yet believed
+            hub.notify(KEY, 4)  # the append's own announcement, in the same step
+            await _settle()
+            return feed.version, list(asked)
+
+    assert asyncio.run(body()) == (4, [])
+
+
+def test_a_notification_beyond_this_replicas_append_is_checked_once_it_is_over() -> None:
+    """What the replica's own announcement does not cover (another replica's append, or a forged
+    version) is checked against the stream once the append is over, and believed up to it."""
+    asked, version = _counting_checks(recorded=6)
+
+    async def body() -> tuple[int, int]:
+        hub = WatchHub(None, stream_version=version)
+        async with hub.watching(KEY) as feed:
+            with hub.appending(KEY):
+                hub._announced(KEY, 5)
+                hub._announced(KEY, 999_999)  # forged
+            hub.notify(KEY, 5)
+            await _settle()
+            return feed.version, len(asked)
+
+    assert asyncio.run(body()) == (6, 1)
+
+
+def test_a_notification_parked_by_a_failed_append_is_still_checked() -> None:
+    """An append that lost a race (a conflict) announces nothing: the winner's notification,
+    parked meanwhile, wakes the watchers after a check."""
+    asked, version = _counting_checks(recorded=3)
+
+    async def body() -> tuple[int, int]:
+        hub = WatchHub(None, stream_version=version)
+        async with hub.watching(KEY) as feed:
+            try:
+                with hub.appending(KEY):
+                    hub._announced(KEY, 3)
+                    raise RuntimeError("conflict")
+            except RuntimeError:
+                pass
+            await _settle()
+            return feed.version, len(asked)
+
+    assert asyncio.run(body()) == (3, 1)
+
+
+def test_overlapping_appends_check_what_they_parked_only_after_the_last() -> None:
+    asked, version = _counting_checks(recorded=8)
+
+    async def body() -> tuple[int, int, int]:
+        hub = WatchHub(None, stream_version=version)
+        async with hub.watching(KEY) as feed:
+            first, second = hub.appending(KEY), hub.appending(KEY)
+            first.__enter__()
+            second.__enter__()
+            hub._announced(KEY, 8)
+            first.__exit__(None, None, None)
+            await _settle()
+            checks_while_one_is_in_flight = len(asked)
+            second.__exit__(None, None, None)
+            await _settle()
+            return checks_while_one_is_in_flight, len(asked), feed.version
+
+    assert asyncio.run(body()) == (0, 1, 8)

@@ -29,11 +29,16 @@ class Recording(AsyncRules):
         self.messages: list[int] = []
         self.batches = batches
         self.silent = silent  # reads every call, answers none
+        self.go = asyncio.Event()  # cleared: the service takes a message and holds it
+        self.go.set()
+        self.taken = asyncio.Event()
 
     async def session(self, requests: AsyncIterator[Any], context: Any) -> AsyncIterator[Any]:
         async def recorded() -> AsyncIterator[Any]:
             async for request in requests:
                 self.messages.append(len(request.batch) or 1)
+                self.taken.set()
+                await self.go.wait()
                 yield request
 
         if self.silent:
@@ -92,6 +97,46 @@ def test_calls_made_together_go_in_one_message_and_each_is_answered_as_alone() -
             await client.close()
 
     _serve(body)
+
+
+def _held_then_three(in_flight: int) -> list[int]:
+    """The messages that carry one call, then three calls made one by one (in three turns of the
+    loop) while the service holds the first."""
+
+    async def body(target: str, service: Recording) -> None:
+        client = AsyncRulesClient(GAME.game_id, target, sessions=1, in_flight=in_flight)
+        try:
+            state, _ = await client.setup(2, SEED)
+            service.messages.clear()
+            service.taken.clear()
+            service.go.clear()
+            first = asyncio.create_task(client.validate(state, 0, TAKE))
+            await service.taken.wait()  # the first call is at the service, not answered
+            later = []
+            for _ in range(3):
+                later.append(asyncio.create_task(client.legal_actions(state, 0)))
+                await asyncio.sleep(0.01)
+            service.go.set()
+            answers = await asyncio.gather(first, *later)
+            messages.extend(service.messages)
+            assert isinstance(answers[0], Accepted)
+            assert answers[1:] == [await client.legal_actions(state, 0)] * 3  # answered as alone
+        finally:
+            await client.close()
+
+    messages: list[int] = []
+    _serve(body)
+    return messages
+
+
+def test_calls_made_while_a_message_is_unanswered_wait_and_go_together() -> None:
+    """A group commit (GUILDHALL_RULES_IN_FLIGHT=1, the default): the three calls made while the
+    first was at the service went as one message when its answer came back."""
+    assert _held_then_three(in_flight=1)[:2] == [1, 3]
+
+
+def test_without_a_limit_in_flight_each_turns_calls_go_at_once() -> None:
+    assert _held_then_three(in_flight=0)[:4] == [1, 1, 1, 1]
 
 
 def test_a_service_without_batches_is_asked_again_call_by_call() -> None:
