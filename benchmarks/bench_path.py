@@ -199,13 +199,14 @@ async def _submit_load(
 
 
 async def measure_drivers(
-    drivers: Sequence[Any], seconds: float, cpu: _Cpu
+    drivers: Sequence[Any], seconds: float, cpu: _Cpu, *, warm_s: float | None = None
 ) -> tuple[float, list[float], dict[str, float], int]:
-    """Run every driver, warm up, then measure `seconds`: (accepted actions/s, latencies, CPU
-    seconds per accepted action by process, errors)."""
+    """Run every driver, warm up (`warm_s`, by default up to 2 s), then measure `seconds`:
+    (accepted actions/s, latencies, CPU seconds per accepted action by process, errors)."""
     stop = asyncio.Event()
     tasks = [asyncio.create_task(d.run(stop)) for d in drivers]
-    await asyncio.sleep(min(2.0, seconds / 2))  # warm: caches, connections, matches created
+    # warm: caches, connections, matches created
+    await asyncio.sleep(min(2.0, seconds / 2) if warm_s is None else warm_s)
     for d in drivers:
         d.reset()
     cpu.begin()

@@ -30,6 +30,9 @@ from guildhall.gateway.v1 import gateway_pb2 as pb
 from guildhall.gateway.v1 import gateway_pb2_grpc
 
 from benchmarks.bench_path import (
+    P99_LIMIT_S,
+    PACE_S,
+    WATCH_P99_TARGET_S,
     _bearer,
     _Cpu,
     _Driver,
@@ -46,6 +49,8 @@ PLAY = "play stream"
 SIZES = (1, 8, 32, 128)
 QUICK_SIZES = (1, 32)
 WATCHED_AT = 32
+PACED = (250, 500, 1000, 1500, 2000)  # the paced Play ladder (matches)
+QUICK_PACED = (100,)
 # The stack as before issue 25's levers: no fan-out (watchers' views and events asked of the
 # rules service per seat, a stream read per watcher) and no batches on the rules Session.
 BEFORE = {"GUILDHALL_FAN_OUT": "0", "GUILDHALL_RULES_BATCH": "0"}
@@ -54,15 +59,24 @@ BEFORE = {"GUILDHALL_FAN_OUT": "0", "GUILDHALL_RULES_BATCH": "0"}
 class PlayMatches:
     """Keeps one match busy over Play streams, one per seat; counts accepted actions."""
 
-    def __init__(self, stub: Any, api_key: str, game: str, players: int, seed: int) -> None:
+    def __init__(
+        self, stub: Any, api_key: str, game: str, players: int, seed: int, *, pace_s: float = 0.0
+    ) -> None:
+        """`pace_s` > 0: one action per match every `pace_s` (the first after a random part of
+        it, so paced matches do not act in step); else as fast as the answers come."""
         self.stub, self.api_key, self.game, self.players = stub, api_key, game, players
         self.rng = random.Random(seed)
+        self.pace_s = pace_s
+        self.next_at = time.perf_counter() + self.rng.uniform(0, pace_s)
         self.accepted = 0
         self.errors = 0
         self.latencies: list[float] = []
+        # From an action's send to its first event reaching each other seat's stream.
+        self.deliveries: list[float] = []
+        self._sent: dict[int, tuple[float, int]] = {}  # expected version -> (sent at, seat)
 
     def reset(self) -> None:
-        self.accepted, self.errors, self.latencies = 0, 0, []
+        self.accepted, self.errors, self.latencies, self.deliveries = 0, 0, [], []
 
     async def run(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -100,6 +114,8 @@ class PlayMatches:
         view: Any = None
         try:
             async for message in call:
+                if message.events:
+                    self._delivered(seat.seat, message.events[0].version)
                 if message.HasField("answer"):
                     pending = False
                     self.latencies.append(time.perf_counter() - sent)
@@ -114,6 +130,9 @@ class PlayMatches:
                         over.set()
                         return
                 if not pending and view is not None and view.legal_actions and view.version != acted:
+                    if self.pace_s:
+                        await asyncio.sleep(max(0.0, self.next_at - time.perf_counter()))
+                        self.next_at = max(self.next_at + self.pace_s, time.perf_counter())
                     if stop.is_set():
                         return
                     action = pb.PlayAction(
@@ -122,6 +141,7 @@ class PlayMatches:
                         action=self.rng.choice(list(view.legal_actions)),
                     )
                     pending, acted, sent = True, view.version, time.perf_counter()
+                    self._sent[view.version] = (sent, seat.seat)
                     outgoing.put_nowait(pb.PlayRequest(action=action))
         except grpc.aio.AioRpcError as error:
             if error.code() != grpc.StatusCode.CANCELLED:
@@ -129,6 +149,11 @@ class PlayMatches:
         finally:
             outgoing.put_nowait(None)
             call.cancel()
+
+    def _delivered(self, seat: int, first_version: int) -> None:
+        sent = self._sent.get(first_version - 1)
+        if sent is not None and sent[1] != seat:
+            self.deliveries.append(time.perf_counter() - sent[0])
 
 
 class WatchedDriver(_Driver):
@@ -183,6 +208,74 @@ async def watched_load(
     return await _submit_load(targets, api_key, game, players, matches, seconds, cpu, driver=WatchedDriver)
 
 
+async def paced_play_load(
+    target: str, api_key: str, game: str, players: int, matches: int, seconds: float, cpu: _Cpu
+) -> tuple[float, list[float], list[float], dict[str, float], int]:
+    """`matches` paced matches (one action per match every PACE_S), every seat on its own Play
+    stream: (accepted/s, send-to-answer latencies, send-to-other-seats delivery delays, CPU per
+    action, errors). A few hundred streams share a connection, as many clients would."""
+    channels = [grpc.aio.insecure_channel(target) for _ in range(max(1, matches // 250))]
+    try:
+        stubs = [gateway_pb2_grpc.GatewayServiceStub(c) for c in channels]
+        drivers = [
+            PlayMatches(stubs[n % len(stubs)], api_key, game, players, n, pace_s=PACE_S)
+            for n in range(matches)
+        ]
+        # Warm for a whole period: every match created and past its first action.
+        rate, latencies, per_action, errors = await measure_drivers(drivers, seconds, cpu, warm_s=PACE_S + 1)
+        return rate, latencies, [x for d in drivers for x in d.deliveries], per_action, errors
+    finally:
+        for channel in channels:
+            await channel.close()
+
+
+def paced_capacity(
+    report: Report, target: str, key: str, game: str, players: int, quick: bool, cpu: _Cpu
+) -> None:
+    """The paced ladder over Play streams: the most matches held with zero errors, p99 from an
+    action's send to its answer ≤ 50 ms and from its send to the other seats' streams ≤ 100 ms."""
+    ladder = QUICK_PACED if quick else PACED
+    seconds = 4.0 if quick else 10.0
+    held_at = 0
+    for matches in ladder:
+        rate, latencies, deliveries, per_action, errors = asyncio.run(
+            paced_play_load(target, key, game, players, matches, seconds, cpu)
+        )
+        p50, p99 = percentiles(latencies) if latencies else (float("inf"), float("inf"))
+        d50, d99 = percentiles(deliveries) if deliveries else (float("inf"), float("inf"))
+        held = errors == 0 and p99 <= P99_LIMIT_S and d99 <= WATCH_P99_TARGET_S
+        print(
+            f"    {matches} paced Play matches: {rate:,.0f} actions/s, p99 {p99 * 1e3:.1f} ms, "
+            f"delivery p99 {d99 * 1e3:.1f} ms, {errors} errors: {'held' if held else 'missed'}",
+            flush=True,
+        )
+        report.add(
+            Figure(
+                PLAY,
+                f"paced Play matches, {matches} ({matches * players} Play streams)",
+                p99 * 1e3,
+                "ms p99 send to answer",
+                note=f"{rate:,.0f} actions/s; p50 {p50 * 1e3:.1f} ms; delivery to the other seats p50 "
+                f"{d50 * 1e3:.1f} ms, p99 {d99 * 1e3:.1f} ms ({len(deliveries):,}); {errors} errors; "
+                f"server CPU {server_cpu(per_action) * 1e6:,.0f} µs per action "
+                f"({_split(per_action)}); {'held' if held else 'missed'}",
+            )
+        )
+        if not held:
+            break
+        held_at = matches
+    report.add(
+        Figure(
+            PLAY,
+            "paced matches held, every seat on a Play stream (1 action / match / 2 s)",
+            held_at,
+            "matches",
+            note=f"ladder {', '.join(map(str, ladder))}; held: zero errors, p99 submit ≤ "
+            f"{P99_LIMIT_S * 1e3:.0f} ms, delivery p99 ≤ {WATCH_P99_TARGET_S * 1e3:.0f} ms",
+        )
+    )
+
+
 def server_cpu(per_action: dict[str, float]) -> float:
     return sum(v for name, v in per_action.items() if name != "load generator")
 
@@ -192,14 +285,48 @@ def _split(per_action: dict[str, float]) -> str:
 
 
 @contextlib.contextmanager
-def stack_for(redis_url: str, game: str, env: dict[str, str] | None = None) -> Iterator[Stack]:
-    """The bench stack: Redis (AOF always) at `redis_url`, the game's rules service, one gateway
-    logging one line per RPC at INFO as deployed; `env` given to every process."""
+def stack_for(
+    redis_url: str, game: str, env: dict[str, str] | None = None, *, gateways: int = 1
+) -> Iterator[Stack]:
+    """The bench stack: Redis (AOF always) at `redis_url`, the game's rules service, `gateways`
+    gateway processes logging one line per RPC at INFO as deployed; `env` given to every process."""
     with (
         environment({"REDIS_URL": redis_url, **(env or {})}),
-        Stack([game], gateways=1, log_dir=Path("var/bench-logs"), gateway_env={"LOG_LEVEL": "info"}) as stack,
+        Stack(
+            [game], gateways=gateways, log_dir=Path("var/bench-logs"), gateway_env={"LOG_LEVEL": "info"}
+        ) as stack,
     ):
         yield stack
+
+
+def _cpu_of(stack: Stack, game: str, redis_url: str) -> _Cpu:
+    pids = {f"gateway-{n}": int(gateway.pid or 0) for n, gateway in enumerate(stack.gateways)}
+    return _Cpu(pids | {"rules service": stack.rules[game].pid, "redis": _redis_pid(redis_url)})
+
+
+def two_gateways(
+    report: Report, redis_url: str, game: str, players: int, seconds: float, one_gateway: float
+) -> None:
+    """The busy Play load at WATCHED_AT matches over two gateway processes (one Redis, one rules
+    service), against one gateway's rate in the same run: how far a second process carries."""
+    with stack_for(redis_url, game, gateways=2) as stack:
+        cpu = _cpu_of(stack, game, redis_url)
+        rate, latencies, per_action, errors = asyncio.run(
+            play_load(stack.gateway_targets, stack.api_key, game, players, WATCHED_AT, seconds, cpu)
+        )
+    p50, p99 = percentiles(latencies) if latencies else (float("nan"), float("nan"))
+    report.add(
+        Figure(
+            PLAY,
+            f"accepted actions/s, {WATCHED_AT} matches, Play stream, two gateway processes",
+            rate,
+            "actions/s",
+            "one gateway process, same run",
+            one_gateway,
+            f"p50 {p50 * 1e3:.1f} ms, p99 {p99 * 1e3:.1f} ms; {errors} errors; server CPU "
+            f"{server_cpu(per_action) * 1e6:,.0f} µs per action ({_split(per_action)})",
+        )
+    )
 
 
 def run(
@@ -210,15 +337,22 @@ def run(
     quick: bool,
     *,
     sizes: Sequence[int] = SIZES,
+    paced: bool = True,
 ) -> None:
     seconds = 1.0 if quick else 10.0
+    one_gateway = None
     for env, label in ((None, ""), (BEFORE, "as before issue 25 (no fan-out, no batches)")):
         with stack_for(redis_url, game, env) as stack:
             targets, key = stack.gateway_targets, stack.api_key
-            pids = {"gateway-0": stack.gateways[0].pid, "rules service": stack.rules[game].pid}
-            cpu = _Cpu(pids | {"redis": _redis_pid(redis_url)})
+            cpu = _cpu_of(stack, game, redis_url)
             for matches in sizes if env is None else (WATCHED_AT,):
-                _measure(report, targets, key, game, players, matches, seconds, cpu, label)
+                rate = _measure(report, targets, key, game, players, matches, seconds, cpu, label)
+                if env is None and matches == WATCHED_AT:
+                    one_gateway = rate
+            if env is None and paced:
+                paced_capacity(report, targets[0], key, game, players, quick, cpu)
+    if one_gateway is not None:
+        two_gateways(report, redis_url, game, players, seconds, one_gateway)
 
 
 def _measure(
@@ -231,7 +365,8 @@ def _measure(
     seconds: float,
     cpu: _Cpu,
     label: str,
-) -> None:
+) -> float:
+    """The loads at `matches`, each reported beside the unary one: the Play stream's rate."""
     size = f"{matches} match{'es' * (matches > 1)}" + (f", {label}" if label else "")
     loads: dict[str, Any] = {"unary, nobody watching": _submit_load}
     if matches == WATCHED_AT:
@@ -272,3 +407,4 @@ def _measure(
                 f"µs per action: {_split(per_action)}",
             )
         )
+    return float(results["Play stream"][0])
