@@ -16,6 +16,7 @@ import os
 import signal
 import threading
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent import futures
 from typing import Any, NoReturn
@@ -419,8 +420,10 @@ class AsyncRules:
         self.servicer = servicer
         self._log = structlog.get_logger("rpc")
 
-    def _call(self, rpc: str, request: Any) -> Any:
-        """One call: its response, or _Aborted with the status the caller gets."""
+    def _call(self, rpc: str, request: Any, outcomes: Counter[str] | None = None) -> Any:
+        """One call: its response, or _Aborted with the status the caller gets. Logged on its
+        own line, unless `outcomes` counts it for its batch's line (a fault or an error still
+        gets its own line, with its detail)."""
         started = time.perf_counter()
         outcome, status, detail = "ok", "OK", None
         try:
@@ -437,9 +440,12 @@ class AsyncRules:
             self._log.exception("unhandled error", rpc=rpc)
             raise _Aborted(grpc.StatusCode.INTERNAL, detail) from None
         finally:
-            self._log.info(
-                "rpc", **rpc_log_fields(rpc, _context_of(request), status, outcome, started, detail)
-            )
+            if outcomes is not None:
+                outcomes[f"{rpc}:{outcome}"] += 1
+            if outcomes is None or detail is not None:
+                self._log.info(
+                    "rpc", **rpc_log_fields(rpc, _context_of(request), status, outcome, started, detail)
+                )
 
     def _unary(self, rpc: str, parse: Callable[[bytes], Any], serialize: Any) -> Any:
         limit = REQUEST_LIMITS.get(rpc)
@@ -477,16 +483,26 @@ class AsyncRules:
     async def session(
         self, requests: AsyncIterator[Any], context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[Any]:
-        """Answer each request in turn (a batch in one message); a fault answers its call alone."""
+        """Answer each request in turn (a batch in one message); a fault answers its call alone.
+        A batch logs one line (`rpc` Session, `calls`, and how many of each rpc and outcome)
+        instead of one per call: under load a line per call was a tenth of the service's CPU."""
         async for request in requests:
             if request.batch and request.WhichOneof("call") is None:
+                started = time.perf_counter()
+                outcomes: Counter[str] = Counter()
                 response = rules_pb2.SessionResponse(id=request.id)
-                response.batch.extend(self._session_call(call, nested=True) for call in request.batch)
+                response.batch.extend(
+                    self._session_call(call, nested=True, outcomes=outcomes) for call in request.batch
+                )
+                fields = rpc_log_fields("Session", {}, "OK", "batch", started, None)
+                self._log.info("rpc", **fields, calls=len(request.batch), outcomes=dict(outcomes))
                 yield response
             else:
                 yield self._session_call(request)
 
-    def _session_call(self, request: Any, *, nested: bool = False) -> Any:
+    def _session_call(
+        self, request: Any, *, nested: bool = False, outcomes: Counter[str] | None = None
+    ) -> Any:
         kind = request.WhichOneof("call")
         response = rules_pb2.SessionResponse(id=request.id)
         if kind is None or (nested and request.batch):
@@ -502,7 +518,7 @@ class AsyncRules:
                 raise _Aborted(
                     grpc.StatusCode.RESOURCE_EXHAUSTED, f"{rpc} requests are at most {limit} bytes"
                 )
-            getattr(response, kind).CopyFrom(self._call(rpc, inner))
+            getattr(response, kind).CopyFrom(self._call(rpc, inner, outcomes))
         except _Aborted as aborted:
             response.fault.code = aborted.code.value[0]
             response.fault.message = aborted.message

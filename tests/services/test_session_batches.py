@@ -184,3 +184,45 @@ def test_a_call_left_unanswered_fails_with_deadline_exceeded() -> None:
             await client.close()
 
     _serve(body, silent=True)
+
+
+def test_a_batch_logs_one_line_and_a_fault_in_it_its_own() -> None:
+    """One line per batch message (calls, and how many of each rpc and outcome), plus a line
+    with its detail for each call that failed; a call alone keeps its own line."""
+    from structlog.testing import capture_logs
+
+    async def body(target: str, service: Recording) -> list[dict[str, Any]]:
+        client = AsyncRulesClient(GAME.game_id, target, sessions=1)
+        try:
+            state, _ = await client.setup(2, SEED)
+            with capture_logs() as lines:
+                await asyncio.gather(
+                    client.validate(state, 0, TAKE),
+                    client.validate(state, 1, TAKE),  # a rejection
+                    client.validate(state, 0, b"{not json"),  # a fault
+                    client.legal_actions(state, 0),
+                    return_exceptions=True,
+                )
+                await client.legal_actions(state, 0)  # alone
+            return [line for line in lines if line.get("event") == "rpc"]
+        finally:
+            await client.close()
+
+    logged: list[list[dict[str, Any]]] = []
+
+    async def run(target: str, service: Recording) -> None:
+        logged.append(await body(target, service))
+
+    _serve(run)
+    [lines] = logged
+    batch = [line for line in lines if line["rpc"] == "Session"]
+    assert len(batch) == 1 and batch[0]["calls"] == 4
+    assert batch[0]["outcomes"] == {
+        "Validate:ok": 1,
+        "Validate:rejected:not_your_turn": 1,
+        "Validate:fault": 1,
+        "LegalActions:ok": 1,
+    }
+    faults = [line for line in lines if line["rpc"] == "Validate"]
+    assert len(faults) == 1 and faults[0]["status"] == "INVALID_ARGUMENT" and faults[0]["detail"]
+    assert [line["rpc"] for line in lines].count("LegalActions") == 1  # the call made alone
