@@ -117,19 +117,28 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
         result = self.spec.decide(state, request.player, action)
         if isinstance(result, Rejection):
             return rules_pb2.ValidateResponse(rejection=_rejection(result))
-        accepted = rules_pb2.Accepted(events=[self._event(e) for e in result])
+        response = rules_pb2.ValidateResponse()
+        accepted = response.accepted  # filled in place: a message given to a constructor is copied
+        accepted.SetInParent()
+        # Each event's JSON by the event's id (the events of `result` stay alive meanwhile): a
+        # viewer shown an event unchanged (redaction hands back the event itself) reuses it.
+        encoded: dict[int, bytes] = {}
+        for event in result:
+            encoded[id(event)] = self.codec.encode_json(event)
+            accepted.events.add(type=_tag_of(event), json=encoded[id(event)])
         every = request.return_every_view and request.return_state
         if every:
             # One call brings what every watcher needs: no redaction call per seat afterwards.
             for viewer in (*range(self.spec.seat_count(state)), None):
-                shown = accepted.seat_events.add(events=self._redacted(result, viewer))
+                shown = accepted.seat_events.add()
+                self._add_redacted(shown.events, result, viewer, encoded)
                 if viewer is not None:
                     shown.player = viewer
         if request.return_redacted:
             if every and 0 <= request.player < len(accepted.seat_events) - 1:
                 accepted.redacted_events.extend(accepted.seat_events[request.player].events)
             else:
-                accepted.redacted_events.extend(self._redacted(result, request.player))
+                self._add_redacted(accepted.redacted_events, result, request.player, encoded)
         if request.return_state:
             state = self.spec.evolve(state, result)
             accepted.state.CopyFrom(self._pack(state))
@@ -143,10 +152,16 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
                 accepted.spectator_view = self.codec.encode_json(self.spec.view(state, None))
             elif request.return_views:
                 accepted.views.extend(self._seat_view(state, seat, True) for seat in active)
-        return rules_pb2.ValidateResponse(accepted=accepted)
+        return response
 
-    def _redacted(self, events: Sequence[Any], viewer: int | None) -> list[Any]:
-        return [self._event(self.spec.redact_event(e, viewer)) for e in events]
+    def _add_redacted(
+        self, target: Any, events: Sequence[Any], viewer: int | None, encoded: dict[int, bytes]
+    ) -> None:
+        """Add `events` as `viewer` may see them to the repeated field `target`."""
+        for event in events:
+            shown = self.spec.redact_event(event, viewer)
+            json = encoded[id(event)] if shown is event else self.codec.encode_json(shown)
+            target.add(type=_tag_of(shown), json=json)
 
     def _seat_view(self, state: Any, seat: int, with_legal_actions: bool) -> Any:
         """A seat's view of the state, with its legal actions when it owes a decision."""
