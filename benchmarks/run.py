@@ -9,7 +9,9 @@ watching; then 10,000 spectator Watch streams on one gateway, 1,000 with --quick
 1,000-event match verified offline beside the bare re-execution of its actions), play (the Play
 stream beside the unary path; a watched action beside a busy one, the fan-out on and off), peers
 (boardgame.io in memory and on files beside Guildhall's Play stream and unary path, `make
-bench-peers`; skipped, saying so, where node is not installed).
+bench-peers`; skipped, saying so, where node is not installed), memory (the gateway's RSS and
+Redis's bytes per live match at 1,000 and 10,000 live matches, 200 and 1,000 with --quick, and
+the gateway's cached bytes per cached match).
 
 Usage: python -m benchmarks.run [--quick] [--sections rules eventstore ...]
 """
@@ -22,6 +24,7 @@ from typing import Any
 
 from benchmarks import (
     bench_eventstore,
+    bench_memory,
     bench_path,
     bench_peers,
     bench_play,
@@ -35,7 +38,7 @@ from services.observability import configure_logging
 from services.registry import GAMES
 from services.runtime import tune_gc
 
-SECTIONS = ("rules", "eventstore", "path", "capacity", "webhooks", "verify", "play", "peers")
+SECTIONS = ("rules", "eventstore", "path", "capacity", "webhooks", "verify", "play", "peers", "memory")
 # The whole path is measured with this game: the issue's figures were taken with it.
 PATH_GAME, PATH_PLAYERS = "rattus_cartus", 2
 # The whole path again at 32 matches in other set-ups, beside the default stack's figures:
@@ -77,6 +80,9 @@ def main() -> None:
             with redis_server_process(appendonly=True) as url:
                 sizes = bench_play.QUICK_SIZES if args.quick else bench_play.SIZES
                 bench_play.run(report, url, PATH_GAME, PATH_PLAYERS, args.quick, sizes=sizes)
+        elif section == "memory":
+            with redis_server_process(appendonly=False) as url:  # bytes, not fsyncs: no AOF
+                bench_memory.run(report, url, PATH_GAME, PATH_PLAYERS, args.quick)
         elif section == "peers":
             with redis_server_process(appendonly=True) as url:
                 bench_peers.run(report, url, PATH_GAME, PATH_PLAYERS, args.quick)

@@ -237,6 +237,8 @@ class Stack:
             "SIGNING_KEYS_DIR": str(directory / "signing"),
             "TENANTS_FILE": str(directory / "tenants.json"),
             "WEBHOOK_ALLOW_HTTP": "1",  # local receivers are plain http
+            # Finished matches leave Redis after ARCHIVE_RETENTION_SECONDS (1 h by default) for here.
+            "ARCHIVE_DIR": str(directory / "archive"),
             **({"LOG_LEVEL": self._log_level} if self._log_level else {}),
             **self._gateway_env,
         }

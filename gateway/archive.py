@@ -5,15 +5,17 @@ its fields, so the hash chain and receipts travel with it, plus meta and the com
 into one compressed blob, written to an archive store, read back and checked (the chain
 re-computed and compared with the recorded head), and only then removed from Redis, by a
 script that removes it only if the match has not moved since it was read. A small tombstone
-stays behind, so the match id is never reused. Replay and audit read archived matches from
-the blob (`load`).
+stays behind, so the match id is never reused. Archiving a match twice (two sweepers at once,
+gateway/retention.py) is harmless: the second finds it archived at the same version. Replay
+and audit read archived matches from the blob (`load`).
 
 Archive stores are behind one port: `DirectoryArchive` (a local directory, the default) and
 `S3Archive` (any S3-compatible bucket, with the `s3` extra: `pip install guildhall[s3]`).
 
 Blob format (`guildhall-archive-v1`): zstd-compressed msgpack of
 `{"format", "tenant", "match_id", "meta", "commands", "entries"}` where `entries` is the
-stream in order, each entry a map of its raw Redis fields.
+stream in order, each entry a map of its raw Redis fields (entry format 1 or 2, as the stream
+held it: gateway.eventstore.entries decodes both).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import argparse
 import os
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -32,6 +34,7 @@ import redis
 import zstandard
 
 from gateway.eventstore.base import AuditReport, MatchKey, StoredEvent, audit_events
+from gateway.eventstore.entries import decode_entries
 from gateway.eventstore.redis_store import match_keys
 
 FORMAT = "guildhall-archive-v1"
@@ -42,6 +45,10 @@ ZSTD_LEVEL = 10  # archives are written once and read rarely: favour size
 _REMOVE_SCRIPT = """
 -- KEYS: events, meta, snapshot, commands, tombstone   ARGV: archived_version, archive_name
 if redis.call('HGET', KEYS[2], 'version') ~= ARGV[1] then
+  -- Archived at this very version already (another sweeper got there first): harmless.
+  if redis.call('HGET', KEYS[5], 'version') == ARGV[1] then
+    return 2
+  end
   return 0
 end
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
@@ -52,6 +59,10 @@ return 1
 
 class ArchiveError(Exception):
     """The match could not be archived; Redis still holds it unchanged."""
+
+
+class NotArchivable(ArchiveError):
+    """There is nothing to archive: no such match in Redis, or (when asked) it is not finished."""
 
 
 class ArchiveStore(Protocol):
@@ -119,6 +130,12 @@ def tombstone_key(key: MatchKey) -> str:
     return f"gh:{{{key.tenant}:{key.match_id}}}:archived"
 
 
+def finished_key(tenant: str) -> str:
+    """Sorted set of a tenant's finished match ids by the time they ended (ms): what retention
+    archives once they are old enough (gateway/retention.py); a match leaves it when archived."""
+    return f"gh:tenant:{{{tenant}}}:finished"
+
+
 class ArchivedMatch(msgspec.Struct, frozen=True):
     format: str
     tenant: str
@@ -132,32 +149,15 @@ class ArchivedMatch(msgspec.Struct, frozen=True):
         return int(self.meta.get("version", 0))
 
     def events(self) -> list[StoredEvent]:
-        return [_stored_event(fields) for fields in self.entries]
+        """The entries decoded in order (format 1 or 2: gateway.eventstore.entries), numbered
+        from 1 as the stream's ids were."""
+        return decode_entries(
+            (f"{n}-0".encode(), {name.encode(): value for name, value in fields.items()})
+            for n, fields in enumerate(self.entries, start=1)
+        )
 
     def audit(self) -> AuditReport:
         return audit_events(self.events(), self.version, self.meta.get("head_hash", ""))
-
-
-# Entry fields that hold bytes, not text: the event's JSON, and what the gateway keeps beside the
-# chain (the action, and the receipt with its raw signature).
-_BINARY_FIELDS = frozenset({"payload", "action", "receipt"})
-
-
-def _stored_event(fields: Mapping[str, bytes]) -> StoredEvent:
-    text = {name: value.decode() for name, value in fields.items() if name not in _BINARY_FIELDS}
-    return StoredEvent(
-        version=int(text["version"]),
-        type=text["type"],
-        actor=text["actor"],
-        command_id=text["command_id"],
-        payload=fields["payload"],
-        rules_version=text["rules_version"],
-        time_ms=int(text["time_ms"]),
-        prev_hash=text["prev_hash"],
-        hash=text["hash"],
-        action=fields.get("action", b""),
-        receipt=fields.get("receipt", b""),
-    )
 
 
 def encode(match: ArchivedMatch) -> bytes:
@@ -177,6 +177,7 @@ class ArchiveReport:
     events: int
     stored_bytes: int  # the stream's payloads and fields as Redis held them
     archived_bytes: int  # the compressed blob
+    already: bool = False  # it was archived already (by another sweeper): nothing was done twice
 
 
 def _read_live(client: redis.Redis, key: MatchKey) -> ArchivedMatch:
@@ -196,15 +197,24 @@ def _read_live(client: redis.Redis, key: MatchKey) -> ArchivedMatch:
     )
 
 
-def archive_match(client: redis.Redis, archive: ArchiveStore, key: MatchKey) -> ArchiveReport:
-    """Copy a match to the archive, verify the copy, then remove it from Redis.
+def archive_match(
+    client: redis.Redis, archive: ArchiveStore, key: MatchKey, *, finished_only: bool = False
+) -> ArchiveReport:
+    """Copy a match to the archive, verify the copy, then remove it from Redis (and from the
+    tenant's finished index). A match archived already answers a report with `already` set.
 
-    Raises ArchiveError (and removes nothing) when the match is unknown, its chain does not
-    verify, the archive returns something else than was written, or the match moved meanwhile.
+    Raises ArchiveError (and removes nothing) when the match is unknown, not finished while
+    `finished_only`, its chain does not verify, the archive returns something else than was
+    written, or the match moved meanwhile.
     """
     live = _read_live(client, key)
     if not live.entries:
-        raise ArchiveError(f"{key.tenant}/{key.match_id}: no such match in Redis")
+        if client.exists(tombstone_key(key)):
+            client.zrem(finished_key(key.tenant), key.match_id)
+            return ArchiveReport(key, 0, 0, 0, already=True)
+        raise NotArchivable(f"{key.tenant}/{key.match_id}: no such match in Redis")
+    if finished_only and live.meta.get("finished") != "1":
+        raise NotArchivable(f"{key.tenant}/{key.match_id} is not finished; it stays in Redis")
     report = live.audit()
     if not report.ok:
         raise ArchiveError(
@@ -230,8 +240,21 @@ def archive_match(client: redis.Redis, archive: ArchiveStore, key: MatchKey) -> 
     )
     if not removed:
         raise ArchiveError(f"{key.tenant}/{key.match_id} moved while it was archived; it stays in Redis")
+    client.zrem(finished_key(key.tenant), key.match_id)
     raw = sum(len(k) + len(v) for fields in live.entries for k, v in fields.items())
-    return ArchiveReport(key, len(live.entries), raw, len(blob))
+    return ArchiveReport(key, len(live.entries), raw, len(blob), already=removed == 2)
+
+
+def describe(report: ArchiveReport) -> str:
+    """One progress line: what an archiving did."""
+    name = f"{report.key.tenant}/{report.key.match_id}"
+    if report.already and not report.events:
+        return f"{name}: archived already"
+    return (
+        f"{name}: {report.events} events, {report.stored_bytes:,} bytes in Redis -> "
+        f"{report.archived_bytes:,} archived"
+        + (" (by another archiver at the same time)" if report.already else "")
+    )
 
 
 def load(client: redis.Redis, archive: ArchiveStore, key: MatchKey) -> ArchivedMatch | None:
@@ -305,11 +328,7 @@ def main(argv: list[str] | None = None) -> int:
             failures += 1
             print(f"[{number}/{len(keys)}] {error}", file=sys.stderr)
             continue
-        print(
-            f"[{number}/{len(keys)}] {key.tenant}/{key.match_id}: {report.events} events, "
-            f"{report.stored_bytes:,} bytes in Redis -> {report.archived_bytes:,} archived",
-            file=sys.stderr,
-        )
+        print(f"[{number}/{len(keys)}] {describe(report)}", file=sys.stderr)
     return 1 if failures else 0
 
 

@@ -28,7 +28,9 @@ from guildhall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 from gateway import metrics
 from gateway.auth import Authenticator, Tenant, Tokens, load_operators, load_tenants
 from gateway.quotas import Quotas
+from gateway.retention import DEFAULT_ARCHIVE_DIR, DEFAULT_RETENTION_S
 from gateway.server import GatewayServicer, Ports, game_data_from_describe, games_from_describe
+from gateway.usecases.cache import DEFAULT_CACHE_MB
 from gateway.watch import WatchHub, stream_versions
 from gateway.wire import MAX_REQUEST_BYTES
 
@@ -71,11 +73,18 @@ class Config:
     redis_wait_replicas: int = 0
     redis_wait_timeout_ms: int = 1000
     redis_timeout_s: float = 5.0  # a Redis call unanswered this long fails (UNAVAILABLE)
+    # An append writes the match's snapshot every this many versions (and at creation and end);
+    # a load folds the events after it (issue 25 item 4). 1: with every append.
+    snapshot_every: int = 16
     signing_keys_dir: str = ""
     tenants_file: str = ""
     # Where finished matches were archived (gateway.archive): replay, audit and reads find them.
     archive_dir: str = ""
     archive_s3_bucket: str = ""
+    # Finished matches older than this leave Redis for the archive (gateway/retention.py); 0: off.
+    archive_retention_s: float = 3600.0
+    # The per-replica caches' memory budget, MiB (gateway/usecases/cache.py).
+    cache_mb: float = 128.0
     # Webhooks (issue 23): plain-http endpoints allowed (development only), and each POST's timeout.
     webhook_allow_http: bool = False
     webhook_timeout_s: float = 5.0
@@ -171,6 +180,12 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         help=helped("seconds a Redis call may go unanswered, then UNAVAILABLE", "REDIS_TIMEOUT_SECONDS", 5),
     )
     parser.add_argument(
+        "--snapshot-every",
+        type=int,
+        default=int(env.get("SNAPSHOT_EVERY", "16")),
+        help=helped("versions between snapshots of a match's state, 1 = every append", "SNAPSHOT_EVERY", 16),
+    )
+    parser.add_argument(
         "--signing-keys-dir",
         default=env.get("SIGNING_KEYS_DIR", ""),
         help=helped("Ed25519 PEM keys; empty = a throwaway key (development only)", "SIGNING_KEYS_DIR", ""),
@@ -189,6 +204,22 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         "--archive-s3-bucket",
         default=env.get("ARCHIVE_S3_BUCKET", ""),
         help=helped("archived matches in an S3 bucket (the s3 extra)", "ARCHIVE_S3_BUCKET", ""),
+    )
+    parser.add_argument(
+        "--archive-retention",
+        type=_setting("ARCHIVE_RETENTION_SECONDS", "seconds"),
+        default=env.get("ARCHIVE_RETENTION_SECONDS", str(DEFAULT_RETENTION_S)),
+        help=helped(
+            "finished matches older than this move to the archive, 0 = never",
+            "ARCHIVE_RETENTION_SECONDS",
+            int(DEFAULT_RETENTION_S),
+        ),
+    )
+    parser.add_argument(
+        "--cache-mb",
+        type=_setting("CACHE_MB", "MiB"),
+        default=env.get("CACHE_MB", str(DEFAULT_CACHE_MB)),
+        help=helped("memory budget of the per-replica caches, MiB", "CACHE_MB", DEFAULT_CACHE_MB),
     )
     parser.add_argument(
         "--rules", action="append", default=[], metavar="GAME=TARGET", help="adds to RULES_* variables"
@@ -236,6 +267,8 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
     args = parser.parse_args(argv)
     if args.redis_wait_replicas < 0 or args.redis_wait_timeout_ms <= 0 or args.redis_timeout <= 0:
         parser.error("REDIS_WAIT_REPLICAS must be >= 0, REDIS_WAIT_TIMEOUT_MS and REDIS_TIMEOUT_SECONDS > 0")
+    if args.snapshot_every < 1:
+        parser.error(f"SNAPSHOT_EVERY must be >= 1, got {args.snapshot_every}")
     rules = Config.rules_from_env(env)
     for item in args.rules:
         game, sep, target = item.partition("=")
@@ -256,10 +289,14 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         redis_wait_replicas=args.redis_wait_replicas,
         redis_wait_timeout_ms=args.redis_wait_timeout_ms,
         redis_timeout_s=args.redis_timeout,
+        snapshot_every=args.snapshot_every,
         signing_keys_dir=args.signing_keys_dir,
         tenants_file=args.tenants_file,
-        archive_dir=args.archive_dir,
+        # No archive named: a directory under the working directory (docs/deploy.md for pods).
+        archive_dir=args.archive_dir or ("" if args.archive_s3_bucket else DEFAULT_ARCHIVE_DIR),
         archive_s3_bucket=args.archive_s3_bucket,
+        archive_retention_s=args.archive_retention,
+        cache_mb=args.cache_mb,
         webhook_allow_http=args.webhook_allow_http,
         webhook_timeout_s=args.webhook_timeout,
         webhook_lease_s=args.webhook_lease,
@@ -269,6 +306,19 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         cors_origins=tuple(o.strip() for o in args.cors_origins.split(",") if o.strip()),
         web_dir=args.web_dir,
     )
+
+
+def _setting(name: str, unit: str) -> Any:
+    """An argparse type for a number >= 0 whose error names its environment variable."""
+    from gateway.usecases.cache import parse_cache_mb
+
+    def parse(text: str) -> float:
+        try:
+            return parse_cache_mb(text, name, unit)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    return parse
 
 
 def redis_clients(url: str, cluster: bool, socket_timeout_s: float = 5.0) -> tuple[Any, Any]:
@@ -360,6 +410,7 @@ class Gateway:
         self.http: Any = None
         self._tasks: list[asyncio.Task[Any]] = []
         self._closers: list[Any] = []
+        self._blocking_clients: list[Any] = []  # the retention sweeper's (closed last, in `stop`)
 
     async def start(self) -> int:
         """Build every part, start serving; returns the bound port."""
@@ -430,8 +481,11 @@ class Gateway:
             keyring,
             timers=timers,
             archive=(lambda key: load_async(redis, archive, key)) if archive is not None else None,
+            cache_mb=config.cache_mb,
+            snapshot_every=config.snapshot_every,
         )
         self.matches = matches
+        metrics.watch_caches(matches.caches)
         tokens = Tokens(keyring.sign, keyring.verify)
         auth = Authenticator(tenants, tokens, operators)
         quotas = Quotas(redis)
@@ -446,6 +500,7 @@ class Gateway:
 
         matches.watched = hub.watched
         matches.announce = hub.notify
+        matches.appending = hub.appending
         matches.fan_out = os.environ.get(FAN_OUT_ENV, "1") != "0"
         matchmaker = Matchmaker(redis, subscriber=subscriber)
         self.matchmaker = matchmaker
@@ -537,6 +592,8 @@ class Gateway:
             asyncio.create_task(self._refresh_gauges(quotas, matchmaker, tenants, games), name="gauges"),
             metrics.watch_runtime(self.stopping),
         ]
+        if archive is not None and config.archive_retention_s > 0:
+            self._tasks.append(self._sweep(archive, tenants))
         metrics.serve_metrics(config.metrics_port, config.host)
         _log.info(
             "serving",
@@ -548,6 +605,36 @@ class Gateway:
             signing_key=keyring.active,
         )
         return self.port
+
+    def _sweep(self, archive: Any, tenants: Mapping[str, Tenant]) -> asyncio.Task[None]:
+        """Retention (gateway/retention.py): this replica's sweeper, on a blocking client of its own."""
+        import redis as blocking
+        from redis.cluster import RedisCluster
+
+        from gateway.retention import Sweeper
+
+        config = self.config
+        kind = RedisCluster if config.redis_cluster else blocking.Redis
+
+        async def run() -> None:
+            while not self.stopping.is_set():  # a cluster client connects as it is made
+                try:
+                    client = await asyncio.to_thread(
+                        kind.from_url, config.redis_url, socket_timeout=config.redis_timeout_s
+                    )
+                    break
+                except Exception as error:
+                    _log.warning("retention waits for Redis", error=str(error))
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self.stopping.wait(), 5.0)
+            else:
+                return
+            self._blocking_clients.append(client)
+            sweeper = Sweeper(client, archive, lambda: tenants.keys(), config.archive_retention_s)
+            await sweeper.run(self.stopping)
+
+        _log.info("retention on", retention_s=config.archive_retention_s, archive=_archive_name(config))
+        return asyncio.create_task(run(), name="retention")
 
     async def _refresh_gauges(
         self, quotas: Quotas, matchmaker: Any, tenants: Mapping[str, Tenant], games: Any
@@ -592,7 +679,16 @@ class Gateway:
         for closer in self._closers:
             with contextlib.suppress(Exception):
                 await closer.aclose()
+        for client in self._blocking_clients:
+            with contextlib.suppress(Exception):
+                client.close()
         _log.info("stopped")
+
+
+def _archive_name(config: Config) -> str:
+    if config.archive_s3_bucket:
+        return f"s3://{config.archive_s3_bucket}"
+    return str(Path(config.archive_dir).resolve())
 
 
 def _check_webhook_urls(tenants: Mapping[str, Tenant], allow_http: bool) -> None:

@@ -69,6 +69,36 @@ QUOTA_REFUSALS = Counter(
     "guildhall_gateway_quota_refusals_total", "Calls refused over a tenant quota", ["quota"]
 )
 NOTIFICATIONS = Counter("guildhall_gateway_notifications_total", "Append notifications received from Redis")
+ARCHIVED_MATCHES = Counter(
+    "guildhall_gateway_archived_matches_total",
+    "Finished matches the retention sweeper moved to the archive, by outcome (archived, already: by "
+    "another replica, dropped: gone or unfinished, failed: left in Redis)",
+    ["outcome"],
+)
+# The caches of the match use cases (gateway/usecases/cache.py), by cache; read at each scrape.
+CACHE_BYTES = Gauge(
+    "guildhall_gateway_cache_bytes", "Estimated bytes held by each cache (CACHE_MB bounds them)", ["cache"]
+)
+CACHE_BUDGET = Gauge("guildhall_gateway_cache_budget_bytes", "Each cache's share of CACHE_MB", ["cache"])
+CACHE_ENTRIES = Gauge("guildhall_gateway_cache_entries", "Entries held by each cache", ["cache"])
+CACHE_BYTES_PER_MATCH = Gauge(
+    "guildhall_gateway_cache_bytes_per_match",
+    "Estimated bytes of every cache over the matches whose state is cached",
+)
+
+
+def _reader(target: Any, attribute: str) -> Any:
+    return lambda: getattr(target, attribute)
+
+
+def watch_caches(caches: Any) -> None:
+    """Report `caches` (gateway.usecases.cache.Caches) at every scrape: nothing on the hot path."""
+    for cache in caches.all():
+        CACHE_BYTES.labels(cache.name).set_function(_reader(cache, "bytes"))
+        CACHE_ENTRIES.labels(cache.name).set_function(cache.__len__)
+        CACHE_BUDGET.labels(cache.name).set(cache.budget)
+    CACHE_BYTES_PER_MATCH.set_function(caches.bytes_per_match)
+
 
 # The runtime's own pauses: every call in flight waits them out, so they show in the tail
 # latency before anything else does (docs/performance.md: full collections set the p99).

@@ -174,6 +174,15 @@ class RulesClient:
         return response.view, _events(response.events)
 
 
+def _detached(state: rules_pb2.GameState) -> rules_pb2.GameState:
+    """A copy of a state that came inside a larger response: a sub-message keeps its whole
+    response alive (one arena), and the state is cached long after the response's views and
+    events are done with (issue 25: 51 KB kept per cached 4 KB state instead of 4.7 KB)."""
+    copy = rules_pb2.GameState()
+    copy.CopyFrom(state)
+    return copy
+
+
 def _accepted(response: rules_pb2.ValidateResponse) -> Accepted | Rejection:
     if response.WhichOneof("result") == "rejection":
         return Rejection(response.rejection.code, response.rejection.message)
@@ -185,7 +194,7 @@ def _accepted(response: rules_pb2.ValidateResponse) -> Accepted | Rejection:
         }
     return Accepted(
         _events(accepted.events),
-        accepted.state if accepted.HasField("state") else None,
+        _detached(accepted.state) if accepted.HasField("state") else None,
         _status(accepted.status) if accepted.HasField("status") else None,
         _events(accepted.redacted_events),
         tuple(SeatView(v.player, v.view, tuple(v.legal_actions)) for v in accepted.views),
@@ -432,7 +441,9 @@ class AsyncRulesClient:
             self._unary_until = max(self._unary_until, now + pause)
         if now < self._unary_until:
             return None
-        session = self._sessions[slot] = _Session(self._stub, batches=self._batches, in_flight=self._in_flight)
+        session = self._sessions[slot] = _Session(
+            self._stub, batches=self._batches, in_flight=self._in_flight
+        )
         return session
 
     async def _call(self, kind: str, request: Any, unary: Callable[..., Awaitable[Any]]) -> Any:
@@ -456,7 +467,7 @@ class AsyncRulesClient:
         """The opening state; `seed` is the match's 32 random bytes (an integer, big-endian)."""
         request = rules_pb2.SetupRequest(game_id=self.game_id, players=players, seed=seed, options=options)
         response = await self._call("setup", request, self._stub.Setup)
-        return response.state, _status(response.status)
+        return _detached(response.state), _status(response.status)
 
     async def validate(
         self,
@@ -494,7 +505,7 @@ class AsyncRulesClient:
         if status is None:  # no events: ask nothing of the service but the status
             response = await self._call("apply", rules_pb2.ApplyRequest(state=state), self._stub.Apply)
             state, status = response.state, _status(response.status)
-        return state, status
+        return _detached(state), status  # it is cached: not its whole (batched) response
 
     async def legal_actions(self, state: rules_pb2.GameState, player: int) -> list[bytes]:
         request = rules_pb2.LegalActionsRequest(state=state, player=player)

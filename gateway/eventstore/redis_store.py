@@ -2,16 +2,30 @@
 
 Keys of a match (one hash tag, so the script also runs on Redis Cluster):
 
-    gh:{<tenant>:<match>}:events     stream; entry id `<version>-0`; fields below
+    gh:{<tenant>:<match>}:events     stream; entry id `<version>-0`; one field `e` per entry
+                                     (format 2: gateway.eventstore.entries)
     gh:{<tenant>:<match>}:meta       hash: version, head_hash, plus caller fields (game, players, ...)
     gh:{<tenant>:<match>}:snapshot   hash: version, rules_version, state (the gateway adds
                                      head_hash, key_id, mac: see gateway.eventstore.async_redis)
     gh:{<tenant>:<match>}:commands   hash: command_id -> "<first_version>:<last_version>:<actor>"
 
-Stream entries hold plain fields (version, type, actor, command_id, payload, rules_version,
-time_ms, prev_hash, hash) so an auditor can read a match with nothing but redis-cli; the
-gateway adds `action` (first entry of a seat's append) and `receipt` (last entry of an append)
-beside the chain. Every append publishes "<tenant>\x1f<match>\x1f<version>" on `gh:notify`.
+Every append publishes "<tenant>\x1f<match>\x1f<version>" on `gh:notify`.
+
+Decisions (question -> decision):
+- What does the script do itself? Only what must happen under Redis's atomicity: check the
+  expected version and head, claim the command id, write. Python computes everything else (the
+  entries' values, the command record, the notification, the snapshot's fields), so the script
+  reads nothing it was given and makes at most five calls on the way of an accepted append:
+  HMGET meta, HSETNX commands, XADD per event, one HSET of meta (version, head and caller
+  fields together), PUBLISH; plus the snapshot's HSET when the caller passes one (the gateway:
+  every SNAPSHOT_EVERY versions, gateway/usecases/store.py).
+- Exactly-once: HSETNX claims the command id in the `commands` hash, which keeps every command
+  of the match (no ring that could forget one a late retry still names). A claimed id answers
+  its first result (`duplicate`) to its actor and `taken` to another; a wrong version checks the
+  table first, so a retry of an applied command still gets its first answer.
+- All or nothing: every check runs before the first write. HSETNX is that first write (refused
+  whole when Redis is out of memory); if the first XADD then fails (a stream ahead of its meta),
+  the claim is removed again before the error is returned.
 """
 
 from __future__ import annotations
@@ -41,18 +55,19 @@ from gateway.eventstore.base import (
     check_append_arguments,
     wall_clock_ms,
 )
-
-# Field order of a stream entry; also the order the Lua script receives them in.
-ENTRY_FIELDS = (
-    "version",
-    "type",
-    "actor",
-    "command_id",
-    "payload",
-    "rules_version",
-    "time_ms",
-    "prev_hash",
-    "hash",
+from gateway.eventstore.entries import (
+    ENTRY_FIELD,
+    ENTRY_FIELDS,
+    READ_BACK,
+    EntryDecoder,
+    MalformedEntry,
+    NeedsContext,
+    decode_after,
+    decode_entries,
+    encode_entry,
+    entry_version,
+    read_count,
+    read_start,
 )
 
 # A stream reply as redis-py parses it: [(entry_id, {field: value})].
@@ -63,36 +78,17 @@ _AUDIT_PAGE = 1000
 
 # Python computes the hashes (Redis Lua has no SHA-256) from the head it knows (cached, or read
 # from meta); the script re-checks that head under its atomicity, so a chain can only grow from
-# the true head. All checks run before the first write, and XADDs with increasing ids cannot fail one by one,
-# so an append is all-or-nothing. One script serves the blocking and the asyncio store.
+# the true head. One script serves the blocking and the asyncio store.
 APPEND_SCRIPT = """
 -- KEYS: events, meta, snapshot, commands
--- ARGV: expected_version, expected_head, new_head, command_id, actor, notify,
---       snapshot_pair_count, meta_pair_count, event_count,
---       then meta field/value pairs,
---       then per event: its extra field count, the values of ENTRY_FIELDS in order, then the
---       extra field/value pairs (action, receipt),
---       then snapshot field/value pairs (last: the state is the largest argument, and
+-- ARGV: expected_version, expected_head, new_head, command_id, actor, command_record,
+--       notification ('' = none), meta_pair_count, event_count,
+--       then meta field/value pairs, then one entry value (field `e`) per event,
+--       then snapshot field/value pairs, if any (last: the state is the largest argument, and
 --       redis-py copies what precedes each argument while packing a command)
-local FIELDS = {'version', 'type', 'actor', 'command_id', 'payload', 'rules_version', 'time_ms',
-                'prev_hash', 'hash'}
-local expected_version = tonumber(ARGV[1])
-local expected_head = ARGV[2]
-local new_head = ARGV[3]
-local command_id = ARGV[4]
-local actor = ARGV[5]
-local notify = ARGV[6]
-local snapshot_pair_count = tonumber(ARGV[7])
-local meta_pair_count = tonumber(ARGV[8])
-local event_count = tonumber(ARGV[9])
-local meta_start = 10
-local events_start = meta_start + 2 * meta_pair_count
-local snapshot_start = #ARGV - 2 * snapshot_pair_count + 1
-
--- A command id seen before answers with its first result, whatever the version is now, but
--- only to the actor that used it: command ids are scoped to match and actor.
-local seen = redis.call('HGET', KEYS[4], command_id)
-if seen then
+local function answer(seen)
+  -- A command id seen before answers with its first result, whatever the version is now, but
+  -- only to the actor that used it: command ids are scoped to match and actor.
   local a = string.find(seen, ':', 1, true)
   local b = string.find(seen, ':', a + 1, true)
   local first = tonumber(string.sub(seen, 1, a - 1))
@@ -100,50 +96,48 @@ if seen then
     return {'duplicate', first, tonumber(string.sub(seen, a + 1))}
   end
   local last = tonumber(string.sub(seen, a + 1, b - 1))
-  if string.sub(seen, b + 1) ~= actor then
+  if string.sub(seen, b + 1) ~= ARGV[5] then
     return {'taken', first, last}
   end
   return {'duplicate', first, last}
 end
 
+local expected_version = tonumber(ARGV[1])
 local stored = redis.call('HMGET', KEYS[2], 'version', 'head_hash')
 local version = tonumber(stored[1]) or 0
-local head_hash = stored[2] or string.rep('0', 64)  -- GENESIS before the first append
-if version ~= expected_version or head_hash ~= expected_head then
+if version ~= expected_version or (stored[2] or string.rep('0', 64)) ~= ARGV[2] then
+  local seen = redis.call('HGET', KEYS[4], ARGV[4])
+  if seen then
+    return answer(seen)
+  end
   return {'conflict', version, 0}
 end
+if redis.call('HSETNX', KEYS[4], ARGV[4], ARGV[6]) == 0 then
+  return answer(redis.call('HGET', KEYS[4], ARGV[4]))
+end
 
-local arg = events_start
+local meta_start = 10
+local entries_start = meta_start + 2 * tonumber(ARGV[8])
+local event_count = tonumber(ARGV[9])
 for i = 1, event_count do
-  local extra_count = tonumber(ARGV[arg])
-  local entry = {}
-  for f = 1, #FIELDS do
-    entry[2 * f - 1] = FIELDS[f]
-    entry[2 * f] = ARGV[arg + f]
+  local added = redis.pcall('XADD', KEYS[1], (expected_version + i) .. '-0', 'e', ARGV[entries_start + i - 1])
+  if type(added) == 'table' and added.err then  -- only the first can fail: ids only grow
+    redis.call('HDEL', KEYS[4], ARGV[4])
+    return added
   end
-  arg = arg + 1 + #FIELDS
-  for e = 1, 2 * extra_count do
-    entry[2 * #FIELDS + e] = ARGV[arg + e - 1]
-  end
-  arg = arg + 2 * extra_count
-  redis.call('XADD', KEYS[1], (expected_version + i) .. '-0', unpack(entry))
 end
-
-local first_version = expected_version + 1
 local last_version = expected_version + event_count
-if meta_pair_count > 0 then
-  redis.call('HSET', KEYS[2], unpack(ARGV, meta_start, events_start - 1))
+redis.call('HSET', KEYS[2], 'version', last_version, 'head_hash', ARGV[3],
+           unpack(ARGV, meta_start, entries_start - 1))
+local snapshot_start = entries_start + event_count
+if snapshot_start <= #ARGV then
+  redis.call('HSET', KEYS[3], unpack(ARGV, snapshot_start, #ARGV))
 end
-redis.call('HSET', KEYS[2], 'version', last_version, 'head_hash', new_head)
-redis.call('HSET', KEYS[4], command_id, first_version .. ':' .. last_version .. ':' .. actor)
-if snapshot_pair_count > 0 then
-  redis.call('HSET', KEYS[3], 'version', last_version, unpack(ARGV, snapshot_start, #ARGV))
-end
-if notify ~= '' then
+if ARGV[7] ~= '' then
   -- Watchers on every replica learn of the append from one channel, atomically with it.
-  redis.call('PUBLISH', 'gh:notify', notify .. string.char(31) .. last_version)
+  redis.call('PUBLISH', 'gh:notify', ARGV[7])
 end
-return {'ok', first_version, last_version}
+return {'ok', expected_version + 1, last_version}
 """
 
 # The channel every append publishes to: "<tenant>\x1f<match_id>\x1f<version>".
@@ -177,10 +171,6 @@ def fence_key(key: MatchKey) -> str:
     """A short-lived key in the match's slot: written, then WAITed on, to prove replication of
     everything before it (gateway.eventstore.async_redis)."""
     return f"{_prefix(key)}:fence"
-
-
-class MalformedEntry(Exception):
-    """A stream entry unlike what the store writes: wrong id, missing or undecodable field."""
 
 
 @contextmanager
@@ -288,16 +278,29 @@ class RedisEventStore:
     def read(self, key: MatchKey, after_version: int = 0, limit: int | None = None) -> list[StoredEvent]:
         if limit is not None and limit <= 0:
             return []
-        with _unavailable_on_connection_errors():
-            entries = self._client.xrange(
-                match_keys(key).events, min=f"{max(after_version, 0) + 1}-0", max="+", count=limit
-            )
-        return self._remember_head(key, [decode_entry(fields) for _, fields in cast(Entries, entries)])
+        back = 0
+        while True:  # from the entry at after_version (its hash), or further back (its append's first)
+            start = max(after_version - back, 0)
+            with _unavailable_on_connection_errors():
+                entries = self._client.xrange(
+                    match_keys(key).events,
+                    min=read_start(start),
+                    max="+",
+                    count=read_count(after_version, limit, start),
+                )
+            try:
+                events = decode_after(cast(Entries, entries), after_version, start)
+            except NeedsContext:
+                if start <= 1:
+                    raise
+                back = max(READ_BACK, 2 * back)
+                continue
+            return self._remember_head(key, events)
 
     def latest(self, key: MatchKey, command_id: str | None = None) -> Latest:
         keys = match_keys(key)
-        # One round trip for what a decision needs; the snapshot is written with every append
-        # through the gateway, so the events after it are almost always none and need no read.
+        # One round trip for what a decision needs, and a read of the events after the
+        # snapshot when there are any (the gateway writes one every SNAPSHOT_EVERY versions).
         with _unavailable_on_connection_errors():
             pipe = self._client.pipeline(transaction=False)
             pipe.hgetall(keys.meta)
@@ -343,22 +346,19 @@ class RedisEventStore:
             reply: Any = self._client.xread({events_key: f"{max(after_version, 0)}-0"}, block=timeout_ms)
         if not reply:
             return []
-        # One stream was asked for: RESP2 replies [[stream, entries]], RESP3 {stream: [entries]}.
-        if isinstance(reply, dict):
-            [[entries]] = reply.values()
-        else:
-            [[_, entries]] = reply
-        return self._remember_head(key, [decode_entry(fields) for _, fields in entries])
+        # Entries exist now: read them with the one before (a format-2 entry's prev_hash is its hash).
+        return self.read(key, after_version)
 
     def audit(self, key: MatchKey) -> AuditReport:
         keys = match_keys(key)
         events: list[StoredEvent] = []
+        decoder = EntryDecoder()
         with _unavailable_on_connection_errors():
             for position, (entry_id, fields) in enumerate(self._all_entries(keys.events), start=1):
                 try:
                     if entry_id != f"{position}-0".encode():
                         raise MalformedEntry(f"entry id {entry_id.decode()} where {position}-0 was expected")
-                    events.append(decode_entry(fields))
+                    events.append(decoder.decode(entry_id, fields))
                 except MalformedEntry as error:
                     return AuditReport(
                         ok=False,
@@ -418,11 +418,12 @@ def append_args(
 ) -> tuple[list[str | bytes | int], list[str]]:
     """ARGV of the append script (layout documented in it), and each new entry's hash.
 
-    `snapshot` holds the snapshot hash's fields besides `version` (the script sets that);
-    `extra[i]` holds fields stored beside the chain on entry i (action, receipt); `hashes`, when
-    the caller already chained the entries (to sign the head), saves computing them again.
+    `snapshot` holds the snapshot hash's fields besides `version` (added here: the new last
+    version); `extra[i]` holds fields stored beside the chain on entry i (action, receipt);
+    `hashes`, when the caller already chained the entries (to sign the head), saves computing
+    them again. ValueError (nothing is sent) for an extra field the entry format has no room for.
     """
-    entry_args: list[str | bytes | int] = []
+    entry_values: list[str | bytes | int] = []
     computed: list[str] = []
     head = chain_from
     for index, (version, event) in enumerate(enumerate(events, start=expected_version + 1)):
@@ -433,28 +434,21 @@ def append_args(
                 head, version, event.type, actor, command_id, rules_version, time_ms, event.payload
             )
         )
-        values: tuple[str | bytes | int, ...] = (
-            version,
-            event.type,
-            actor,
-            command_id,
-            event.payload,
-            rules_version,
-            time_ms,
-            head,
-            entry_hash,
-        )
-        more = extra[index] if index < len(extra) else {}
-        entry_args.append(len(more))
-        entry_args += values  # in ENTRY_FIELDS order: the script adds the names
-        for name, blob in more.items():
-            entry_args += (name, blob)
+        entry_values.append(
+            encode_entry(
+                version, event.type, actor, command_id, rules_version, time_ms, event.payload, entry_hash,
+                extra[index] if index < len(extra) else None, continues=index > 0,
+            )
+        )  # fmt: skip
         computed.append(entry_hash)
         head = entry_hash
 
-    snapshot_args: list[str | bytes] = []
-    for name, field in (snapshot or {}).items():
-        snapshot_args += (name, field)
+    last_version = expected_version + len(events)
+    snapshot_args: list[str | bytes | int] = []
+    if snapshot is not None:
+        snapshot_args += ("version", last_version)
+        for name, field in snapshot.items():
+            snapshot_args += (name, field)
     meta_args: list[str] = []
     for name, value in (meta or {}).items():
         meta_args += (name, value)
@@ -465,12 +459,12 @@ def append_args(
         head,
         command_id,
         actor,
-        notify_prefix(key),
-        len(snapshot_args) // 2,
+        f"{expected_version + 1}:{last_version}:{actor}",
+        f"{notify_prefix(key)}\x1f{last_version}",
         len(meta_args) // 2,
         len(events),
         *meta_args,
-        *entry_args,
+        *entry_values,
         *snapshot_args,
     ]
     return args, computed
@@ -495,22 +489,28 @@ def decode_command(seen: Any) -> AppendResult | None:
     return AppendResult(first_version=int(first), last_version=int(last), duplicate=True)
 
 
-def decode_entry(fields: Mapping[bytes, bytes]) -> StoredEvent:
-    try:
-        return StoredEvent(
-            version=int(fields[b"version"]),
-            type=fields[b"type"].decode(),
-            actor=fields[b"actor"].decode(),
-            command_id=fields[b"command_id"].decode(),
-            payload=fields[b"payload"],
-            rules_version=fields[b"rules_version"].decode(),
-            time_ms=int(fields[b"time_ms"]),
-            prev_hash=fields[b"prev_hash"].decode(),
-            hash=fields[b"hash"].decode(),
-            action=fields.get(b"action", b""),
-            receipt=fields.get(b"receipt", b""),
-        )
-    except KeyError as missing:
-        raise MalformedEntry(f"entry lacks the field {missing.args[0]!r}") from None
-    except (ValueError, UnicodeDecodeError) as error:
-        raise MalformedEntry(f"entry does not decode: {error}") from None
+def decode_entry(fields: Mapping[bytes, bytes], entry_id: bytes | None = None) -> StoredEvent:
+    """One entry read alone: format 1 as it is; format 2 needs its id, and its prev_hash is
+    unknown (read entries in order with gateway.eventstore.entries.EntryDecoder instead)."""
+    if entry_id is None and ENTRY_FIELD.encode() in fields:
+        raise MalformedEntry("a format-2 entry decodes only with its entry id")
+    return EntryDecoder(None).decode(entry_id or b"", fields)
+
+
+__all__ = [
+    "APPEND_SCRIPT",
+    "ENTRY_FIELD",
+    "ENTRY_FIELDS",
+    "MalformedEntry",
+    "RedisEventStore",
+    "append_args",
+    "decode_after",
+    "decode_command",
+    "decode_entries",
+    "decode_entry",
+    "decode_snapshot",
+    "entry_version",
+    "fence_key",
+    "match_keys",
+    "notify_prefix",
+]

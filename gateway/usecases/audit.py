@@ -51,7 +51,8 @@ from gateway.domain.match import SNAPSHOT_DECODER, MatchCreated, SnapshotBody
 from gateway.domain.receipts import snapshot_message
 from gateway.eventstore.async_redis import unavailable_on_store_faults
 from gateway.eventstore.base import MatchKey, StoredEvent
-from gateway.eventstore.redis_store import MalformedEntry, decode_entry, match_keys
+from gateway.eventstore.entries import EntryDecoder, MalformedEntry
+from gateway.eventstore.redis_store import match_keys
 from gateway.rules_client import AsyncRulesClient
 from gateway.usecases.results import AuditResult, MatchNotFound
 from gateway.usecases.store import MatchStore
@@ -116,6 +117,7 @@ async def load_record(matches: MatchStore, key: MatchKey) -> MatchRecord:
 def decode_entries(record: MatchRecord, findings: Findings) -> tuple[list[StoredEvent], bool]:
     """The entries in order while their ids are `<n>-0` and they decode; and whether all did."""
     events: list[StoredEvent] = []
+    decoder = EntryDecoder()  # format 1 or 2 (gateway/eventstore/entries.py), in stream order
     for position, (entry_id, fields) in enumerate(record.entries, start=1):
         if entry_id != f"{position}-0".encode():
             findings.add(
@@ -126,7 +128,7 @@ def decode_entries(record: MatchRecord, findings: Findings) -> tuple[list[Stored
             )
             return events, False
         try:
-            events.append(decode_entry(fields))
+            events.append(decoder.decode(entry_id, fields))
         except MalformedEntry as error:
             findings.add(position, CHAIN, str(error))
             return events, False

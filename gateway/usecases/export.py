@@ -19,7 +19,7 @@ import msgspec
 from gateway.domain import ghx
 from gateway.domain.match import MATCH_ENDED, MatchCreated
 from gateway.eventstore.base import MatchKey, StoredEvent
-from gateway.eventstore.redis_store import MalformedEntry, decode_entry
+from gateway.eventstore.entries import EntryDecoder, MalformedEntry
 from gateway.usecases.audit import load_record
 from gateway.usecases.results import InvalidRequest
 from gateway.usecases.store import MatchStore
@@ -41,9 +41,10 @@ class ExportUseCases(MatchStore):
         record = await load_record(self, key)
         events: list[StoredEvent] = []
         incomplete = ""
-        for position, (_, fields) in enumerate(record.entries, start=1):
+        decoder = EntryDecoder()
+        for position, (entry_id, fields) in enumerate(record.entries, start=1):
             try:
-                events.append(decode_entry(fields))
+                events.append(decoder.decode(entry_id, fields))
             except MalformedEntry as error:
                 incomplete = f"entry {position} does not decode: {error}"
                 break

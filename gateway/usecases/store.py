@@ -4,24 +4,31 @@ The use cases take their ports (a Redis client, an async rules client per game, 
 keys, the turn timers) and keep only a per-replica cache of each match's latest state, so any
 gateway replica can serve any match: correctness comes from the append script, which checks
 the version and chain head the decision was made on, never from sticky routing. A cold cache
-costs one round trip (meta and snapshot, pipelined).
+costs one round trip (meta and snapshot, pipelined), and a read of the events after the
+snapshot folded through the rules service when there are any.
 
 Decisions (question -> decision):
 - One receipt per append (on its last entry): it signs the head, which commits to every entry
   before it; the audit pins a failure to the first entry after the last valid receipt.
 - The action that caused an append is stored beside the chain on its first entry (`action`),
   so an audit can re-execute the stream (gateway/usecases/audit.py).
+- How often is the snapshot written? Every `snapshot_every` versions (SNAPSHOT_EVERY, default
+  16; issue 25 item 4), and when an append creates or ends the match: the snapshot's HSET was
+  most of an append's cost in Redis (a 2 KB state written and fsynced with every action). A
+  load takes the snapshot and folds the K - 1 events after it at most, in one Apply call; the
+  replica that appended keeps the new state in its cache and needs neither. The snapshot stays
+  MAC'd and bound to its version's head, and the audit checks it at whatever version it is.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeAlias
 
+import grpc
 import msgspec
 from guildhall.rules.v1 import rules_pb2
 
@@ -55,9 +62,11 @@ from gateway.eventstore.async_redis import (
     is_store_fault,
 )
 from gateway.eventstore.base import MatchKey, NewEvent, StoredEvent, wall_clock_ms
-from gateway.eventstore.redis_store import decode_entry
+from gateway.eventstore.entries import EntryDecoder
+from gateway.retention import index_finished
 from gateway.rules_client import AsyncRulesClient, Event, Status
 from gateway.signing import KeyRing, PublicKey
+from gateway.usecases.cache import DEFAULT_CACHE_MB, MB, Caches
 from gateway.usecases.results import EventOut, MatchNotFound, UnknownGame
 
 _log = logging.getLogger(__name__)
@@ -122,23 +131,15 @@ class Match:
 # Stream entries with their ids, as XRANGE gives them (or an archive, numbered in order).
 Entries: TypeAlias = AsyncIterator[tuple[bytes, dict[bytes, bytes]]]
 
+# A snapshot every this many versions by default (SNAPSHOT_EVERY; 1: with every append).
+DEFAULT_SNAPSHOT_EVERY = 16
 
-class _Lru(OrderedDict[Any, Any]):
-    def __init__(self, capacity: int) -> None:
-        super().__init__()
-        self.capacity = capacity
 
-    def get_fresh(self, key: Any) -> Any:
-        value = self.get(key)
-        if value is not None:
-            self.move_to_end(key)
-        return value
-
-    def put(self, key: Any, value: Any) -> None:
-        self[key] = value
-        self.move_to_end(key)
-        while len(self) > self.capacity:
-            self.popitem(last=False)
+async def decoded(entries: Entries) -> AsyncIterator[StoredEvent]:
+    """A stream's entries decoded in order from its start (either entry format)."""
+    decoder = EntryDecoder()
+    async for entry_id, fields in entries:
+        yield decoder.decode(entry_id, fields)
 
 
 @dataclass(frozen=True)
@@ -199,11 +200,14 @@ class MatchStore:
         *,
         timers: TimerPort | None = None,
         clock: Callable[[], int] = wall_clock_ms,
-        cache_size: int = 10_000,
+        cache_mb: float = DEFAULT_CACHE_MB,
         fresh_reads: bool = True,
         archive: Callable[[MatchKey], Awaitable[Any]] | None = None,
+        snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
     ) -> None:
-        """`fresh_reads=False` trusts the cached state for views when `observe_append` is fed by
+        """`snapshot_every`: an append writes the match's snapshot when its new version reaches
+        a multiple of it, ends the match or creates it (see `_append`). `fresh_reads=False`
+        trusts the cached state for views when `observe_append` is fed by
         the replica's gh:notify subscription: a view may then trail another replica's append by
         the notification's delay (never a decision: appends check the version), and a GetView
         costs no Redis round trip."""
@@ -217,13 +221,18 @@ class MatchStore:
         # Finished matches moved out of Redis (gateway.archive.load_async): replay, audit and
         # raw reads find them there; play does not (they are over).
         self.archive = archive
-        self._cache = _Lru(cache_size)
-        self._redacted = _Lru(4 * cache_size)  # (key, seat, first, last) -> events: watchers share
-        self._views = _Lru(4 * cache_size)  # (key, version, head, seat) -> MatchView
+        if snapshot_every < 1:
+            raise ValueError(f"snapshot_every must be >= 1, got {snapshot_every}")
+        self.snapshot_every = snapshot_every
+        # Bounded by `cache_mb` MiB between them, each by its share (gateway/usecases/cache.py).
+        self.caches = Caches.within(int(cache_mb * MB))
+        self._cache = self.caches.states
+        self._redacted = self.caches.redacted  # (key, seat, first, last) -> events: watchers share
+        self._views = self.caches.views  # (key, version, head, seat) -> MatchView
         # Fan-out (views.py): each match's last append made here, (first, last, head), whose
         # events every viewer finds in _redacted; and stream reads in flight, shared by seats.
-        self._appended = _Lru(cache_size)
-        self._reads = _Lru(1024)
+        self._appended = self.caches.appended
+        self._reads = self.caches.reads
         self._repairs: set[asyncio.Task[None]] = set()  # after-append work being retried
 
     def _client(self, game: str) -> AsyncRulesClient:
@@ -334,14 +343,20 @@ class MatchStore:
             outcome=body.outcome,
         )
         if newer:
-            match = await self._fold(match, newer)
+            try:
+                match = await self._fold(match, newer)
+            except grpc.aio.AioRpcError as error:
+                if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                    raise
+                # The snapshot's state was made by other rules (a rolling upgrade): replay.
+                _log.info("snapshot of %s/%s made by other rules: replaying", key.tenant, key.match_id)
+                return None
         return match
 
     async def _replay(self, base: Match, up_to: int | None, source: Entries | None = None) -> Match:
         """Rebuild the state from the stream alone, from setup."""
         events: list[StoredEvent] = []
-        async for _, fields in source if source is not None else self.store.raw_entries(base.key):
-            event = decode_entry(fields)
+        async for event in decoded(source if source is not None else self.store.raw_entries(base.key)):
             if up_to is not None and event.version > up_to:
                 break
             events.append(event)
@@ -428,15 +443,26 @@ class MatchStore:
         last, head = match.version + len(events), hashes[-1]
         key_id, signature = self.keyring.sign(receipt_message(key.tenant, key.match_id, last, head))
         receipt = Receipt(key_id, last, head, signature)
-        body = ENCODER.encode(
-            SnapshotBody(
-                state.state, status.active_players, status.finished, outcome or status.outcome,
-                tuple(sorted(resigned)), ended,
+        snapshot: dict[str, str | bytes] | None = None
+        # A snapshot when the append creates the match, ends it, or reaches a multiple of K
+        # versions: a load folds at most K - 1 newer events (issue 25 item 4).
+        if match.version == 0 or ended or last // self.snapshot_every > match.version // self.snapshot_every:
+            body = ENCODER.encode(
+                SnapshotBody(
+                    state.state, status.active_players, status.finished, outcome or status.outcome,
+                    tuple(sorted(resigned)), ended,
+                )
+            )  # fmt: skip
+            mac_key, mac = self.keyring.mac(
+                snapshot_message(key.tenant, key.match_id, last, head, rules_version, body)
             )
-        )  # fmt: skip
-        mac_key, mac = self.keyring.mac(
-            snapshot_message(key.tenant, key.match_id, last, head, rules_version, body)
-        )
+            snapshot = {
+                "rules_version": rules_version,
+                "head_hash": head,
+                "key_id": mac_key,
+                "mac": mac,
+                "state": body,  # last: the largest argument (see APPEND_SCRIPT)
+            }
         extra: list[dict[str, bytes]] = [{} for _ in events]
         if action:
             extra[0]["action"] = action
@@ -451,13 +477,7 @@ class MatchStore:
                 command_id=command_id,
                 rules_version=rules_version,
                 time_ms=time_ms,
-                snapshot={
-                    "rules_version": rules_version,
-                    "head_hash": head,
-                    "key_id": mac_key,
-                    "mac": mac,
-                    "state": body,  # last: the largest argument (see APPEND_SCRIPT)
-                },
+                snapshot=snapshot,
                 meta=meta,
                 extra=extra,
                 hashes=hashes,
@@ -492,6 +512,7 @@ class MatchStore:
 
     async def _index_ended(self, key: MatchKey) -> None:
         await self.store.index_ended(key)
+        await index_finished(self.store.client, key, self.clock())  # for retention (gateway/retention.py)
         if self.timers is not None:
             await self.timers.disarm(key)
 

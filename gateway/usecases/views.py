@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
 
 from gateway.domain.match import acting_seat
-from gateway.eventstore.base import MatchKey, StoredEvent
-from gateway.eventstore.redis_store import decode_entry
+from gateway.eventstore.base import MatchKey, NewEvent, StoredEvent
 from gateway.rules_client import Accepted, Event
+from gateway.usecases.cache import stored_cost
 from gateway.usecases.results import EventOut, InvalidRequest, MatchNotFound, MatchView, RawEvent
-from gateway.usecases.store import Appended, Match, MatchStore, is_game_event, receipt_of
+from gateway.usecases.store import Appended, Match, MatchStore, decoded, is_game_event, receipt_of
 
 # GUILDHALL_FAN_OUT=0 turns the fan-out off (views and events for watchers asked of the rules
 # service per seat, the stream read per watcher): how it was before issue 25, for comparison.
@@ -32,6 +34,15 @@ class ViewUseCases(MatchStore):
     # Told of each append made here as soon as it is made (WatchHub.notify): this replica's
     # watchers wake without waiting for Redis's notification, which then finds them up to date.
     announce: Callable[[MatchKey, int], None] | None = None
+    # Around each append made here (WatchHub.appending): Redis's notification of it, which
+    # usually arrives before the append's reply, then costs no check against the stream.
+    appending: Callable[[MatchKey], AbstractContextManager[None]] | None = None
+
+    async def _append(self, match: Match, events: list[NewEvent], **kwargs: Any) -> Appended:
+        if self.appending is None:
+            return await super()._append(match, events, **kwargs)
+        with self.appending(match.key):
+            return await super()._append(match, events, **kwargs)
 
     def _wants_every_view(self, key: MatchKey) -> bool:
         """Ask Validate for every seat's and the spectator's events and view: only when someone
@@ -159,11 +170,13 @@ class ViewUseCases(MatchStore):
             shared = asyncio.ensure_future(self.store.read(key, after_version=after_version, limit=limit))
             self._reads.put(memo_key, shared)
 
-            def forget_failed(done: asyncio.Future[list[StoredEvent]]) -> None:
+            def settle(done: asyncio.Future[list[StoredEvent]]) -> None:
                 if done.cancelled() or done.exception() is not None:
                     self._reads.pop(memo_key, None)
+                else:  # its size is known now (gateway/usecases/cache.py)
+                    self._reads.charge(memo_key, stored_cost(done.result()))
 
-            shared.add_done_callback(forget_failed)
+            shared.add_done_callback(settle)
         return list(await asyncio.shield(shared))
 
     async def replay(self, key: MatchKey, version: int, seat: int | None) -> MatchView:
@@ -189,7 +202,7 @@ class ViewUseCases(MatchStore):
         if source is None:
             stored = await self.store.read(key, after_version=after_version, limit=limit)
         else:
-            stored = [e async for _, f in source if (e := decode_entry(f)).version > after_version][:limit]
+            stored = [e async for e in decoded(source) if e.version > after_version][:limit]
         return [
             RawEvent(
                 e.version, e.type, e.actor, e.command_id, e.payload, e.rules_version, e.time_ms,

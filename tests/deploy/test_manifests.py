@@ -216,3 +216,27 @@ def test_the_gateway_serves_http_on_its_own_port_probed_and_exposed() -> None:
     kubernetes_validate.validate(ingress, K8S_VERSION, strict=True)
     backends = [p["backend"]["service"] for r in ingress["spec"]["rules"] for p in r["http"]["paths"]]
     assert all(b == {"name": "gateway", "port": {"name": "http"}} for b in backends)
+
+
+def _mebibytes(quantity: str) -> float:
+    number, unit = re.fullmatch(r"(\d+)(Mi|Gi)", quantity).groups()  # type: ignore[union-attr]
+    return float(number) * (1024 if unit == "Gi" else 1)
+
+
+@pytest.mark.parametrize("overlay", ["dev", "prod"])
+def test_finished_matches_go_to_an_archive_every_gateway_replica_shares(overlay: str) -> None:
+    """Retention is on (issue 25): the archive directory is a mounted claim, shared by every
+    replica in production (ReadWriteMany), and the caches' budget fits the gateway's memory."""
+    pod = named(overlay, "Deployment", "gateway")["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    assert float(env["ARCHIVE_RETENTION_SECONDS"]) > 0
+    mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
+    volume = {v["name"]: v for v in pod["volumes"]}[mounts[env["ARCHIVE_DIR"]]]
+    claim = named(overlay, "PersistentVolumeClaim", volume["persistentVolumeClaim"]["claimName"])
+    assert claim["spec"]["accessModes"] == (["ReadWriteMany"] if overlay == "prod" else ["ReadWriteOnce"])
+    assert pod["securityContext"]["fsGroup"] == pod["securityContext"]["runAsGroup"]
+    resources = container["resources"]
+    # Full caches cost about 1.4x CACHE_MB in RSS (docs/performance.md, "Memory"), over ~80 MiB.
+    assert 80 + 1.4 * float(env["CACHE_MB"]) <= 0.8 * _mebibytes(resources["requests"]["memory"])
+    assert _mebibytes(resources["requests"]["memory"]) <= _mebibytes(resources["limits"]["memory"])

@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
 import pytest
 import redis
 
@@ -22,6 +23,7 @@ from gateway.eventstore.base import (
     VersionConflict,
     chain_hash,
 )
+from gateway.eventstore.entries import decode_entries, fields_of
 from gateway.eventstore.memory import InMemoryEventStore
 from gateway.eventstore.redis_store import RedisEventStore, match_keys
 
@@ -55,13 +57,14 @@ def store_and_tamper(request: pytest.FixtureRequest) -> tuple[EventStore, Tamper
 
     def rewrite_payload_in_redis(key: MatchKey, version: int, payload: bytes) -> None:
         # Stream entries cannot be edited in place, so an attacker rewrites the whole stream.
+        # The entry keeps its format (2: one msgpack field) and its stored hash.
         events_key = match_keys(key).events
         entries: Any = client.xrange(events_key)
         client.delete(events_key)
-        for entry_id, fields in entries:
-            if entry_id == f"{version}-0".encode():
-                fields = {**fields, b"payload": payload}
-            client.xadd(events_key, fields, id=entry_id)
+        for event in decode_entries(entries):
+            if event.version == version:
+                event = msgspec.structs.replace(event, payload=payload)
+            client.xadd(events_key, fields_of(event), id=f"{event.version}-0")
 
     return RedisEventStore(client, clock=StepClock()), rewrite_payload_in_redis
 

@@ -12,7 +12,8 @@ from redis.retry import Retry
 
 from devstack.processes import free_port
 from gateway.eventstore.base import EventStoreUnavailable, MatchKey, NewEvent, VersionConflict
-from gateway.eventstore.redis_store import ENTRY_FIELDS, RedisEventStore, match_keys
+from gateway.eventstore.entries import ENTRY_FIELD, decode_entries
+from gateway.eventstore.redis_store import RedisEventStore, match_keys
 
 MATCH = MatchKey("acme", "match-1")
 
@@ -35,7 +36,8 @@ def test_all_keys_of_a_match_hash_to_one_cluster_slot() -> None:
     assert match_keys(MATCH).events == "gh:{acme:match-1}:events"
 
 
-def test_entries_are_plain_fields_readable_with_xrange(redis_client: redis.Redis) -> None:
+def test_entries_are_one_compact_field_each(redis_client: redis.Redis) -> None:
+    """Format 2: one field `e` per entry; the version is the id, the prev_hash the entry before."""
     store = RedisEventStore(redis_client)
     append_one(store, 0, "c1")
     append_one(store, 1, "c2")
@@ -43,9 +45,11 @@ def test_entries_are_plain_fields_readable_with_xrange(redis_client: redis.Redis
     entries: Any = redis_client.xrange("gh:{acme:match-1}:events")
 
     assert [entry_id for entry_id, _ in entries] == [b"1-0", b"2-0"]
-    fields = entries[1][1]
-    assert [name.decode() for name in fields] == list(ENTRY_FIELDS)
-    assert (fields[b"version"], fields[b"payload"], fields[b"command_id"]) == (b"2", b'{"card":1}', b"c2")
+    assert [list(fields) for _, fields in entries] == [[ENTRY_FIELD.encode()]] * 2
+    first, second = decode_entries(entries)
+    assert (second.version, second.payload, second.command_id) == (2, b'{"card":1}', "c2")
+    assert second.prev_hash == first.hash and len(second.hash) == 64
+    assert len(entries[1][1][b"e"]) < 100  # hashes as 32 raw bytes, no field names, no version
     assert redis_client.hget("gh:{acme:match-1}:commands", "c2") == b"2:2:alice"  # scoped to its actor
     assert redis_client.hget("gh:{acme:match-1}:snapshot", "version") == b"2"
 

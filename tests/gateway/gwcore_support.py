@@ -13,6 +13,7 @@ from typing import Any
 import redis.asyncio
 
 from gateway.eventstore.base import GENESIS, MatchKey, chain_hash
+from gateway.eventstore.entries import decode_entries, fields_of
 from gateway.eventstore.redis_store import match_keys
 from gateway.rules_client import AsyncRulesClient
 from gateway.signing import KeyRing
@@ -66,9 +67,9 @@ async def play_random(matches: GameMatches, key: MatchKey, seed: int, *, limit: 
 
 
 def rewrite_stream(client: Any, key: MatchKey, entries: list[dict[bytes, bytes]], *, rechain: bool) -> None:
-    """Replace a match's stream with `entries` (as an attacker with write access would), ids
-    `<n>-0`; with `rechain`, recompute every prev_hash and hash and the recorded head, so the
-    chain alone looks consistent."""
+    """Replace a match's stream with `entries` (named fields, entry format 1, as `entries_of`
+    gives them: as an attacker with write access would), ids `<n>-0`; with `rechain`, recompute
+    every prev_hash and hash and the recorded head, so the chain alone looks consistent."""
     keys = match_keys(key)
     head = GENESIS
     client.delete(keys.events)
@@ -93,7 +94,9 @@ def rewrite_stream(client: Any, key: MatchKey, entries: list[dict[bytes, bytes]]
 
 
 def entries_of(client: Any, key: MatchKey) -> list[dict[bytes, bytes]]:
-    return [fields for _, fields in client.xrange(match_keys(key).events)]
+    """A match's entries as named fields (entry format 1, whatever format they are stored in):
+    what the tampering tests edit and `rewrite_stream` writes back (format 1 still reads)."""
+    return [fields_of(event, format=1) for event in decode_entries(client.xrange(match_keys(key).events))]
 
 
 def payload(fields: Mapping[bytes, bytes]) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import redis
@@ -16,11 +17,21 @@ from gateway.eventstore.base import MatchKey
 from gateway.eventstore.redis_store import match_keys
 from gateway.signing import KeyRing
 from gateway.usecases import AuditResult
-from tests.gateway.gwcore_support import SHARED_KEYS, entries_of, gateway, rewrite_stream
+from tests.gateway.gwcore_support import SHARED_KEYS, entries_of, rewrite_stream
+from tests.gateway.gwcore_support import gateway as _gateway
 from tests.kernel.toy_game import GAME
 from tests.rules_service import serving
 
 NIM = GAME.game_id
+
+
+def gateway(*args: Any, **options: Any) -> Any:
+    """A replica that writes the snapshot with every append (SNAPSHOT_EVERY=1): these tests
+    tamper with the snapshot at the match's latest version (tests/gateway/test_snapshot_every.py
+    audits a snapshot written every K versions)."""
+    return _gateway(*args, **{"snapshot_every": 1, **options})
+
+
 SEED = bytes(range(32))
 KEY = MatchKey("acme", "m1")
 TAKE_ONE = b'{"type": "take", "count": 1}'

@@ -41,6 +41,8 @@ def test_every_setting_has_a_flag_and_an_environment_variable(capsys: pytest.Cap
         "REDIS_CLUSTER",
         "SIGNING_KEYS_DIR",
         "TENANTS_FILE",
+        "ARCHIVE_RETENTION_SECONDS",
+        "CACHE_MB",
         "RULES_",
     ):
         assert var in text, var
@@ -91,6 +93,9 @@ def test_the_deployment_manifest_uses_the_gateways_variable_names() -> None:
         "TENANTS_FILE",
         "HTTP_PORT",
         "CORS_ORIGINS",
+        "ARCHIVE_DIR",
+        "ARCHIVE_RETENTION_SECONDS",
+        "CACHE_MB",
     }, "a variable the gateway does not read"
     endpoints = (ROOT / "deploy/k8s/base/rules-endpoints.env").read_text()
     rules = Config.rules_from_env(dict(line.split("=", 1) for line in endpoints.splitlines() if "=" in line))

@@ -21,6 +21,7 @@ from devstack.processes import RedisProcess
 from gateway import metrics
 from gateway.eventstore.async_redis import NotReplicated, is_store_fault, tenant_active_key
 from gateway.eventstore.base import EventStoreUnavailable, MatchKey
+from gateway.eventstore.entries import decode_entries
 from gateway.eventstore.redis_store import match_keys
 from gateway.faults import fault
 from gateway.quotas import FAIL_OPEN_MAX_S, QuotaExceeded, Quotas
@@ -143,7 +144,7 @@ def test_a_store_behind_an_acknowledged_version_is_counted_and_decided_afresh(
             redis_client.delete(keys.events)  # as the replica holds it: the lost entries never came
             for entry_id, fields in kept:
                 redis_client.xadd(keys.events, fields, id=entry_id)
-            head = kept[-1][1][b"hash"]
+            head = decode_entries(kept)[-1].hash
             redis_client.hset(keys.meta, mapping={"version": at_creation.version, "head_hash": head})
             redis_client.hdel(keys.commands, "lost")
             redis_client.delete(keys.snapshot)
