@@ -336,6 +336,8 @@ def append_cost(report: Report, client: redis.Redis, appends: int = COST_APPENDS
     script with a snapshot every K versions (K = 1, 16; amortised over K appends), each with the
     event alone (the issue's measure) and as the gateway appends (+ action + receipt)."""
     run_id = time.monotonic_ns()
+    # An AOF rewrite in the middle would shrink the file under a measurement: none meanwhile.
+    client.config_set("auto-aof-rewrite-percentage", 0)
     event = NewEvent("card_played", EVENT_PAYLOAD)
     old_script = client.register_script(_FORMAT_1_SCRIPT)
     store = RedisEventStore(client)

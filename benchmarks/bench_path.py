@@ -199,12 +199,15 @@ async def _submit_load(
 
 
 async def measure_drivers(
-    drivers: Sequence[Any], seconds: float, cpu: _Cpu, *, warm_s: float | None = None
+    drivers: Sequence[Any], seconds: float, cpu: _Cpu, *, warm_s: float | None = None, ready: bool = False
 ) -> tuple[float, list[float], dict[str, float], int]:
-    """Run every driver, warm up (`warm_s`, by default up to 2 s), then measure `seconds`:
-    (accepted actions/s, latencies, CPU seconds per accepted action by process, errors)."""
+    """Run every driver, warm up (`warm_s`, by default up to 2 s; with `ready`, after every
+    driver's `ready` event is set), then measure `seconds`: (accepted actions/s, latencies, CPU
+    seconds per accepted action by process, errors)."""
     stop = asyncio.Event()
     tasks = [asyncio.create_task(d.run(stop)) for d in drivers]
+    if ready:  # every match created and its streams open before the clock starts
+        await asyncio.wait_for(asyncio.gather(*(d.ready.wait() for d in drivers)), 300)
     # warm: caches, connections, matches created
     await asyncio.sleep(min(2.0, seconds / 2) if warm_s is None else warm_s)
     for d in drivers:

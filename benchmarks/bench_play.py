@@ -74,6 +74,8 @@ class PlayMatches:
         # From an action's send to its first event reaching each other seat's stream.
         self.deliveries: list[float] = []
         self._sent: dict[int, tuple[float, int]] = {}  # expected version -> (sent at, seat)
+        self.ready = asyncio.Event()  # every seat's stream of the first match has answered
+        self._open_seats: set[int] = set()
 
     def reset(self) -> None:
         self.accepted, self.errors, self.latencies, self.deliveries = 0, 0, [], []
@@ -114,6 +116,10 @@ class PlayMatches:
         view: Any = None
         try:
             async for message in call:
+                if not self.ready.is_set():
+                    self._open_seats.add(seat.seat)
+                    if len(self._open_seats) == self.players:
+                        self.ready.set()
                 if message.events:
                     self._delivered(seat.seat, message.events[0].version)
                 if message.HasField("answer"):
@@ -221,8 +227,10 @@ async def paced_play_load(
             PlayMatches(stubs[n % len(stubs)], api_key, game, players, n, pace_s=PACE_S)
             for n in range(matches)
         ]
-        # Warm for a whole period: every match created and past its first action.
-        rate, latencies, per_action, errors = await measure_drivers(drivers, seconds, cpu, warm_s=PACE_S + 1)
+        # Every match created and its streams open, then a whole period warm.
+        rate, latencies, per_action, errors = await measure_drivers(
+            drivers, seconds, cpu, warm_s=PACE_S, ready=True
+        )
         return rate, latencies, [x for d in drivers for x in d.deliveries], per_action, errors
     finally:
         for channel in channels:

@@ -210,3 +210,22 @@ def test_overlapping_appends_check_what_they_parked_only_after_the_last() -> Non
             return checks_while_one_is_in_flight, len(asked), feed.version
 
     assert asyncio.run(body()) == (0, 1, 8)
+
+
+def test_the_safety_poll_wakes_every_feed_once_per_period_a_slice_at_a_time(redis_url: str) -> None:
+    """Spread over the period (a burst of every stream's check at once held every action behind
+    it): with two slices, two feeds are woken at different moments, each once per period."""
+
+    async def body(client: Any, hub: WatchHub) -> tuple[bool, bool]:
+        keys = [MatchKey("acme", f"s{n}") for n in range(2)]
+        async with hub.watching(keys[0]) as first, hub.watching(keys[1]) as second:
+            woken: dict[int, float] = {}
+
+            async def until_woken(number: int, feed: Any) -> None:
+                await hub.wait(feed, 0, timeout_s=None)
+                woken[number] = asyncio.get_running_loop().time()
+
+            await asyncio.wait_for(asyncio.gather(until_woken(0, first), until_woken(1, second)), 5.0)
+            return min(first.polls, second.polls) >= 1, woken[0] != woken[1]
+
+    assert asyncio.run(_with_hub(redis_url, body, safety_poll_s=0.5)) == (True, True)
