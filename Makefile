@@ -1,6 +1,7 @@
 # Guildhall: every target sets up what it needs (virtualenv, dependencies, generated code, Redis).
 #   make test   the whole suite          make demo   one bot match per game, replayed from Redis
 #   make run    the stack in foreground  make bench  the benchmarks         make lint   ruff + mypy
+#   make bench-peers  boardgame.io beside Guildhall   make soak  faults under bot load
 
 PYTHON ?= python3
 VENV   := .venv
@@ -63,6 +64,11 @@ bench: gen
 
 bench-quick: gen
 	$(PY) -m benchmarks.run --quick
+
+# The peer alone (boardgame.io, installed with npm into benchmarks/peers/boardgameio/) beside
+# Guildhall's Play stream and unary path: bench/results.{json,md} hold this section only.
+bench-peers: gen
+	$(PY) -m benchmarks.run --sections peers
 
 # Bot matches of every game through two gateway replicas while Redis, replicas and rules services
 # are killed at random; every match audited, lost/duplicated acknowledged events counted (must be 0).
