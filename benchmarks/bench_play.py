@@ -345,7 +345,6 @@ def run(
     quick: bool,
     *,
     sizes: Sequence[int] = SIZES,
-    paced: bool = True,
 ) -> None:
     seconds = 1.0 if quick else 10.0
     one_gateway = None
@@ -357,7 +356,7 @@ def run(
                 rate = _measure(report, targets, key, game, players, matches, seconds, cpu, label)
                 if env is None and matches == WATCHED_AT:
                     one_gateway = rate
-            if env is None and paced:
+            if env is None:
                 paced_capacity(report, targets[0], key, game, players, quick, cpu)
     if one_gateway is not None:
         two_gateways(report, redis_url, game, players, seconds, one_gateway)

@@ -20,6 +20,8 @@ from gateway.auth import Authenticator, Tokens, hash_key, parse_tenants
 from gateway.eventstore.base import MatchKey
 from gateway.usecases import EventOut, MatchView, SubmitOutcome
 from gateway.watch import CHANNEL
+from tests.kernel.toy_game import GAME
+from tests.rules_service import serving
 
 T = TypeVar("T")
 
@@ -301,3 +303,11 @@ def fake_gateway(redis_url: str) -> Iterator[InProcess]:
 
         loop.run(teardown())
         loop.close()
+
+
+@pytest.fixture(scope="module")
+def targets() -> Iterator[dict[str, str]]:
+    """The toy game's rules service for the use-case tests ({game id: its address}); a module
+    that serves other games defines its own."""
+    with serving(GAME) as client:
+        yield {GAME.game_id: client.target}

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,7 +19,6 @@ from gateway.usecases import AuditResult
 from tests.gateway.gwcore_support import SHARED_KEYS, entries_of, rewrite_stream
 from tests.gateway.gwcore_support import gateway as _gateway
 from tests.kernel.toy_game import GAME
-from tests.rules_service import serving
 
 NIM = GAME.game_id
 
@@ -35,12 +33,6 @@ def gateway(*args: Any, **options: Any) -> Any:
 SEED = bytes(range(32))
 KEY = MatchKey("acme", "m1")
 TAKE_ONE = b'{"type": "take", "count": 1}'
-
-
-@pytest.fixture(scope="module")
-def targets() -> Iterator[dict[str, str]]:
-    with serving(GAME) as client:
-        yield {NIM: client.target}
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,18 +23,11 @@ from gateway.usecases import InvalidRequest
 from guildhall_client.ghx import ExportReport, load_keys, verify_export
 from tests.gateway.gwcore_support import SHARED_KEYS, gateway, play_first_legal
 from tests.kernel.toy_game import GAME
-from tests.rules_service import serving
 
 NIM = GAME.game_id
 KEY = MatchKey("acme", "m1")
 TAKE_ONE = b'{"type": "take", "count": 1}'
 PUBLISHED = {k.key_id: k.public_key for k in SHARED_KEYS.public_keys()}
-
-
-@pytest.fixture(scope="module")
-def targets() -> Iterator[dict[str, str]]:
-    with serving(GAME) as client:
-        yield {NIM: client.target}
 
 
 def _play(redis_url: str, targets: dict[str, str], *, finish: bool) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,16 +20,9 @@ from gateway.eventstore.base import MatchKey
 from gateway.usecases import GameMatches
 from tests.gateway.gwcore_support import gateway
 from tests.kernel.toy_game import GAME
-from tests.rules_service import serving
 
 NIM = GAME.game_id
 SEED = bytes(range(32))
-
-
-@pytest.fixture(scope="module")
-def targets() -> Iterator[dict[str, str]]:
-    with serving(GAME) as client:
-        yield {NIM: client.target}
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import grpc
@@ -31,17 +30,10 @@ from services.kernel import GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, UNKNOWN_PLA
 from services.kernel.rejection import COMMAND_ID_IN_USE
 from tests.gateway.gwcore_support import entries_of, gateway, play_first_legal
 from tests.kernel.toy_game import GAME
-from tests.rules_service import serving
 
 NIM = GAME.game_id
 TAKE_ONE = b'{"type": "take", "count": 1}'
 SEED = bytes(range(32))
-
-
-@pytest.fixture(scope="module")
-def targets() -> Iterator[dict[str, str]]:
-    with serving(GAME) as client:
-        yield {NIM: client.target}
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ it; the audit still checks the snapshot that exists, at whatever version it is."
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import cast
 
 import pytest
@@ -16,18 +15,11 @@ from gateway.eventstore.redis_store import match_keys
 from gateway.usecases import GameMatches
 from tests.gateway.gwcore_support import gateway, play_first_legal
 from tests.kernel.toy_game import GAME
-from tests.rules_service import serving
 
 NIM = GAME.game_id
 SEED = bytes(range(32))
 TAKE_ONE = b'{"type": "take", "count": 1}'
 K = 4
-
-
-@pytest.fixture(scope="module")
-def targets() -> Iterator[dict[str, str]]:
-    with serving(GAME) as client:
-        yield {NIM: client.target}
 
 
 async def _take(matches: GameMatches, key: MatchKey, turns: range) -> int:

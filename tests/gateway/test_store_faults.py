@@ -7,7 +7,6 @@ their shard is away; the notification subscription notices a stalled node and mo
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,16 +27,9 @@ from gateway.quotas import FAIL_OPEN_MAX_S, QuotaExceeded, Quotas
 from gateway.subscription import ClusterSubscriber, live_messages
 from tests.gateway.gwcore_support import gateway
 from tests.kernel.toy_game import GAME
-from tests.rules_service import serving
 
 NIM = GAME.game_id
 SEED = bytes(range(32))
-
-
-@pytest.fixture(scope="module")
-def targets() -> Iterator[dict[str, str]]:
-    with serving(GAME) as client:
-        yield {NIM: client.target}
 
 
 def _raise_inside(module: str, error: BaseException) -> BaseException:
