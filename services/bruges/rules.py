@@ -99,6 +99,7 @@ from services.bruges.model import (
     View,
     WorkerGiven,
 )
+from services.bruges.present import PRESENTATION
 from services.bruges.primitives import Log, Tables
 from services.kernel import (
     EventLog,
@@ -1036,6 +1037,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
         variants={},
         check_state=lambda state: views.check_state(rules, state),
         data=catalog,
+        presentation=PRESENTATION,
     )
 
 

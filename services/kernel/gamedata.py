@@ -14,9 +14,11 @@ from typing import Any, Generic, TypeVar
 
 import msgspec
 
+from services.kernel.present import Place
+
 C = TypeVar("C")
 
-GAME_DATA_SCHEMA_VERSION = 1
+GAME_DATA_SCHEMA_VERSION = 2
 
 
 class Component(msgspec.Struct, frozen=True):
@@ -67,6 +69,8 @@ class GameData(msgspec.Struct, Generic[C], frozen=True):
     boards: dict[str, Any]
     # The game's data file as loaded: its schema is the game's own.
     catalog: C
+    # Every place of the board with its kind, neighbours and a schematic position.
+    places: tuple[Place, ...] = ()
     schema_version: int = GAME_DATA_SCHEMA_VERSION
 
 
@@ -79,3 +83,12 @@ def title_words(identifier: str) -> str:
     """`bourgeoisie` -> `Bourgeoisie`."""
     text = words(identifier)
     return text[:1].upper() + text[1:]
+
+
+# What a game's components builder returns: kind labels, components, decks, board facts.
+Built = tuple[dict[str, str], list[Component], list[Deck], dict[str, Any]]
+
+
+def count_text(n: int, what: str) -> str:
+    """`1 rat`, `2 rats`: a count with its noun."""
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"

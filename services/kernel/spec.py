@@ -9,6 +9,7 @@ from typing import Any, Generic, TypeVar
 
 import msgspec
 
+from services.kernel.present import Presentation
 from services.kernel.rejection import (
     GAME_OVER,
     NOT_YOUR_TURN,
@@ -74,6 +75,8 @@ class GameSpec(Generic[S]):
       from this one (hidden cards reshuffled), so conformance can prove views leak nothing.
     - `variants`: the rulebook's variants as named option sets; conformance plays each.
     - `data`: the data file the game plays with (cards, boards), for clients to render names.
+    - `presentation`: decisions, descriptions, components and places for clients that draw a
+      table without knowing the engine (services/kernel/present.py).
     - `check_state(state)`: optional; raises ValueError naming the fault when a state that
       decodes does not fit the game (lengths, seats, cards), so a forged or corrupted state
       is a caller's fault (INVALID_ARGUMENT), never a crash deep in the rules.
@@ -102,6 +105,8 @@ class GameSpec(Generic[S]):
     check_state: Callable[[S], None] | None = None
     # The game's data file as loaded (its catalog Struct): published to clients by GetGameData.
     data: Any = None
+    # Decisions, event descriptions, board places and id kinds for clients (kernel/present.py).
+    presentation: Presentation | None = None
 
     # -- shared rules -----------------------------------------------------------------
 

@@ -107,6 +107,7 @@ from services.rattus_cartus.model import (
     is_population,
     population_card,
 )
+from services.rattus_cartus.present import PRESENTATION
 
 # players -> (cards moved to the reserve, rounds, buildings revealed per round) [SEED setup table;
 # rounds also EN/DE]. 30 building cards = rounds x buildings + reserve in every row.
@@ -1387,6 +1388,7 @@ def make_game(catalog: Catalog) -> GameSpec[State]:
         variants=VARIANTS,
         check_state=check_state,
         data=catalog,
+        presentation=PRESENTATION,
     )
 
 

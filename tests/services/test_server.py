@@ -51,7 +51,16 @@ def test_describe_publishes_ids_counts_and_json_schemas(client: RulesClient) -> 
     described = client.describe()
     assert described.game_id == "secret_nim"
     assert list(described.player_counts) == [2, 3, 4]
-    assert set(described.json_schemas) == {"options", "action", "event", "view", "outcome", "rejection"}
+    assert set(described.json_schemas) == {
+        "options",
+        "action",
+        "event",
+        "view",
+        "outcome",
+        "rejection",
+        "decision",
+        "description",
+    }
     action_schema = json.loads(described.json_schemas["action"])
     assert "take" in json.dumps(action_schema)
     assert json.loads(described.default_options) == {"pile": 15, "hand_size": 2}

@@ -1,0 +1,304 @@
+"""What a client needs to present a game to a person without knowing its engine.
+
+Beside the exact, flat legal actions (bots and tests use them), every game gives:
+
+- a **Decision** per seat that owes one: a prompt in words, and one Option per legal action.
+  An option is a path of Choices (Ys: the broker value, then the place); a client shows the
+  first step's distinct choices, then the next step's among the options that share the path
+  so far, until one option is left. Each option names the index of its legal action in the
+  same answer's list, so the choices map to exactly one legal action.
+- a **Description** per event a viewer receives: a message key, a template with named
+  arguments (each resolved to a name, with the kind and id it stands for), the English text,
+  and whether it is engine bookkeeping a log may leave out.
+- **Places** of its board in the game data (services/kernel/gamedata.py), with neighbours and
+  a schematic position, and the **refs** that say which JSON fields hold ids of what kind, so
+  a conformance check proves every id a client receives has a name.
+- **view sections**: which part of the view each top-level field is (VIEW_SECTIONS).
+
+Players are named "Player 1".."Player N" (seat + 1) in texts; a client or the gateway that
+knows the names chosen at the table renders the template again with those (`render`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+# The parts of a view, by what a client draws with them.
+VIEW_SECTIONS = {
+    "board": "the public board: places, markets, tracks, decks and what lies on them",
+    "players": "every player's public area: score, resources, cards in front, hand sizes",
+    "self": "the viewing seat's own private part: its hand, its secret cards and choices",
+    "turn": "whose turn, the phase, the round and what the table waits for",
+    "engine": "engine state a person does not need to read (pending steps, counters)",
+}
+
+# A ref kind that is not a component: a seat number.
+SEAT = "seat"
+# A ref kind for any place of the board, whatever its own kind.
+PLACE = "place"
+
+
+class Choice(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One step of an option: `step` is the question ("Which broker?"), `label` the answer in
+    words; `kind` and `id` name what it stands for in the game data (empty for a plain value)."""
+
+    step: str
+    label: str
+    kind: str = ""
+    id: str = ""
+
+
+class Option(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A complete answer to a decision: its choices in order, and the legal action it is (the
+    index in the same answer's legal actions)."""
+
+    choices: tuple[Choice, ...]
+    action: int
+
+
+class Decision(msgspec.Struct, frozen=True, omit_defaults=True):
+    """What one seat is asked now. `simultaneous`: other seats decide at the same time, unseen."""
+
+    seat: int
+    prompt: str
+    options: tuple[Option, ...]
+    key: str = ""
+    simultaneous: bool = False
+
+
+class Arg(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A named argument of a description: its text, and what it stands for (a seat, a card...)."""
+
+    name: str
+    text: str
+    kind: str = ""
+    id: str = ""
+
+
+class Description(msgspec.Struct, frozen=True, omit_defaults=True):
+    """An event as a log line: `template` with `{name}` slots for `args`, and `text` rendered
+    with the default names. `internal`: engine bookkeeping a log may leave out."""
+
+    key: str
+    template: str
+    text: str
+    args: tuple[Arg, ...] = ()
+    internal: bool = False
+
+
+class Place(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A place of the board: area, district, canal, building slot, market row, track space...
+
+    `x`, `y` are a suggested position for a schematic drawing in the unit square (0,0 top
+    left); `neighbours` are the places the rules treat as adjacent (empty where adjacency
+    plays no part); `group` gathers places drawn together (a neighbourhood, a row)."""
+
+    id: str
+    name: str
+    kind: str
+    x: float
+    y: float
+    neighbours: tuple[str, ...] = ()
+    group: str = ""
+    text: str = ""
+    values: dict[str, Any] = {}
+    stand_in: bool = False
+    source: str = ""
+
+
+# -- building them ----------------------------------------------------------------------------
+
+
+def player_name(seat: int) -> str:
+    return f"Player {seat + 1}"
+
+
+def seat_arg(name: str, seat: int) -> Arg:
+    return Arg(name, player_name(seat), SEAT, str(seat))
+
+
+def arg(name: str, text: Any, kind: str = "", id: Any = "") -> Arg:
+    return Arg(name, str(text), kind, str(id) if id != "" else "")
+
+
+def render(template: str, args: Iterable[Arg], names: Mapping[int, str] | None = None) -> str:
+    """The template with each `{name}` replaced by its argument's text; seats by `names` when
+    given (the names chosen at the table)."""
+    text = template
+    for a in args:
+        shown = a.text
+        if names and a.kind == SEAT and a.id.lstrip("-").isdigit() and int(a.id) in names:
+            shown = names[int(a.id)]
+        text = text.replace("{" + a.name + "}", shown)
+    return text
+
+
+def describe(key: str, template: str, *args: Arg, internal: bool = False) -> Description:
+    """A description with its text rendered from the template."""
+    return Description(key, template, render(template, args), tuple(args), internal)
+
+
+def single_step(
+    seat: int,
+    prompt: str,
+    actions: Sequence[Any],
+    choice: Callable[[Any], Choice | Sequence[Choice]],
+    *,
+    key: str = "",
+    simultaneous: bool = False,
+) -> Decision:
+    """A decision whose options are `choice(action)` for each legal action, in order."""
+    options = []
+    for index, action in enumerate(actions):
+        made = choice(action)
+        choices = (made,) if isinstance(made, Choice) else tuple(made)
+        options.append(Option(choices, index))
+    return Decision(seat, prompt, tuple(options), key, simultaneous)
+
+
+# -- what a game gives ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Presentation:
+    """A game's presentation functions and tables (GameSpec.presentation).
+
+    - `decision(state, seat, legal_actions)`: the seat's decision over exactly those actions
+      (the list legal_actions returned, in its order); only called for a seat that owes one.
+    - `describe(event, viewer)`: the event, as that viewer received it, as a log line.
+    - `components(catalog)`: kind labels, components, decks and board facts for the game data.
+    - `places(catalog)`: the board's places for the game data.
+    - `refs`: JSON field -> the kind of id it holds (a component kind, PLACE, a place kind or
+      SEAT); "tag.field" overrides the field inside objects whose "type" is tag. A value may
+      be an id or a list of ids; -1 and null mean "none".
+    - `key_refs`: JSON field -> kind, for objects keyed by ids (e.g. prices by gem colour).
+    - `view_sections`: top-level view field -> one of VIEW_SECTIONS.
+    """
+
+    decision: Callable[[Any, int, Sequence[Any]], Decision]
+    describe: Callable[[Any, int | None], Description]
+    components: Callable[[Any], Any]
+    places: Callable[[Any], Sequence[Place]]
+    refs: Mapping[str, str] = field(default_factory=dict)
+    key_refs: Mapping[str, str] = field(default_factory=dict)
+    view_sections: Mapping[str, str] = field(default_factory=dict)
+
+
+# -- checking them (the conformance suite and the game's own tests) ---------------------------
+
+
+class Names:
+    """Every (kind, id) a game's data names: components, places (by their kind and by PLACE)."""
+
+    def __init__(self, document: Any, players: int) -> None:
+        self.players = players
+        self.known: set[tuple[str, str]] = set()
+        for component in document.components:
+            self.known.add((component.kind, component.id))
+        for place in document.places:
+            self.known.add((place.kind, place.id))
+            self.known.add((PLACE, place.id))
+
+    def resolves(self, kind: str, value: Any) -> bool:
+        if value is None or value == -1:
+            return True
+        if kind == SEAT:
+            return isinstance(value, int) and 0 <= value < self.players
+        return (kind, str(value)) in self.known
+
+
+def unresolved_ids(
+    document: Any, presentation: Presentation, names: Names, where: str, tag: str = ""
+) -> list[str]:
+    """Every declared id field in a JSON document (decoded) whose value has no name."""
+    found: list[str] = []
+    if isinstance(document, dict):
+        tag = document.get("type", tag) if isinstance(document.get("type"), str) else tag
+        for key, value in document.items():
+            kind = presentation.refs.get(f"{tag}.{key}", presentation.refs.get(key))
+            if kind:
+                values = value if isinstance(value, list) else [value]
+                for item in values:
+                    if not isinstance(item, (dict, list)) and not names.resolves(kind, item):
+                        found.append(f"{where}.{key}: {kind} {item!r} has no name")
+            key_kind = presentation.key_refs.get(f"{tag}.{key}", presentation.key_refs.get(key))
+            if key_kind and isinstance(value, dict):
+                for item in value:
+                    id_ = int(item) if key_kind == SEAT and item.lstrip("-").isdigit() else item
+                    if not names.resolves(key_kind, id_):
+                        found.append(f"{where}.{key}: key {key_kind} {item!r} has no name")
+            found += unresolved_ids(value, presentation, names, f"{where}.{key}", tag)
+    elif isinstance(document, list):
+        for i, item in enumerate(document):
+            found += unresolved_ids(item, presentation, names, f"{where}[{i}]", tag)
+    return found
+
+
+def decision_faults(decision: Decision, seat: int, action_count: int, names: Names) -> list[str]:
+    """What is wrong with a decision over `action_count` legal actions: it must cover each
+    action exactly once, by distinct paths none of which is the start of another, each
+    choice named, every id resolving."""
+    faults: list[str] = []
+    if decision.seat != seat:
+        faults.append(f"decision for seat {decision.seat}, asked for {seat}")
+    if not decision.prompt.strip():
+        faults.append("decision without a prompt")
+    indexes = sorted(o.action for o in decision.options)
+    if indexes != list(range(action_count)):
+        faults.append(f"options map to actions {indexes[:12]}..., not each of {action_count} once")
+    paths = [tuple((c.step, c.label, c.kind, c.id) for c in o.choices) for o in decision.options]
+    if len(set(paths)) != len(paths):
+        faults.append("two options with the same choices")
+    prefixes = {path[:n] for path in paths for n in range(1, len(path))}
+    if any(path in prefixes for path in paths):
+        faults.append("an option's choices are the start of another's")
+    for option in decision.options:
+        if not option.choices:
+            faults.append(f"option for action {option.action} has no choice")
+        for c in option.choices:
+            if not c.step.strip() or not c.label.strip():
+                faults.append(f"choice without a step or label in option {option.action}")
+            if c.kind and not names.resolves(c.kind, int(c.id) if c.kind == SEAT else c.id):
+                faults.append(f"choice {c.label!r}: {c.kind} {c.id!r} has no name")
+    return faults
+
+
+def description_faults(description: Description, names: Names) -> list[str]:
+    faults: list[str] = []
+    if not description.key or not description.text.strip():
+        faults.append("description without a key or text")
+    if "{" in description.text:
+        faults.append(f"unfilled slot in {description.text!r}")
+    if render(description.template, description.args) != description.text:
+        faults.append("text is not the template rendered")
+    for a in description.args:
+        if a.kind and not names.resolves(a.kind, int(a.id) if a.kind == SEAT else a.id):
+            faults.append(f"argument {a.name}: {a.kind} {a.id!r} has no name")
+    return faults
+
+
+# -- the plain fallback a game starts from ----------------------------------------------------
+
+
+def _tag(struct: Any) -> str:
+    return str(type(struct).__struct_config__.tag)
+
+
+def _plain_label(struct: Any) -> str:
+    fields = [f"{name} {getattr(struct, name)}" for name in struct.__struct_fields__]
+    return " ".join([_tag(struct).replace("_", " "), *fields]).strip()
+
+
+def plain_decision(state: Any, seat: int, actions: Sequence[Any]) -> Decision:
+    """One step, each action labelled by its fields: what a game shows before it names them."""
+    return single_step(seat, "Choose an action", actions, lambda a: Choice("Action", _plain_label(a)))
+
+
+def plain_description(event: Any, viewer: int | None) -> Description:
+    """The event's tag and fields as words: what a game shows before it describes them."""
+    text = _plain_label(event).replace("{", "(").replace("}", ")")
+    return describe(_tag(event), text)
