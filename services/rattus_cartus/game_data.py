@@ -1,35 +1,136 @@
 """Rattus Cartus's components for its game data (GetGameData): every card, building and place by
-kind and id with a name a person reads (services/kernel/gamedata.py has the shapes)."""
+kind and id with a name a person reads (services/kernel/gamedata.py has the shapes).
+
+The name tables here are static (the 12 buildings, 6 classes and the card kinds are fixed by the
+rules, model.py), so `present.py` labels decisions and events from them without a catalog.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from services.kernel.gamedata import Built, Component, Deck, DeckPart, count_text, title_words
+from services.rattus_cartus.model import BUILDING_CLASS, CLASSES, SUPPLY_KINDS
+
+# -- name tables (English names: docs/rules/rattus_cartus.md "Names used by clients") ----------
+
+CLASS_NAMES: dict[str, str] = {klass: title_words(klass) for klass in CLASSES}
+
+BUILDING_NAMES: dict[str, str] = {
+    "farm": "Farm",
+    "brewery": "Brewery",
+    "marketplace": "Marketplace",
+    "office": "Office",
+    "monastery": "Monastery",
+    "hospital": "Hospital",
+    "castle": "Castle",
+    "guard_tower": "Guard Tower",
+    "fortune_tellers_tent": "Fortune-teller's Tent",
+    "pipers_hut": "Piper's Hut",
+    "palace": "Palace",
+    "treasury": "Treasury",
+}
+
+# building -> (premium action, standard action) [FS §3].
+BUILDING_ACTIONS: dict[str, tuple[str, str]] = {
+    "farm": ("draw 4 population cards", "draw 2 population cards"),
+    "brewery": (
+        "draw 1 population card per influence scored here this round",
+        "draw 1 population card per 2 influence scored here this round",
+    ),
+    "marketplace": ("take 2 Jokers", "take 1 Joker"),
+    "office": ("take 2 Passes", "take 1 Pass"),
+    "monastery": ("discard 2 rats", "discard 1 rat"),
+    "hospital": (
+        "discard 1 rat, then up to 3 cards from your hand for 1 rat each",
+        "discard up to 2 cards from your hand for 1 rat each",
+    ),
+    "castle": ("take 2 Swords", "take 1 Sword"),
+    "guard_tower": (
+        "every player outside a Guard Tower with at least as many cards in hand gives you 3 cards",
+        "no action, but protection from every Guard Tower's premium action this round",
+    ),
+    "fortune_tellers_tent": ("look at 2 Nun-row cards", "look at 1 Nun-row card"),
+    "pipers_hut": ("take 2 Flutes", "take 1 Flute"),
+    "palace": ("take 2 victory-point tokens", "take 1 victory-point token"),
+    "treasury": ("take 2 Gold cards", "take 1 Gold card"),
+}
+FINAL_ROUND_BONUS = "final_round_bonus"
+FINAL_ROUND_BONUS_NAME = "Final-round bonus"
+FINAL_ROUND_BONUS_TEXT = "last round: no actions; the premium holder gains 1 influence in the building's class"
+
+# special card / supply item -> (name, plural)
+SPECIAL_NAMES: dict[str, tuple[str, str]] = {
+    "joker": ("Joker", "Jokers"),
+    "sword": ("Sword", "Swords"),
+    "flute": ("Flute", "Flutes"),
+    "pass": ("Pass", "Passes"),
+    "gold": ("Gold", "Gold cards"),
+    "vp_token": ("Victory-point token", "victory-point tokens"),
+}
+# The cards among the supply items (a victory-point token is not a card).
+SPECIAL_CARDS: tuple[str, ...] = tuple(k for k in SUPPLY_KINDS if k != "vp_token")
+
+PHASE_NAMES: dict[str, tuple[str, str]] = {
+    "draw": ("A. Draw buildings", "this round's building cards are turned up"),
+    "supplies": ("B. Supplies", "everyone carries out the supply action of one revealed building card"),
+    "enter": ("C. Enter buildings", "in turn each player puts a disc on a building and plays cards face down"),
+    "resolve": ("D. Resolve buildings", "the buildings resolve in row order: influence, rats, duels, actions"),
+    "over": ("Game over", "the last round is played; the game is scored"),
+}
+
+NUN_ROW_SIZE = 5
+ORDINALS = ("1st", "2nd", "3rd", "4th", "5th")
+# This round's building cards lie in a row of 2 (2-3 players) or 3 (4-5 players).
+ROW_SLOTS = 3
+
+
+def card_name(card: str) -> str:
+    """`church:3` -> `Church (3 nuns)`; `joker` -> `Joker`."""
+    klass, colon, nuns = card.partition(":")
+    if colon:
+        return f"{CLASS_NAMES.get(klass, title_words(klass))} ({count_text(int(nuns), 'nun')})"
+    return SPECIAL_NAMES.get(card, (title_words(card), ""))[0]
+
+
+def nun_position_name(position: int) -> str:
+    return f"Nun-row card {position + 1}"
+
+
+def slot_name(slot: int) -> str:
+    return f"{ORDINALS[slot]} building" if 0 <= slot < len(ORDINALS) else f"building {slot + 1}"
 
 
 def _supply_text(copy: Any) -> str:
     parts = []
     if copy.draw:
-        parts.append(f"draw {copy.draw}")
+        parts.append(f"draw {count_text(copy.draw, 'population card')}")
     if copy.discard_rats:
         parts.append(f"discard {count_text(copy.discard_rats, 'rat')}")
     if copy.look:
         parts.append(f"look at {count_text(copy.look, 'Nun-row card')}")
-    return ", ".join(parts) or "nothing"
+    return " and ".join(parts) or "nothing"
+
+
+def supply_text(copy: Any) -> str:
+    """A building card's printed supply action in words (`draw 2 population cards and ...`)."""
+    return _supply_text(copy)
 
 
 def components(catalog: Any) -> Built:
     kinds = {
         "class": "class of society",
         "building": "building",
-        "card": "population card",
-        "special": "special card",
+        "building_action": "building action",
+        "card": "card",
+        "special": "supply item",
+        "nun_position": "Nun-row position",
+        "phase": "phase of a round",
     }
     components: list[Component] = []
     decks: list[Deck] = []
     for klass, nuns in catalog.population.nuns.items():
-        components.append(Component("class", klass, title_words(klass)))
+        components.append(Component("class", klass, CLASS_NAMES.get(klass, title_words(klass))))
         counts: dict[int, int] = {}
         for n in nuns:
             counts[n] = counts.get(n, 0) + 1
@@ -38,7 +139,7 @@ def components(catalog: Any) -> Built:
                 Component(
                     "card",
                     f"{klass}:{n}",
-                    f"{title_words(klass)} ({count_text(n, 'nun')})",
+                    card_name(f"{klass}:{n}"),
                     text=f"a {klass} population card showing {count_text(n, 'nun')}",
                     values={"class": klass, "nuns": n},
                     count=copies,
@@ -46,22 +147,43 @@ def components(catalog: Any) -> Built:
                 )
             )
     specials = catalog.specials
-    for kind, count, text in (
-        ("joker", specials.jokers, "counts as a population card of any class when entering a building"),
-        ("sword", specials.swords, "played when entering: a duel for the building's action"),
-        ("flute", specials.flutes, "played when entering: lure a rat away"),
-        ("pass", specials.passes, "enter a building without playing cards"),
-        ("gold", specials.gold, "a gold coin"),
-        ("vp_token", specials.vp_tokens, "one victory point"),
-    ):
+    counts_by_kind = {
+        "joker": specials.jokers,
+        "sword": specials.swords,
+        "flute": specials.flutes,
+        "pass": specials.passes,
+        "gold": specials.gold,
+        "vp_token": specials.vp_tokens,
+    }
+    texts = {
+        "joker": "counts as a population card of the building's class when played into a building; never gives rats",
+        "sword": "played into a building: the most Swords takes half the hand of the fewest",
+        "flute": "played into a building: the fewest Flutes takes a rat from the most",
+        "pass": "at the start of your turn in phase C: enter later instead of now",
+        "gold": "never played; scores at the end if the Treasury was in the game",
+        "vp_token": "victory points at the end of the game",
+    }
+    for kind in SUPPLY_KINDS:
         components.append(
             Component(
                 "special",
                 kind,
-                title_words(kind),
-                text=text,
-                count=count,
-                stand_in=False,
+                SPECIAL_NAMES[kind][0],
+                text=texts[kind],
+                count=counts_by_kind[kind],
+                source=specials.source,
+            )
+        )
+    # The special cards as cards in a hand (kind "card", like the population cards).
+    for kind in SPECIAL_CARDS:
+        components.append(
+            Component(
+                "card",
+                kind,
+                SPECIAL_NAMES[kind][0],
+                text=texts[kind],
+                values={"special": kind},
+                count=counts_by_kind[kind],
                 source=specials.source,
             )
         )
@@ -70,24 +192,59 @@ def components(catalog: Any) -> Built:
             f"copy {n}: {_supply_text(c)}" + (" (stand-in)" if "INVENTED" in c.source else "")
             for n, c in enumerate(b.copies, start=1)
         ]
+        premium, standard = BUILDING_ACTIONS.get(b.id, ("", ""))
         components.append(
             Component(
                 "building",
                 b.id,
-                b.name or title_words(b.id),
-                text=f"{title_words(b.klass)} building; supply actions: " + "; ".join(supplies),
-                values={"class": b.klass, "copies": len(b.copies)},
+                b.name or BUILDING_NAMES.get(b.id, title_words(b.id)),
+                text=(
+                    f"{title_words(b.klass)} building. Premium action: {premium}. Standard action: "
+                    f"{standard}. Supply actions: " + "; ".join(supplies)
+                ),
+                values={"class": b.klass, "copies": len(b.copies), "name_es": b.name_es},
                 count=len(b.copies),
                 stand_in=any("INVENTED" in c.source for c in b.copies),
                 source=b.source,
             )
         )
+    for building, (premium, standard) in BUILDING_ACTIONS.items():
+        components.append(
+            Component(
+                "building_action",
+                building,
+                f"{BUILDING_NAMES[building]} action",
+                text=f"premium: {premium}; standard: {standard}",
+                values={"building": building, "class": BUILDING_CLASS[building], "premium": premium, "standard": standard},
+                source="FS §3 (EN p.4, SEED)",
+            )
+        )
+    components.append(
+        Component(
+            "building_action",
+            FINAL_ROUND_BONUS,
+            FINAL_ROUND_BONUS_NAME,
+            text=FINAL_ROUND_BONUS_TEXT,
+            source="SEED phase D, FS §5",
+        )
+    )
+    for position in range(NUN_ROW_SIZE):
+        components.append(
+            Component(
+                "nun_position",
+                str(position),
+                nun_position_name(position),
+                text=f"the {ORDINALS[position]} face-down card of the Nun-row, from the left (the order never changes)",
+                values={"position": position},
+            )
+        )
+    for phase, (name, text) in PHASE_NAMES.items():
+        components.append(Component("phase", phase, name, text=text))
     decks.append(
         Deck(
             "population",
             "Population deck",
-            tuple(DeckPart("card", c.id, c.count) for c in components if c.kind == "card")
-            + tuple(DeckPart("special", "joker", specials.jokers) for _ in (0,) if specials.jokers),
+            tuple(DeckPart("card", c.id, c.count) for c in components if c.kind == "card" and ":" in c.id),
         )
     )
     decks.append(
@@ -95,6 +252,14 @@ def components(catalog: Any) -> Built:
             "buildings",
             "Building cards",
             tuple(DeckPart("building", b.id, len(b.copies)) for b in catalog.buildings),
+        )
+    )
+    decks.append(
+        Deck(
+            "supply",
+            "General supply",
+            tuple(DeckPart("special", kind, counts_by_kind[kind]) for kind in SUPPLY_KINDS),
+            text="Jokers and victory-point tokens always; a special card only if a chosen building hands it out",
         )
     )
     return kinds, components, decks, {}
