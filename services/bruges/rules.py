@@ -99,7 +99,7 @@ from services.bruges.model import (
     View,
     WorkerGiven,
 )
-from services.bruges.present import PRESENTATION
+from services.bruges.present import make_presentation
 from services.bruges.primitives import Log, Tables
 from services.kernel import (
     EventLog,
@@ -1037,7 +1037,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
         variants={},
         check_state=lambda state: views.check_state(rules, state),
         data=catalog,
-        presentation=PRESENTATION,
+        presentation=make_presentation(catalog),
     )
 
 
