@@ -10,7 +10,7 @@ PROTOS := $(shell find protos -name '*.proto')
 # Parallel test workers; each starts its own Redis.
 WORKERS ?= 2
 
-.PHONY: all venv gen web chromium test demo run bench bench-quick bench-peers lint golden schemas manifests lock clean soak
+.PHONY: all venv gen web chromium debian-tools checkov test demo run bench bench-quick bench-peers lint golden schemas manifests lock clean soak
 all: test
 
 venv: $(VENV)/.installed
@@ -43,13 +43,27 @@ $(WEB)/dist/.stamp: $(VENV)/.installed $(WEB)/package.json $(WEB)/package-lock.j
 	cd $(WEB) && PYTHON=$(abspath $(PY)) npm run --silent build
 	touch $@
 
-# Debian's chromium for the browser tests (tests/web), installed when missing.
+# Debian packages the tests use, installed when missing: chromium for the browser tests
+# (tests/web), prometheus for promtool (the alert rules' tests, tests/deploy/test_monitoring.py).
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-chromium:
-	@command -v chromium >/dev/null || { $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium; }
+DEBIAN_TOOLS := chromium:chromium promtool:prometheus
+debian-tools:
+	@missing=$$(for pair in $(DEBIAN_TOOLS); do command -v $${pair%%:*} >/dev/null || echo $${pair#*:}; done); \
+	if [ -n "$$missing" ]; then $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; fi
+chromium: debian-tools
 
-test: gen web chromium
+# checkov (the manifests' policy test, tests/deploy/test_checkov.py) in a venv of its own: its
+# many pinned dependencies would otherwise fight the project's.
+TOOLS := .venv-tools
+CHECKOV_VERSION := 3.3.30
+checkov: $(TOOLS)/.checkov-$(CHECKOV_VERSION)
+$(TOOLS)/.checkov-$(CHECKOV_VERSION):
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check checkov==$(CHECKOV_VERSION)
+	touch $@
+
+test: gen web debian-tools checkov
 	$(PY) -m pytest -n $(WORKERS) -q
 
 demo: gen
@@ -106,4 +120,4 @@ lock:
 	rm -rf .venv-lock build
 
 clean:
-	rm -rf $(VENV) gen .pytest_cache .mypy_cache .ruff_cache var $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen
+	rm -rf $(VENV) $(TOOLS) gen .pytest_cache .mypy_cache .ruff_cache var $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen

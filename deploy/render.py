@@ -13,6 +13,9 @@ from pathlib import Path
 from services.registry import GAMES
 
 BASE = Path(__file__).resolve().parent / "k8s" / "base"
+# Prometheus alert rules and the Grafana dashboard: a component an operator adds next to an
+# overlay where the Prometheus Operator runs; alerts.yaml is the plain rules file.
+MONITORING = BASE.parent / "monitoring"
 GRPC_PORT = 50051
 # Stopping: readiness fails at once, the pod keeps serving for DRAIN_SECONDS (longer than the
 # readiness period, so endpoints drop it first), then calls in flight get GRACE_SECONDS.
@@ -142,10 +145,31 @@ def rendered() -> dict[Path, str]:
     return files
 
 
+PROMETHEUS_RULE_HEADER = """\
+# Rendered by deploy/render.py from alerts.yaml (`make manifests`); do not edit by hand.
+# The same alert groups as the plain rules file, for the Prometheus Operator.
+apiVersion: monitoring.coreos.com/v1
+kind: PrometheusRule
+metadata:
+  name: guildhall-alerts
+  labels: {app.kubernetes.io/name: guildhall, app.kubernetes.io/component: monitoring}
+spec:
+"""
+
+
+def rendered_prometheus_rule() -> str:
+    """alerts.yaml's groups as a PrometheusRule (its `groups:` block indented under spec)."""
+    lines = (MONITORING / "alerts.yaml").read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("groups:"))
+    return PROMETHEUS_RULE_HEADER + "".join(f"  {line}\n" if line else "\n" for line in lines[start:])
+
+
 def main() -> None:
     for relative, text in rendered().items():
         (BASE / relative).write_text(text)
         print(f"wrote deploy/k8s/base/{relative}", file=sys.stderr)
+    (MONITORING / "prometheusrule.yaml").write_text(rendered_prometheus_rule())
+    print("wrote deploy/k8s/monitoring/prometheusrule.yaml", file=sys.stderr)
 
 
 if __name__ == "__main__":

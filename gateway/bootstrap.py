@@ -109,6 +109,15 @@ class Config:
         }
 
 
+def secret_setting(env: Mapping[str, str], var: str, default: str) -> str:
+    """`var` from the environment, else the contents of the file `<var>_FILE` names (a Secret
+    mounted as a file, so it never shows in the pod's environment), else `default`."""
+    if env.get(var):
+        return env[var]
+    path = env.get(f"{var}_FILE", "")
+    return Path(path).read_text().strip() if path else default
+
+
 def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None) -> Config:
     """Flags, each defaulting to its environment variable (named in its help)."""
     env = os.environ if env is None else env
@@ -150,9 +159,11 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
     )
     parser.add_argument(
         "--redis-url",
-        default=env.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+        default=secret_setting(env, "REDIS_URL", "redis://127.0.0.1:6379/0"),
         help=helped(
-            "the Redis holding streams, queues, timers and quotas", "REDIS_URL", "redis://127.0.0.1:6379/0"
+            "the Redis holding streams, queues, timers and quotas (or a file: REDIS_URL_FILE)",
+            "REDIS_URL",
+            "redis://127.0.0.1:6379/0",
         ),
     )
     parser.add_argument(

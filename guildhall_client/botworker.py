@@ -22,6 +22,7 @@ import random
 import signal
 import socket
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from guildhall_client import errors
@@ -207,8 +208,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument(
         "--api-key",
-        default=env.get("GUILDHALL_API_KEY", ""),
-        help="a botworker-scope key (env GUILDHALL_API_KEY)",
+        default=env.get("GUILDHALL_API_KEY") or _read(env.get("GUILDHALL_API_KEY_FILE", "")),
+        help="a botworker-scope key (env GUILDHALL_API_KEY, or a file named by GUILDHALL_API_KEY_FILE)",
     )
     parser.add_argument(
         "--name",
@@ -260,3 +261,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def _read(path: str) -> str:
+    """A secret from a file (a Kubernetes Secret mounted as a volume), or "" without a path."""
+    return Path(path).read_text().strip() if path else ""

@@ -7,7 +7,7 @@ import base64
 from pathlib import Path
 
 from gateway.auth import BOTWORKER, hash_key, load_operators
-from tests.deploy.test_manifests import named, objects
+from tests.deploy.test_manifests import named, objects, secret_behind_file
 
 SECRETS = Path(__file__).resolve().parents[2] / "deploy/k8s/overlays/dev/secrets"
 
@@ -17,8 +17,8 @@ def test_the_bot_worker_runs_the_library_module_with_its_key_from_a_secret() -> 
         pod = named(overlay, "Deployment", "botworker")["spec"]["template"]["spec"]
         (container,) = pod["containers"]
         assert container["args"] == ["guildhall_client.botworker"]
-        env = {e["name"]: e for e in container["env"]}
-        assert env["GUILDHALL_API_KEY"]["valueFrom"]["secretKeyRef"]["name"].startswith("guildhall-botworker")
+        secret, key = secret_behind_file(pod, "GUILDHALL_API_KEY_FILE")
+        assert secret.startswith("guildhall-botworker") and key == "api-key"
 
 
 def test_the_dev_bot_worker_key_is_an_operators_botworker_key() -> None:
@@ -35,3 +35,18 @@ def test_the_bot_worker_may_reach_only_the_gateway() -> None:
     assert policy["ingress"] == []
     (rule,) = policy["egress"]
     assert rule["to"] == [{"podSelector": {"matchLabels": {"app.kubernetes.io/component": "gateway"}}}]
+
+
+def test_the_bot_worker_and_gateway_read_their_secrets_from_files(tmp_path: Path) -> None:
+    from gateway.bootstrap import secret_setting
+    from guildhall_client.botworker import _read
+
+    (tmp_path / "url").write_text("redis://secret-host:6379/0\n")
+    assert (
+        secret_setting({"REDIS_URL_FILE": str(tmp_path / "url")}, "REDIS_URL", "d")
+        == "redis://secret-host:6379/0"
+    )
+    assert secret_setting({"REDIS_URL": "redis://env:1/0"}, "REDIS_URL", "d") == "redis://env:1/0"
+    assert secret_setting({}, "REDIS_URL", "d") == "d"
+    (tmp_path / "key").write_text("bot-key\n")
+    assert _read(str(tmp_path / "key")) == "bot-key" and _read("") == ""

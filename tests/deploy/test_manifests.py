@@ -169,8 +169,7 @@ def test_prod_runs_no_redis_or_generated_secrets_of_its_own() -> None:
     assert not objects("prod", "StatefulSet")
     assert not objects("prod", "Secret")  # the operator creates them (docs/deploy.md)
     gateway = named("prod", "Deployment", "gateway")["spec"]["template"]["spec"]
-    env = {e["name"]: e for e in gateway["containers"][0]["env"]}
-    assert env["REDIS_URL"]["valueFrom"]["secretKeyRef"]["name"] == "guildhall-redis"
+    assert secret_behind_file(gateway, "REDIS_URL_FILE") == ("guildhall-redis", "url")
     durability = Path(OVERLAYS / "prod" / "kustomization.yaml").read_text()
     assert "appendfsync always" in durability and "noeviction" in durability
 
@@ -187,7 +186,28 @@ def test_the_dev_secrets_are_ones_the_gateway_accepts(tmp_path: Path) -> None:
     key_id, signature = ring.sign(b"guildhall")
     assert key_id == "dev-key-1" and ring.verify(key_id, b"guildhall", signature)
     env = named("dev", "Deployment", "gateway")["spec"]["template"]["spec"]["containers"][0]["env"]
-    assert {e["name"] for e in env} >= {"REDIS_URL", "SIGNING_KEYS_DIR", "TENANTS_FILE"}
+    assert {e["name"] for e in env} >= {"REDIS_URL_FILE", "SIGNING_KEYS_DIR", "TENANTS_FILE"}
+
+
+def secret_behind_file(pod: dict, variable: str) -> tuple[str, str]:
+    """The (Secret, key) whose mounted file the pod's first container's `variable` names."""
+    container = pod["containers"][0]
+    path = next(e["value"] for e in container["env"] if e["name"] == variable)
+    for mount in container["volumeMounts"]:
+        if path.startswith(mount["mountPath"] + "/"):
+            volume = next(v for v in pod["volumes"] if v["name"] == mount["name"])
+            file = path[len(mount["mountPath"]) + 1 :]
+            (item,) = [i for i in volume["secret"]["items"] if i["path"] == file]
+            return volume["secret"]["secretName"], item["key"]
+    raise AssertionError(f"{variable}={path} is not on a mounted volume")
+
+
+@pytest.mark.parametrize("overlay", ["dev", "prod"])
+def test_no_secret_is_passed_as_an_environment_variable(overlay: str) -> None:
+    for deployment in objects(overlay, "Deployment"):
+        for container in deployment["spec"]["template"]["spec"]["containers"]:
+            for variable in container.get("env", []):
+                assert "secretKeyRef" not in variable.get("valueFrom", {}), variable["name"]
 
 
 def test_prod_gateways_acknowledge_only_replicated_appends_on_the_cluster() -> None:
