@@ -377,8 +377,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         limit = request.limit or 50
         if limit > 200:
             raise BadRequest("limit is at most 200")
-        if len(request.cursor) > 256:
-            raise BadRequest("bad cursor")
+        wire.match_cursor(request.cursor)  # INVALID_ARGUMENT unless issued by a gateway
         page = await self.ports.matches.list_matches(
             principal.tenant,
             game=request.game_id or None,

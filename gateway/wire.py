@@ -62,6 +62,45 @@ def player_id(text: str, name: str = "player_id") -> str:
     return text
 
 
+# A page cursor is one this gateway issued (issue 30 item 4: "99999999999999999999" reached ZREVRANGE
+# as an out-of-range integer, INTERNAL / HTTP 500). Offsets past this are no page anyone reads.
+MAX_OFFSET_CURSOR = 10**9
+_BAD_CURSOR = (
+    "cursor is not one this gateway issued: pass the previous page's next_cursor, or none for the first page"
+)
+
+
+def offset_cursor(text: str) -> int:
+    """A cursor issued as an offset into a sorted list (leaderboards, dead letters); '' is 0.
+
+    Strict: ASCII digits without a leading zero, at most MAX_OFFSET_CURSOR (str.isdigit alone lets
+    "²" and 20-digit numbers through), so what reaches Redis is always a small integer."""
+    if not text:
+        return 0
+    if (
+        not (text.isascii() and text.isdigit())
+        or text[0] == "0"
+        or len(text) > 10
+        or int(text) > MAX_OFFSET_CURSOR
+    ):
+        raise BadRequest(_BAD_CURSOR)
+    return int(text)
+
+
+def match_cursor(text: str) -> tuple[int, str] | None:
+    """ListMatches' cursor, `<created_ms>:<match_id>` as issued; None for the first page."""
+    if not text:
+        return None
+    created, _, match = text.partition(":")
+    if not (created.isascii() and created.isdigit()) or len(created) > 15:  # ms: beyond year 30000
+        raise BadRequest(_BAD_CURSOR)
+    try:
+        MatchKey("t", match)
+    except ValueError:
+        raise BadRequest(_BAD_CURSOR) from None
+    return int(created), match
+
+
 def options(data: bytes) -> bytes:
     if len(data) > MAX_OPTIONS_BYTES:
         raise TooLarge(f"options are at most {MAX_OPTIONS_BYTES} bytes")

@@ -559,3 +559,50 @@ def test_a_gzip_bomb_is_refused_without_being_inflated(web: Http, stack: Stack) 
     small = __import__("gzip").compress(b"{}")
     status, body = _post(web.port, "ListGames", small, {**json_gzip, "authorization": f"Bearer {key}"})
     assert status == 200 and GAME in body.decode()
+
+
+# -- issue 30: paging cursors --------------------------------------------------------------------
+
+BAD_CURSORS = (
+    "99999999999999999999",
+    "9223372036854775807",
+    "-1",
+    "-9223372036854775808",
+    "abc",
+    "²",
+    "1e3",
+    "050",
+)
+
+
+def test_every_paging_cursor_not_issued_by_the_gateway_is_invalid_argument(
+    web: Http, rpc: Any, stack: Stack
+) -> None:
+    """Issue 30 item 4: ListLeaderboard with "99999999999999999999" was INTERNAL over gRPC and HTTP
+    500 over Connect (Redis: value is not an integer or out of range). Every RPC with a cursor,
+    over both transports: INVALID_ARGUMENT for a cursor it did not issue; none is the first page."""
+    key = stack.api_keys["acme"]
+    cases = [
+        ("ListLeaderboard", key, lambda c: pb.ListLeaderboardRequest(game_id=GAME, cursor=c)),
+        ("ListDeadLetters", stack.operator_key, lambda c: pb.ListDeadLettersRequest(tenant="acme", cursor=c)),
+        ("ListMatches", key, lambda c: pb.ListMatchesRequest(cursor=c)),
+    ]
+    for name, credential, make in cases:
+        bad = [
+            *BAD_CURSORS,
+            *(
+                ("1700000000000:no/such", "99999999999999999999:m", ":m", "12")
+                if name == "ListMatches"
+                else ()
+            ),
+        ]
+        for cursor in bad:
+            code, _ = grpc_code(lambda: getattr(rpc, name)(make(cursor), metadata=auth(credential)))
+            assert code == "invalid_argument", (name, cursor, code)
+            status, _, error = web.unary(name, make(cursor), credential)
+            assert status == 400 and error["code"] == "invalid_argument", (name, cursor, status, error)
+            assert "cursor" in error["message"]
+        code, _ = grpc_code(lambda: getattr(rpc, name)(make(""), metadata=auth(credential)))
+        assert code == "ok", (name, code)  # no cursor: the first page
+        status, _, _ = web.unary(name, make(""), credential)
+        assert status == 200
