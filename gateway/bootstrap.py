@@ -271,11 +271,11 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
     )
     for flag, var, default, text in (
         ("--max-streams-per-token", "MAX_STREAMS_PER_TOKEN", DEFAULT_PER_TOKEN,
-         "open Play/Watch streams per seat token or API key, per replica"),
+         "open Play/Watch streams per seat token, per replica"),
         ("--max-streams-per-spectator-token", "MAX_STREAMS_PER_SPECTATOR_TOKEN", DEFAULT_PER_SPECTATOR_TOKEN,
          "open Watch streams per match's spectator token, per replica"),
         ("--max-streams-per-tenant", "MAX_STREAMS_PER_TENANT", DEFAULT_PER_TENANT,
-         "open Play/Watch streams per tenant, per replica"),
+         "open Play/Watch/WatchTicket streams per tenant, per replica"),
     ):  # fmt: skip
         parser.add_argument(
             flag, type=int, default=int(env.get(var, str(default))), help=helped(text, var, default)

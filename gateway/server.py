@@ -630,6 +630,13 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
     async def WatchTicket(self, request: Any, context: Any, principal: Principal) -> AsyncIterator[Any]:
         matchmaker = self._matchmaker()
         ticket_id = self._ticket_id(request.ticket_id)
+        with self.ports.streams.hold(principal, "WatchTicket"):  # an open stream like Watch's
+            async for ticket in self._watch_ticket(matchmaker, ticket_id, principal):
+                yield ticket
+
+    async def _watch_ticket(
+        self, matchmaker: Any, ticket_id: str, principal: Principal
+    ) -> AsyncIterator[Any]:
         status = await matchmaker.status(principal.tenant, ticket_id)
         metrics.TICKET_STREAMS.inc()
         try:

@@ -1,4 +1,4 @@
-"""Caps on the Play and Watch streams one replica holds open (issue 30, item 2).
+"""Caps on the Play, Watch and WatchTicket streams one replica holds open (issue 30, item 2).
 
 One seat token opened 1,500 idle Play streams in 1.6 s, none refused, each ~40 KiB of the
 gateway's memory. A stream now takes a place under its credential's cap and its tenant's cap
@@ -6,8 +6,10 @@ gateway's memory. A stream now takes a place under its credential's cap and its 
 client closing it or going away, an error, the gateway draining (the `hold` block's exit).
 
 What counts as one credential: a seat token's seat (every token of one seat of one match
-shares the cap, so asking for fresh tokens does not reset it), a spectator token's match (a
-tenant hands one spectator token to everyone watching, so it has a cap of its own), an API key.
+shares the cap, so asking for fresh tokens does not reset it) and a spectator token's match (a
+tenant hands one spectator token to everyone watching, so it has a cap of its own). An API key
+is the tenant's own backend, which may follow many matches and tickets: only the tenant cap
+holds it.
 The caps are per replica: a client spread over N replicas holds at most N times as many.
 """
 
@@ -49,19 +51,17 @@ class StreamLimits:
 
     @staticmethod
     def credential(principal: Principal) -> tuple[Any, ...]:
-        if principal.is_token:
-            return ("token", principal.tenant, principal.match_id, principal.seat)
-        return ("key", principal.tenant, principal.key_id)
+        return (principal.tenant, principal.match_id, principal.seat)
 
     @contextlib.contextmanager
     def hold(self, principal: Principal, rpc: str) -> Iterator[None]:
         """One open stream of `principal` for the block; TooLarge (RESOURCE_EXHAUSTED) if a cap
         is reached. Released when the block exits, whatever ends it."""
-        credential = self.credential(principal)
-        spectator = principal.is_token and principal.seat is None
+        credential = self.credential(principal) if principal.is_token else None
+        spectator = principal.seat is None
         per_credential = self.per_spectator_token if spectator else self.per_token
-        if self.by_credential.get(credential, 0) >= per_credential:
-            what = "spectator token" if spectator else ("seat token" if principal.is_token else "API key")
+        if credential is not None and self.by_credential.get(credential, 0) >= per_credential:
+            what = "spectator token" if spectator else "seat token"
             setting = "MAX_STREAMS_PER_SPECTATOR_TOKEN" if spectator else "MAX_STREAMS_PER_TOKEN"
             raise TooLarge(
                 f"{rpc} refused: this {what} already has {per_credential} Play/Watch streams open on "
@@ -73,12 +73,14 @@ class StreamLimits:
                 f"{rpc} refused: the tenant already has {self.per_tenant} Play/Watch streams open on "
                 "this gateway, the most allowed (MAX_STREAMS_PER_TENANT); close one first"
             )
-        self.by_credential[credential] = self.by_credential.get(credential, 0) + 1
+        if credential is not None:
+            self.by_credential[credential] = self.by_credential.get(credential, 0) + 1
         self.by_tenant[tenant] = self.by_tenant.get(tenant, 0) + 1
         try:
             yield
         finally:
-            _release(self.by_credential, credential)
+            if credential is not None:
+                _release(self.by_credential, credential)
             _release(self.by_tenant, tenant)
 
     @property
