@@ -388,7 +388,12 @@ def run(
             gateways=gateways,
             log_dir=Path("var/bench-logs"),
             # as deployed: one line per RPC in every process
-            gateway_env={"LOG_LEVEL": "info", "METRICS_PORT": str(metrics_port)},
+            # 10,000 Watch streams of one tenant on one replica: past the default tenant cap.
+            gateway_env={
+                "LOG_LEVEL": "info",
+                "METRICS_PORT": str(metrics_port),
+                "MAX_STREAMS_PER_TENANT": "20000",
+            },
         ) as stack:
             target, key = stack.gateway_targets[0], stack.api_key
             pids = {f"gateway-{n}": stack.gateways[n].pid for n in range(gateways)}

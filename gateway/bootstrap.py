@@ -30,6 +30,7 @@ from gateway.auth import Authenticator, Tenant, Tokens, load_operators, load_ten
 from gateway.quotas import Quotas
 from gateway.retention import DEFAULT_ARCHIVE_DIR, DEFAULT_RETENTION_S
 from gateway.server import GatewayServicer, Ports, game_data_from_describe, games_from_describe
+from gateway.streams import DEFAULT_PER_SPECTATOR_TOKEN, DEFAULT_PER_TENANT, DEFAULT_PER_TOKEN, StreamLimits
 from gateway.usecases.cache import DEFAULT_CACHE_MB
 from gateway.watch import WatchHub, stream_versions
 from gateway.wire import MAX_REQUEST_BYTES
@@ -98,6 +99,10 @@ class Config:
     http_port: int = 0
     cors_origins: tuple[str, ...] = ()
     web_dir: str = ""
+    # Caps on open Play and Watch streams on this replica (gateway/streams.py: why these values).
+    max_streams_per_token: int = DEFAULT_PER_TOKEN
+    max_streams_per_spectator_token: int = DEFAULT_PER_SPECTATOR_TOKEN
+    max_streams_per_tenant: int = DEFAULT_PER_TENANT
 
     @staticmethod
     def rules_from_env(env: Mapping[str, str]) -> dict[str, str]:
@@ -275,7 +280,22 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         default=env.get("WEB_DIR", ""),
         help=helped("serve the web table's files from here on the HTTP port", "WEB_DIR", ""),
     )
+    for flag, var, default, text in (
+        ("--max-streams-per-token", "MAX_STREAMS_PER_TOKEN", DEFAULT_PER_TOKEN,
+         "open Play/Watch streams per seat token, per replica"),
+        ("--max-streams-per-spectator-token", "MAX_STREAMS_PER_SPECTATOR_TOKEN", DEFAULT_PER_SPECTATOR_TOKEN,
+         "open Watch streams per match's spectator token, per replica"),
+        ("--max-streams-per-tenant", "MAX_STREAMS_PER_TENANT", DEFAULT_PER_TENANT,
+         "open Play/Watch/WatchTicket streams per tenant, per replica"),
+    ):  # fmt: skip
+        parser.add_argument(
+            flag, type=int, default=int(env.get(var, str(default))), help=helped(text, var, default)
+        )
     args = parser.parse_args(argv)
+    if min(args.max_streams_per_token, args.max_streams_per_spectator_token, args.max_streams_per_tenant) < 1:
+        parser.error(
+            "MAX_STREAMS_PER_TOKEN, MAX_STREAMS_PER_SPECTATOR_TOKEN and MAX_STREAMS_PER_TENANT must be >= 1"
+        )
     if args.redis_wait_replicas < 0 or args.redis_wait_timeout_ms <= 0 or args.redis_timeout <= 0:
         parser.error("REDIS_WAIT_REPLICAS must be >= 0, REDIS_WAIT_TIMEOUT_MS and REDIS_TIMEOUT_SECONDS > 0")
     if args.snapshot_every < 1:
@@ -316,6 +336,9 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         http_port=args.http_port,
         cors_origins=tuple(o.strip() for o in args.cors_origins.split(",") if o.strip()),
         web_dir=args.web_dir,
+        max_streams_per_token=args.max_streams_per_token,
+        max_streams_per_spectator_token=args.max_streams_per_spectator_token,
+        max_streams_per_tenant=args.max_streams_per_tenant,
     )
 
 
@@ -532,6 +555,11 @@ class Gateway:
             ratings=ratings,
             webhooks=webhooks,
             bots=bot_seats,
+            streams=StreamLimits(
+                per_token=config.max_streams_per_token,
+                per_tenant=config.max_streams_per_tenant,
+                per_spectator_token=config.max_streams_per_spectator_token,
+            ),
         )
 
         # Protobuf garbage is INVALID_ARGUMENT, not grpc.aio's UNKNOWN (gateway/undecodable.py).

@@ -25,6 +25,7 @@ import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 import grpc
 import structlog
@@ -34,7 +35,9 @@ from connectrpc.request import RequestContext
 from guildhall.gateway.v1 import gateway_pb2
 from guildhall.gateway.v1.gateway_pb2_grpc import GatewayServiceServicer
 
-from gateway.wire import MAX_REQUEST_BYTES
+from gateway.auth import PUBLIC, SCOPES
+from gateway.inflate import BoundedGzip
+from gateway.wire import MAX_INFLATED_BYTES, MAX_REQUEST_BYTES
 
 _log = structlog.get_logger("http")
 
@@ -204,7 +207,12 @@ def build_connect_app(servicer: Any) -> Any:
     from guildhall.gateway.v1.gateway_connect import GatewayServiceASGIApplication
 
     _install_decode_errors()
-    return GatewayServiceASGIApplication(ConnectService(servicer), read_max_bytes=MAX_REQUEST_BYTES)
+    # Requests inflate with a running limit (gateway/inflate.py), not whole and then measured.
+    return GatewayServiceASGIApplication(
+        ConnectService(servicer),
+        read_max_bytes=MAX_REQUEST_BYTES,
+        compressions=[BoundedGzip(MAX_INFLATED_BYTES)],
+    )
 
 
 # -- the HTTP port around it ---------------------------------------------------------------------
@@ -215,6 +223,21 @@ def _header(scope: Scope, name: bytes) -> str:
         if key.lower() == name:
             return bytes(value).decode("latin-1")
     return ""
+
+
+def _compressed(scope: Scope) -> bool:
+    """Whether the request's body (or a stream's messages, or a GET's message) is compressed."""
+    for name in (b"content-encoding", b"connect-content-encoding", b"grpc-encoding"):
+        if _header(scope, name).strip().lower() not in ("", "identity"):
+            return True
+    query = parse_qs(bytes(scope.get("query_string", b"")).decode("latin-1"))
+    return query.get("compression", ["identity"])[0].lower() not in ("", "identity")
+
+
+def _public(scope: Scope) -> bool:
+    """Whether the RPC a path names needs no credentials (the scope table's `public`)."""
+    rpc = str(scope.get("path", "")).removeprefix(SERVICE_PATH)
+    return PUBLIC in SCOPES.get(rpc, frozenset())
 
 
 class HttpApp:
@@ -308,10 +331,22 @@ class HttpApp:
     # -- RPCs ------------------------------------------------------------------------------------
 
     async def _rpc(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # Refused as cheaply as possible, before a byte of the body is read (issue 30): a declared
+        # length over the limit, and a compressed body that needs credentials and carries none
+        # (inflating is the costly step; the servicer would refuse the call anyway).
         length = _header(scope, b"content-length")
         if length.isdigit() and int(length) > self._max_body:
             await _connect_error(
                 send, 429, "resource_exhausted", f"a request is at most {self._max_body} bytes"
+            )
+            return
+        if _compressed(scope) and not _header(scope, b"authorization") and not _public(scope):
+            await _connect_error(
+                send,
+                401,
+                "unauthenticated",
+                "no credentials: send 'authorization: Bearer <API key or token>' (a compressed "
+                "request without them is not read)",
             )
             return
         task = asyncio.current_task()

@@ -132,11 +132,10 @@ async def get_ratings(self: Any, request: Any, context: Any, principal: Principa
 async def list_leaderboard(self: Any, request: Any, context: Any, principal: Principal) -> Any:
     ratings = _need(self.ports.ratings, "ratings")
     game = self._game(request.game_id)
-    if request.cursor and not request.cursor.isdigit():
-        raise BadRequest("bad cursor")
+    start = wire.offset_cursor(request.cursor)
     await self._take_read(principal)
     page, cursor = await ratings.leaderboard(
-        principal.tenant, game.game_id, _limit(request.limit), request.cursor
+        principal.tenant, game.game_id, _limit(request.limit), str(start)
     )
     return pb.ListLeaderboardResponse(ratings=[_rating_pb(r) for r in page], next_cursor=cursor)
 
@@ -153,9 +152,8 @@ def _tenant(self: Any, tenant: str) -> str:
 async def list_dead_letters(self: Any, request: Any, context: Any, principal: Principal) -> Any:
     webhooks = _need(self.ports.webhooks, "webhooks")
     tenant = _tenant(self, request.tenant)
-    if request.cursor and not request.cursor.isdigit():
-        raise BadRequest("bad cursor")
-    letters, cursor = await webhooks.outbox.dead_letters(tenant, _limit(request.limit), request.cursor)
+    start = wire.offset_cursor(request.cursor)
+    letters, cursor = await webhooks.outbox.dead_letters(tenant, _limit(request.limit), str(start))
     return pb.ListDeadLettersResponse(
         dead_letters=[
             pb.DeadLetter(

@@ -244,9 +244,10 @@ class PlaySession:
 async def play(ports: Any, principal: Principal, requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
     """The Play RPC's body, for the servicer (gateway/server.py)."""
     session = PlaySession(ports, principal, requests)
-    metrics.PLAY_STREAMS.inc()
-    try:
-        async for update in session.run():
-            yield update
-    finally:
-        metrics.PLAY_STREAMS.dec()
+    with ports.streams.hold(principal, "Play"):  # the caps on open streams, released at the end
+        metrics.PLAY_STREAMS.inc()
+        try:
+            async for update in session.run():
+                yield update
+        finally:
+            metrics.PLAY_STREAMS.dec()

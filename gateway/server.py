@@ -30,6 +30,7 @@ from gateway.eventstore.base import MatchKey
 from gateway.faults import answer, fault
 from gateway.play_stream import play
 from gateway.quotas import Quotas
+from gateway.streams import StreamLimits
 from gateway.watch import WatchHub
 from gateway.wire import MAX_ACTION_BYTES, BadRequest, TooLarge
 
@@ -67,6 +68,8 @@ class Ports:
     ratings: Any = None
     webhooks: Any = None
     bots: Any = None
+    # Issue 30: caps on the Play and Watch streams open on this replica (gateway/streams.py).
+    streams: StreamLimits = field(default_factory=StreamLimits)
 
 
 # -- exception -> status, in one place -----------------------------------------------------------
@@ -374,8 +377,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         limit = request.limit or 50
         if limit > 200:
             raise BadRequest("limit is at most 200")
-        if len(request.cursor) > 256:
-            raise BadRequest("bad cursor")
+        wire.match_cursor(request.cursor)  # INVALID_ARGUMENT unless issued by a gateway
         page = await self.ports.matches.list_matches(
             principal.tenant,
             game=request.game_id or None,
@@ -476,6 +478,11 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
     @streaming("Watch")
     async def Watch(self, request: Any, context: Any, principal: Principal) -> AsyncIterator[Any]:
         key = wire.match_key(principal, request.match_id)
+        with self.ports.streams.hold(principal, "Watch"):  # the caps on open streams, released at the end
+            async for update in self._watch(key, request, principal):
+                yield update
+
+    async def _watch(self, key: MatchKey, request: Any, principal: Principal) -> AsyncIterator[Any]:
         await self._take_read(principal)  # opening a stream is one read; what it delivers is not
         seat = principal.seat
         hub = self.ports.hub
@@ -623,6 +630,13 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
     async def WatchTicket(self, request: Any, context: Any, principal: Principal) -> AsyncIterator[Any]:
         matchmaker = self._matchmaker()
         ticket_id = self._ticket_id(request.ticket_id)
+        with self.ports.streams.hold(principal, "WatchTicket"):  # an open stream like Watch's
+            async for ticket in self._watch_ticket(matchmaker, ticket_id, principal):
+                yield ticket
+
+    async def _watch_ticket(
+        self, matchmaker: Any, ticket_id: str, principal: Principal
+    ) -> AsyncIterator[Any]:
         status = await matchmaker.status(principal.tenant, ticket_id)
         metrics.TICKET_STREAMS.inc()
         try:

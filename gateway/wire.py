@@ -18,6 +18,9 @@ from gateway.eventstore.base import MatchKey
 MAX_ACTION_BYTES = 64 * 1024
 MAX_OPTIONS_BYTES = 64 * 1024
 MAX_REQUEST_BYTES = 1024 * 1024  # the gateway's transport limit: actions and options are small
+# What a compressed HTTP request may inflate to (gateway/inflate.py): the same as an uncompressed
+# one, since the message it holds has the same limit; checked while inflating, not after.
+MAX_INFLATED_BYTES = MAX_REQUEST_BYTES
 _COMMAND_ID = re.compile(r"[\x21-\x7e]{1,64}")  # printable ASCII, no spaces
 _PLAYER_ID = re.compile(r"[^\x00-\x1f\x7f]{1,128}")
 MATCH_ENDED = "match_ended"
@@ -57,6 +60,45 @@ def player_id(text: str, name: str = "player_id") -> str:
     if not _PLAYER_ID.fullmatch(text):
         raise BadRequest(f"{name} must be 1-128 characters without control characters")
     return text
+
+
+# A page cursor is one this gateway issued (issue 30 item 4: "99999999999999999999" reached ZREVRANGE
+# as an out-of-range integer, INTERNAL / HTTP 500). Offsets past this are no page anyone reads.
+MAX_OFFSET_CURSOR = 10**9
+_BAD_CURSOR = (
+    "cursor is not one this gateway issued: pass the previous page's next_cursor, or none for the first page"
+)
+
+
+def offset_cursor(text: str) -> int:
+    """A cursor issued as an offset into a sorted list (leaderboards, dead letters); '' is 0.
+
+    Strict: ASCII digits without a leading zero, at most MAX_OFFSET_CURSOR (str.isdigit alone lets
+    "²" and 20-digit numbers through), so what reaches Redis is always a small integer."""
+    if not text:
+        return 0
+    if (
+        not (text.isascii() and text.isdigit())
+        or text[0] == "0"
+        or len(text) > 10
+        or int(text) > MAX_OFFSET_CURSOR
+    ):
+        raise BadRequest(_BAD_CURSOR)
+    return int(text)
+
+
+def match_cursor(text: str) -> tuple[int, str] | None:
+    """ListMatches' cursor, `<created_ms>:<match_id>` as issued; None for the first page."""
+    if not text:
+        return None
+    created, _, match = text.partition(":")
+    if not (created.isascii() and created.isdigit()) or len(created) > 15:  # ms: beyond year 30000
+        raise BadRequest(_BAD_CURSOR)
+    try:
+        MatchKey("t", match)
+    except ValueError:
+        raise BadRequest(_BAD_CURSOR) from None
+    return int(created), match
 
 
 def options(data: bytes) -> bytes:

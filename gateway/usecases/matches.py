@@ -130,7 +130,8 @@ class MatchUseCases(MatchStore):
         after: tuple[int, str] | None = None
         if cursor:
             score, _, member = cursor.partition(":")
-            if not score.isdigit() or not member:
+            # ASCII digits of a ms timestamp ("²".isdigit() is True; 20 digits is no time)
+            if not (score.isascii() and score.isdigit()) or len(score) > 15 or not member:
                 raise InvalidRequest("bad cursor")
             after = (int(score), member)
             upper = min(float(upper), int(score)) if upper != "+inf" else int(score)

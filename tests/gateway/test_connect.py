@@ -484,3 +484,125 @@ def test_http_calls_are_counted_logged_and_health_checked_like_grpc(web: Http, s
     assert lines[0]["status"] == "OK"
     health = urllib.request.urlopen(f"http://127.0.0.1:{web.port}/healthz", timeout=10)
     assert health.status == 200
+
+
+# -- issue 30: gzip bombs ------------------------------------------------------------------------
+
+BOMB_INFLATED = 256 * 1024 * 1024
+
+
+@functools.cache
+def gzip_bomb() -> bytes:
+    """256 MiB of zeros gzipped: about 255 KiB on the wire (under the 1 MiB request limit)."""
+    import zlib
+
+    deflater = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    zeros = bytes(1024 * 1024)
+    parts = [deflater.compress(zeros) for _ in range(BOMB_INFLATED // len(zeros))]
+    bomb = b"".join(parts) + deflater.flush()
+    assert 200 * 1024 < len(bomb) < 1024 * 1024
+    return bomb
+
+
+def _rss_bytes(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+def _post(port: int, rpc: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        connection.request("POST", PATH + rpc, body, headers)
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+def test_a_gzip_bomb_is_refused_without_being_inflated(web: Http, stack: Stack) -> None:
+    """Issue 30 item 1: a 255 KiB body inflating to 256 MiB took the gateway's RSS from 82 to
+    603 MiB before its 429. Now: without credentials it is not even read (401); with them it
+    inflates only up to the limit (resource_exhausted naming it), unary and stream alike; the
+    gateway's memory stays where it was."""
+    bomb = gzip_bomb()
+    pid = stack.gateways[0].pid
+    assert pid is not None
+    before = _rss_bytes(pid)
+    json_gzip = {"content-type": "application/json", "content-encoding": "gzip"}
+    status, body = _post(web.port, "ListGames", bomb, json_gzip)
+    assert status == 401 and json.loads(body)["code"] == "unauthenticated", body[:200]
+    key = stack.api_keys["acme"]
+    for _ in range(3):
+        status, body = _post(web.port, "ListGames", bomb, {**json_gzip, "authorization": f"Bearer {key}"})
+        error = json.loads(body)
+        assert status == 429 and error["code"] == "resource_exhausted", body[:200]
+        assert "inflates to more than 1048576 bytes" in error["message"]
+    # A server stream: the message in its envelope is compressed (flag 1), the encoding a header.
+    envelope = struct.pack(">BI", 1, len(bomb)) + bomb
+    stream_headers = {
+        "content-type": "application/connect+json",
+        "connect-content-encoding": "gzip",
+        "connect-protocol-version": "1",
+    }
+    status, body = _post(web.port, "Watch", envelope, stream_headers)
+    assert status == 401 and json.loads(body)["code"] == "unauthenticated", body[:200]
+    status, body = _post(web.port, "Watch", envelope, {**stream_headers, "authorization": f"Bearer {key}"})
+    assert status == 200  # a stream's error is its end message
+    flags, length = struct.unpack(">BI", body[:5])
+    end = json.loads(body[5 : 5 + length])
+    assert flags & 0x02 and end["error"]["code"] == "resource_exhausted", end
+    growth = _rss_bytes(pid) - before
+    assert growth < 64 * 1024 * 1024, f"the gateway grew {growth / 2**20:.0f} MiB"
+    # A gzipped request within the limit is still served.
+    small = __import__("gzip").compress(b"{}")
+    status, body = _post(web.port, "ListGames", small, {**json_gzip, "authorization": f"Bearer {key}"})
+    assert status == 200 and GAME in body.decode()
+
+
+# -- issue 30: paging cursors --------------------------------------------------------------------
+
+BAD_CURSORS = (
+    "99999999999999999999",
+    "9223372036854775807",
+    "-1",
+    "-9223372036854775808",
+    "abc",
+    "²",
+    "1e3",
+    "050",
+)
+
+
+def test_every_paging_cursor_not_issued_by_the_gateway_is_invalid_argument(
+    web: Http, rpc: Any, stack: Stack
+) -> None:
+    """Issue 30 item 4: ListLeaderboard with "99999999999999999999" was INTERNAL over gRPC and HTTP
+    500 over Connect (Redis: value is not an integer or out of range). Every RPC with a cursor,
+    over both transports: INVALID_ARGUMENT for a cursor it did not issue; none is the first page."""
+    key = stack.api_keys["acme"]
+    cases = [
+        ("ListLeaderboard", key, lambda c: pb.ListLeaderboardRequest(game_id=GAME, cursor=c)),
+        ("ListDeadLetters", stack.operator_key, lambda c: pb.ListDeadLettersRequest(tenant="acme", cursor=c)),
+        ("ListMatches", key, lambda c: pb.ListMatchesRequest(cursor=c)),
+    ]
+    for name, credential, make in cases:
+        bad = [
+            *BAD_CURSORS,
+            *(
+                ("1700000000000:no/such", "99999999999999999999:m", ":m", "12")
+                if name == "ListMatches"
+                else ()
+            ),
+        ]
+        for cursor in bad:
+            code, _ = grpc_code(lambda: getattr(rpc, name)(make(cursor), metadata=auth(credential)))
+            assert code == "invalid_argument", (name, cursor, code)
+            status, _, error = web.unary(name, make(cursor), credential)
+            assert status == 400 and error["code"] == "invalid_argument", (name, cursor, status, error)
+            assert "cursor" in error["message"]
+        code, _ = grpc_code(lambda: getattr(rpc, name)(make(""), metadata=auth(credential)))
+        assert code == "ok", (name, code)  # no cursor: the first page
+        status, _, _ = web.unary(name, make(""), credential)
+        assert status == 200

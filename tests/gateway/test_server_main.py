@@ -185,3 +185,37 @@ def test_a_malformed_tenants_file_stops_the_gateway_with_a_message(tmp_path: Pat
     )
     assert result.returncode == 2
     assert "sha256 must be 64 hex digits" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_stream_caps_are_settings_with_documented_defaults(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 30 item 2: MAX_STREAMS_PER_TOKEN / _SPECTATOR_TOKEN / _TENANT, named in --help."""
+    defaults = parse_args([], env={"RULES_YS": "h:1"})
+    assert (
+        defaults.max_streams_per_token,
+        defaults.max_streams_per_spectator_token,
+        defaults.max_streams_per_tenant,
+    ) == (8, 1000, 5000)
+    env = {
+        "RULES_YS": "h:1",
+        "MAX_STREAMS_PER_TOKEN": "2",
+        "MAX_STREAMS_PER_SPECTATOR_TOKEN": "30",
+        "MAX_STREAMS_PER_TENANT": "400",
+    }
+    config = parse_args([], env=env)
+    assert (
+        config.max_streams_per_token,
+        config.max_streams_per_spectator_token,
+        config.max_streams_per_tenant,
+    ) == (
+        2,
+        30,
+        400,
+    )
+    with pytest.raises(SystemExit):
+        parse_args([], env={**env, "MAX_STREAMS_PER_TOKEN": "0"})
+    assert "MAX_STREAMS_PER_TOKEN" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        parse_args(["--help"], env={})
+    text = capsys.readouterr().out
+    for var in ("MAX_STREAMS_PER_TOKEN", "MAX_STREAMS_PER_SPECTATOR_TOKEN", "MAX_STREAMS_PER_TENANT"):
+        assert var in text, var
