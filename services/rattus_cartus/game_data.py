@@ -57,7 +57,9 @@ BUILDING_ACTIONS: dict[str, tuple[str, str]] = {
 }
 FINAL_ROUND_BONUS = "final_round_bonus"
 FINAL_ROUND_BONUS_NAME = "Final-round bonus"
-FINAL_ROUND_BONUS_TEXT = "last round: no actions; the premium holder gains 1 influence in the building's class"
+FINAL_ROUND_BONUS_TEXT = (
+    "last round: no actions; the premium holder gains 1 influence in the building's class"
+)
 
 # special card / supply item -> (name, plural)
 SPECIAL_NAMES: dict[str, tuple[str, str]] = {
@@ -74,8 +76,14 @@ SPECIAL_CARDS: tuple[str, ...] = tuple(k for k in SUPPLY_KINDS if k != "vp_token
 PHASE_NAMES: dict[str, tuple[str, str]] = {
     "draw": ("A. Draw buildings", "this round's building cards are turned up"),
     "supplies": ("B. Supplies", "everyone carries out the supply action of one revealed building card"),
-    "enter": ("C. Enter buildings", "in turn each player puts a disc on a building and plays cards face down"),
-    "resolve": ("D. Resolve buildings", "the buildings resolve in row order: influence, rats, duels, actions"),
+    "enter": (
+        "C. Enter buildings",
+        "in turn each player puts a disc on a building and plays cards face down",
+    ),
+    "resolve": (
+        "D. Resolve buildings",
+        "the buildings resolve in row order: influence, rats, duels, actions",
+    ),
     "over": ("Game over", "the last round is played; the game is scored"),
 }
 
@@ -156,7 +164,10 @@ def components(catalog: Any) -> Built:
         "vp_token": specials.vp_tokens,
     }
     texts = {
-        "joker": "counts as a population card of the building's class when played into a building; never gives rats",
+        "joker": (
+            "counts as a population card of the building's class when played into a building; "
+            "never gives rats"
+        ),
         "sword": "played into a building: the most Swords takes half the hand of the fewest",
         "flute": "played into a building: the fewest Flutes takes a rat from the most",
         "pass": "at the start of your turn in phase C: enter later instead of now",
@@ -215,7 +226,12 @@ def components(catalog: Any) -> Built:
                 building,
                 f"{BUILDING_NAMES[building]} action",
                 text=f"premium: {premium}; standard: {standard}",
-                values={"building": building, "class": BUILDING_CLASS[building], "premium": premium, "standard": standard},
+                values={
+                    "building": building,
+                    "class": BUILDING_CLASS[building],
+                    "premium": premium,
+                    "standard": standard,
+                },
                 source="FS §3 (EN p.4, SEED)",
             )
         )
@@ -234,7 +250,10 @@ def components(catalog: Any) -> Built:
                 "nun_position",
                 str(position),
                 nun_position_name(position),
-                text=f"the {ORDINALS[position]} face-down card of the Nun-row, from the left (the order never changes)",
+                text=(
+                    f"the {ORDINALS[position]} face-down card of the Nun-row, from the left "
+                    "(the order never changes)"
+                ),
                 values={"position": position},
             )
         )
@@ -259,7 +278,10 @@ def components(catalog: Any) -> Built:
             "supply",
             "General supply",
             tuple(DeckPart("special", kind, counts_by_kind[kind]) for kind in SUPPLY_KINDS),
-            text="Jokers and victory-point tokens always; a special card only if a chosen building hands it out",
+            text=(
+                "Jokers and victory-point tokens always; a special card only if a chosen building "
+                "hands it out"
+            ),
         )
     )
     return kinds, components, decks, {}

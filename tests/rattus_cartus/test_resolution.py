@@ -45,5 +45,6 @@ def test_a_premium_holder_acts_first_then_the_others_in_entry_order() -> None:
 
 def test_the_game_publishes_json_schemas_for_clients() -> None:
     schemas = json_schemas(GAME)
-    assert set(schemas) == {"options", "action", "event", "view", "outcome", "rejection", "decision", "description"}
+    published = {"options", "action", "event", "view", "outcome", "rejection", "decision", "description"}
+    assert set(schemas) == published
     assert "choose_supply" in str(schemas["action"]) and "building_revealed" in str(schemas["event"])
