@@ -62,18 +62,40 @@ def places(catalog: Any) -> tuple[Place, ...]:
         )
     for i, colour in enumerate(COLOURS):
         out.append(
-            Place(f"die.{colour}", f"{title_words(colour)} die", "die", 0.08 + i * 0.06, 0.22, group="dice",
-                  values={"colour": colour})
+            Place(
+                f"die.{colour}",
+                f"{title_words(colour)} die",
+                "die",
+                0.08 + i * 0.06,
+                0.22,
+                group="dice",
+                values={"colour": colour},
+            )
         )
     out.append(
-        Place("statues", "Statue pile", "statue_pile", 0.42, 0.22, group="supply",
-              values={"statues": list(board.statues)}, source=board.source)
+        Place(
+            "statues",
+            "Statue pile",
+            "statue_pile",
+            0.42,
+            0.22,
+            group="supply",
+            values={"statues": list(board.statues)},
+            source=board.source,
+        )
     )
     out += [
         Place(pile_id(0), "Draw pile 1", "draw_pile", 0.58, 0.22, group="cards", values={"pile": 0}),
         Place(pile_id(1), "Draw pile 2", "draw_pile", 0.70, 0.22, group="cards", values={"pile": 1}),
-        Place("pile.extra", "Extra draw pile", "draw_pile", 0.82, 0.22, group="cards",
-              text="Set aside at the start; it comes into play in the last round."),
+        Place(
+            "pile.extra",
+            "Extra draw pile",
+            "draw_pile",
+            0.82,
+            0.22,
+            group="cards",
+            text="Set aside at the start; it comes into play in the last round.",
+        ),
         Place("discard", "Discard pile", "discard_pile", 0.94, 0.22, group="cards"),
     ]
     # A seat's threat markers of a colour: the third one strikes the colour's calamity.
@@ -98,8 +120,16 @@ def places(catalog: Any) -> tuple[Place, ...]:
         cx, cy = GUARD_HOUSE_XY[g]
         first = tuple(canal_space_id(g, s, 1) for s in (0, 1))
         out.append(
-            Place(guard_house_id(g), f"Guard house {g + 1}", "guard_house", cx, cy, first,
-                  group=f"guard_house.{g}", text=f"Player {g + 1}'s seal: the sections start here.")
+            Place(
+                guard_house_id(g),
+                f"Guard house {g + 1}",
+                "guard_house",
+                cx,
+                cy,
+                first,
+                group=f"guard_house.{g}",
+                text=f"Player {g + 1}'s seal: the sections start here.",
+            )
         )
         for s, colours in enumerate((house.left, house.right)):
             sign = -1 if s == 0 else 1
@@ -127,6 +157,15 @@ def places(catalog: Any) -> tuple[Place, ...]:
                         source=house.source,
                     )
                 )
-    out.append(Place("score_track", "Scoring track", "score_track", 0.5, 0.95, group="supply",
-                     text="0-49 around the board; every pawn starts on 5."))
+    out.append(
+        Place(
+            "score_track",
+            "Scoring track",
+            "score_track",
+            0.5,
+            0.95,
+            group="supply",
+            text="0-49 around the board; every pawn starts on 5.",
+        )
+    )
     return tuple(out)

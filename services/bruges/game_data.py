@@ -64,7 +64,7 @@ CALAMITY_NAMES: dict[str, str] = {
 CALAMITY_TEXTS: dict[str, str] = {
     "blue": "Give back all your workers.",
     "brown": "Discard one person of your choice from your houses; the house stays.",
-    "red": "Discard one house (its person goes back to your hand) or your outermost canal token of a section.",
+    "red": "Discard one house (its person goes back to your hand) or the outermost token of a canal section.",
     "purple": "Lose 3 points (never below 0).",
     "yellow": "Give back all your guilders.",
 }
@@ -182,9 +182,7 @@ def components(catalog: Any) -> Built:
         Component("canal_section", str(i), name, values={"side": ("left", "right")[i]}, source=ENGINE)
         for i, name in enumerate(SECTION_NAMES)
     ]
-    components += [
-        Component("house_slot", str(i), house_name(i), source=ENGINE) for i in range(HOUSE_SLOTS)
-    ]
+    components += [Component("house_slot", str(i), house_name(i), source=ENGINE) for i in range(HOUSE_SLOTS)]
     persons = tuple(DeckPart("person", str(p.id), 1) for p in catalog.persons)
     decks = [Deck("persons", "Person cards", persons)]
     board = catalog.board
