@@ -46,7 +46,7 @@ from services.ankh_morpork.model import (
     UseAbility,
     View,
 )
-from services.ankh_morpork.present import PRESENTATION
+from services.ankh_morpork.present import make_presentation
 from services.kernel import GameSpec, Outcome, Rejection, Rng, SetupError, illegal, rules_version
 
 PLAYER_COUNTS = (2, 3, 4)
@@ -253,7 +253,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
         variants={"pieces_count_beside_demons": Options(demons_void_scoring=False)},
         check_state=rules.check_state,
         data=rules.catalog,
-        presentation=PRESENTATION,
+        presentation=make_presentation(rules.catalog),
     )
 
 
