@@ -1,20 +1,99 @@
 """Ys's components for its game data (GetGameData): every card, building and place by
-kind and id with a name a person reads (services/kernel/gamedata.py has the shapes)."""
+kind and id with a name a person reads (services/kernel/gamedata.py has the shapes).
+
+Besides the ship and character cards of the data file, every id the engine writes in its JSON
+has a component here: gems by colour, broker values, order cards, neighbourhoods by number,
+parties (with 2 players party 2 is the neutral player), card windows and phases.
+
+The engine writes "" (and order card 0) for "none" in a few fields (a port with no ship after the
+turn, a card already taken, a market row without a gem, a card played without a place): the
+kernel's id check only treats -1 and null as none, so each such kind has a component with that
+id named "none" (see the report of issue 31: the kernel could accept "" as none).
+"""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from services.kernel.gamedata import Built, Component, Deck, DeckPart, words
+from services.ys.model import (
+    AFTER_PLACING,
+    BEFORE_PLACING,
+    BID,
+    COLOURS,
+    COUNT,
+    COUNTING_END,
+    COUNTING_START,
+    IMMEDIATE,
+    ORDER,
+    OVER,
+    PLACE,
+    PLACEMENT_START,
+    THRONE,
+    WINDOW,
+)
+from services.ys.tables import BLACK_TABLE, BROKERS, COLUMN_MOVES, GEM_TABLE, KINGS_FAVOR_TWOS, THRONE_POINTS
+
+NONE_TEXT = "the engine's empty id: nothing here"
+
+WINDOW_NAMES = {
+    PLACEMENT_START: "Start of placement",
+    BEFORE_PLACING: "Just before your placement round",
+    AFTER_PLACING: "Right after placing your two brokers",
+    COUNTING_START: "Start of counting",
+    COUNTING_END: "End of counting",
+    IMMEDIATE: "When won",
+}
+WINDOW_TEXT = {
+    PLACEMENT_START: "person symbol: played at the start of phase 3, in turn order",
+    BEFORE_PLACING: "person and star: just before one of your own placement rounds",
+    AFTER_PLACING: "person and star: right after placing your two brokers",
+    COUNTING_START: "coin symbol: played at the start of phase 4, in turn order",
+    COUNTING_END: "clock symbol: played at the end of phase 4, in turn order",
+    IMMEDIATE: "takes effect at once when won (King, Prince, blue cards)",
+}
+PHASE_NAMES = {
+    BID: "Bidding for the turn order",
+    ORDER: "Choosing order cards",
+    WINDOW: "Playing character cards",
+    PLACE: "Placing brokers",
+    COUNT: "Counting",
+    THRONE: "Sending a broker to the throne",
+    OVER: "Game over",
+}
+GEM_TEXT = {
+    "black": "won only in ports; scores on its own table",
+    "white": "wild: exchanged at once for blue, green, yellow or red; never kept",
+}
+
+
+def ship_name(ship_id: str) -> str:
+    return f"Ship {ship_id[1:] if ship_id[:1] == 's' else ship_id}"
+
+
+def party_name(party: int) -> str:
+    return f"Player {party + 1}"
 
 
 def components(catalog: Any) -> Built:
-    kinds = {"ship": "ship card", "character": "character card"}
+    kinds = {
+        "ship": "ship card",
+        "character": "character card",
+        "gem": "gem",
+        "broker": "broker (by value)",
+        "order_card": "order card",
+        "neighbourhood": "neighbourhood (by number)",
+        "party": "party (a seat, or the neutral player with 2 players)",
+        "window": "character-card window",
+        "phase": "phase",
+        "place": "place (only the empty id; the board's places are in `places`)",
+    }
     components = [
         Component(
             "ship",
             s.id,
-            f"Ship {s.id[1:] if s.id[:1] == 's' else s.id}",
+            ship_name(s.id),
             text=f"large {s.large} gem; small gems: {', '.join(s.small) or 'none'}",
             values={"large": s.large, "small": list(s.small)},
             stand_in=s.stand_in,
@@ -22,6 +101,7 @@ def components(catalog: Any) -> Built:
         )
         for s in catalog.ships
     ]
+    components.append(Component("ship", "", "no ship", text=NONE_TEXT, count=0))
     for c in catalog.characters:
         effect = words(c.effect) + (f" ({c.amount})" if c.amount else "")
         components.append(
@@ -30,11 +110,70 @@ def components(catalog: Any) -> Built:
                 c.id,
                 c.name,
                 text=f"{effect}; played {words(c.window)}",
-                values={"edge": c.edge, "window": c.window, "effect": c.effect, "amount": c.amount},
+                values={
+                    "edge": c.edge,
+                    "window": c.window,
+                    "effect": c.effect,
+                    "amount": c.amount,
+                    "name_es": c.name_es,
+                },
                 stand_in=c.stand_in,
                 source=c.source,
             )
         )
+    components.append(Component("character", "", "no card", text=NONE_TEXT, count=0))
+    for colour in (*COLOURS, "black", "white"):
+        text = GEM_TEXT.get(
+            colour,
+            f"coloured gem, quoted on the {colour} scale (market column {COLOURS.index(colour) + 1})"
+            if colour in COLOURS
+            else "",
+        )
+        components.append(Component("gem", colour, f"{colour} gem", text=text, source="SEED p.2, p.5"))
+    components.append(Component("gem", "", "no gem", text=NONE_TEXT, count=0))
+    counts = Counter(BROKERS)
+    for value in range(5):
+        extra = f"; King's Favor adds {KINGS_FAVOR_TWOS} more" if value == 2 else ""
+        components.append(
+            Component(
+                "broker",
+                str(value),
+                f"Broker {value}",
+                text=f"a broker of value {value}: {counts[value]} in each player's set{extra}",
+                values={"value": value},
+                count=counts[value],
+                source="FS 2 (BGG review), SEED setup",
+            )
+        )
+    for card in range(1, 7):
+        components.append(
+            Component(
+                "order_card",
+                str(card),
+                f"Order card {card}",
+                text="plays first in each placement round and wins ties last-resort" if card == 1 else "",
+                values={"number": card},
+                source="SEED p.6; UBG (6 order cards, 1-4 used with 4 players)",
+            )
+        )
+    components.append(Component("order_card", "0", "no order card", text="not chosen yet", count=0))
+    for k in range(1, 5):
+        components.append(
+            Component(
+                "neighbourhood", str(k), f"Neighbourhood {k}", values={"place": f"n{k}"}, source="SEED p.3"
+            )
+        )
+    for party in range(4):
+        text = "with 2 players: the neutral player (a third colour with no seat)" if party == 2 else ""
+        components.append(
+            Component("party", str(party), party_name(party), text=text, values={"seat": party})
+        )
+    for window, name in WINDOW_NAMES.items():
+        components.append(Component("window", window, name, text=WINDOW_TEXT[window], source="SEED p.10"))
+    components.append(Component("window", "", "no window", text=NONE_TEXT, count=0))
+    for phase, name in PHASE_NAMES.items():
+        components.append(Component("phase", phase, name, source="SEED p.5-9"))
+    components.append(Component("place", "", "no place", text=NONE_TEXT, count=0))
     decks = [
         Deck("ships", "Ship cards", tuple(DeckPart("ship", s.id, 1) for s in catalog.ships)),
         Deck(
@@ -42,5 +181,18 @@ def components(catalog: Any) -> Built:
             "Character cards",
             tuple(DeckPart("character", c.id, 1) for c in catalog.characters),
         ),
+        Deck(
+            "brokers",
+            "Brokers of one colour",
+            tuple(DeckPart("broker", str(v), n) for v, n in sorted(counts.items())),
+            text="each player's set (Ys Express removes a 3 and a 1)",
+        ),
     ]
-    return kinds, components, decks, {}
+    boards = {
+        "gem_points": [list(row) for row in GEM_TABLE],
+        "black_points": list(BLACK_TABLE),
+        "throne_points": list(THRONE_POINTS),
+        "column_moves": list(COLUMN_MOVES),
+        "columns": list(COLOURS),
+    }
+    return kinds, components, decks, boards

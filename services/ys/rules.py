@@ -112,7 +112,7 @@ from services.ys.model import (
     place_neighbourhood,
     place_row,
 )
-from services.ys.present import PRESENTATION
+from services.ys.present import make_presentation
 from services.ys.tables import (
     BID_SIZE,
     BROKERS,
@@ -1295,7 +1295,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
         resample_hidden=views.resample_hidden,
         variants=VARIANTS,
         data=catalog,
-        presentation=PRESENTATION,
+        presentation=make_presentation(catalog),
     )
 
 
