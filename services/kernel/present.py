@@ -173,8 +173,10 @@ class Presentation:
     - `components(catalog)`: kind labels, components, decks and board facts for the game data.
     - `places(catalog)`: the board's places for the game data.
     - `refs`: JSON field -> the kind of id it holds (a component kind, PLACE, a place kind or
-      SEAT); "tag.field" overrides the field inside objects whose "type" is tag. A value may
-      be an id or a list of ids; -1 and null mean "none".
+      SEAT); "tag.field" overrides the field inside objects whose "type" is tag, and
+      "tag.field?other=value" overrides both where the same object's `other` field is `value`
+      (a target that is a canal space for one action and a house for another). A value may be
+      an id or a list (of lists) of ids; -1, "" and null mean "none".
     - `key_refs`: JSON field -> kind, for objects keyed by ids (e.g. prices by gem colour).
     - `view_sections`: top-level view field -> one of VIEW_SECTIONS.
     """
@@ -204,7 +206,7 @@ class Names:
             self.known.add((PLACE, place.id))
 
     def resolves(self, kind: str, value: Any) -> bool:
-        if value is None or value == -1:
+        if value is None or value == -1 or value == "":
             return True
         if kind == SEAT:
             return isinstance(value, int) and 0 <= value < self.players
@@ -219,11 +221,10 @@ def unresolved_ids(
     if isinstance(document, dict):
         tag = document.get("type", tag) if isinstance(document.get("type"), str) else tag
         for key, value in document.items():
-            kind = presentation.refs.get(f"{tag}.{key}", presentation.refs.get(key))
+            kind = _ref_kind(presentation.refs, document, tag, key)
             if kind:
-                values = value if isinstance(value, list) else [value]
-                for item in values:
-                    if not isinstance(item, (dict, list)) and not names.resolves(kind, item):
+                for item in _leaves(value):
+                    if not names.resolves(kind, item):
                         found.append(f"{where}.{key}: {kind} {item!r} has no name")
             key_kind = presentation.key_refs.get(f"{tag}.{key}", presentation.key_refs.get(key))
             if key_kind and isinstance(value, dict):
@@ -236,6 +237,24 @@ def unresolved_ids(
         for i, item in enumerate(document):
             found += unresolved_ids(item, presentation, names, f"{where}[{i}]", tag)
     return found
+
+
+def _ref_kind(refs: Mapping[str, str], document: dict[str, Any], tag: str, key: str) -> str | None:
+    """The kind `refs` gives `key` in this object: a conditional entry first, then tag.field,
+    then field."""
+    for other, value in document.items():
+        if isinstance(value, (str, int)) and not isinstance(value, bool):
+            kind = refs.get(f"{tag}.{key}?{other}={value}")
+            if kind:
+                return kind
+    return refs.get(f"{tag}.{key}", refs.get(key))
+
+
+def _leaves(value: Any) -> list[Any]:
+    """The scalar ids in a value, a list or a list of lists (objects are walked on their own)."""
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [] if isinstance(value, dict) else [value]
 
 
 def decision_faults(decision: Decision, seat: int, action_count: int, names: Names) -> list[str]:
