@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import ipaddress
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import httpcore
@@ -170,7 +170,7 @@ class Recorder:
         await asyncio.sleep(seconds)
 
 
-def resolver(answers: dict[str, Sequence[str]]) -> Callable[[str, int], Awaitable[list[Any]]]:
+def resolver(answers: Mapping[str, Sequence[str]]) -> Callable[[str, int], Awaitable[list[Any]]]:
     async def resolve(host: str, port: int) -> list[Any]:
         return [ipaddress.ip_address(a) for a in answers[host]]
 
