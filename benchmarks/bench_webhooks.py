@@ -106,7 +106,13 @@ def run(report: Report, redis_url: str, quick: bool) -> None:
     previous = os.environ.get("REDIS_URL")
     os.environ["REDIS_URL"] = redis_url
     try:
-        with Stack(["rattus_cartus"], gateways=1, tenants=document, log_dir=Path("var/bench-logs")) as stack:
+        with Stack(
+            ["rattus_cartus"],
+            gateways=1,
+            tenants=document,
+            log_dir=Path("var/bench-logs"),
+            gateway_env={"WEBHOOK_ALLOW_NETWORKS": "127.0.0.0/8"},  # the receiver is in this process
+        ) as stack:
             target = stack.gateway_targets[0]
             rates: dict[str, list[float]] = {"plain": [], "hooked": []}
             calls: dict[str, list[float]] = {"plain": [], "hooked": []}

@@ -3,9 +3,10 @@
     GUILDHALL_WEBHOOK_SECRET=whsec_... .venv/bin/python examples/webhook_receiver.py 8080
 
 Point a tenant's endpoint at http://<this host>:8080/ (TENANTS_FILE `webhooks`; plain http needs
-WEBHOOK_ALLOW_HTTP=1 on the gateway, for development). Each verified event is handed to a worker
-thread; the receiver answers 204 at once, so Guildhall never waits on your work (a slow answer
-would count as a failure and be retried).
+WEBHOOK_ALLOW_HTTP=1 on the gateway, and a receiver on a loopback or private address needs its
+range in WEBHOOK_ALLOW_NETWORKS, e.g. 127.0.0.0/8: development only). Each verified event is
+handed to a worker thread; the receiver answers 204 at once, so Guildhall never waits on your work
+(a slow answer would count as a failure and be retried).
 """
 
 from __future__ import annotations

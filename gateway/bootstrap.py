@@ -33,6 +33,7 @@ from gateway.server import GatewayServicer, Ports, game_data_from_describe, game
 from gateway.streams import DEFAULT_PER_SPECTATOR_TOKEN, DEFAULT_PER_TENANT, DEFAULT_PER_TOKEN, StreamLimits
 from gateway.usecases.cache import DEFAULT_CACHE_MB
 from gateway.watch import WatchHub, stream_versions
+from gateway.webhooks.address import AddressPolicy
 from gateway.wire import MAX_REQUEST_BYTES
 
 _log = structlog.get_logger("gateway")
@@ -86,9 +87,15 @@ class Config:
     archive_retention_s: float = 3600.0
     # The per-replica caches' memory budget, MiB (gateway/usecases/cache.py).
     cache_mb: float = 128.0
-    # Webhooks (issue 23): plain-http endpoints allowed (development only), and each POST's timeout.
+    # Webhooks (issue 23): plain-http endpoints allowed (development only), and each attempt's
+    # deadline (connect, send and answer together: issue 30).
     webhook_allow_http: bool = False
     webhook_timeout_s: float = 5.0
+    # Issue 30: networks webhooks may reach beside global addresses (development: a receiver on
+    # this machine), the sends in flight per replica, and one tenant's share of them (0: a quarter).
+    webhook_allow_networks: str = ""
+    webhook_concurrency: int = 32
+    webhook_tenant_concurrency: int = 0
     # How long a send (or a derivation) is leased before another replica may redo it, and how
     # long after an intent a replica's dispatcher derives on behalf of a replica that died.
     webhook_lease_s: float = 30.0
@@ -250,7 +257,37 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         "--webhook-timeout",
         type=float,
         default=float(env.get("WEBHOOK_TIMEOUT_SECONDS", "5")),
-        help=helped("seconds a webhook POST may take", "WEBHOOK_TIMEOUT_SECONDS", 5),
+        help=helped(
+            "seconds one webhook attempt may take in all (connect, send, answer)",
+            "WEBHOOK_TIMEOUT_SECONDS",
+            5,
+        ),
+    )
+    parser.add_argument(
+        "--webhook-allow-networks",
+        default=env.get("WEBHOOK_ALLOW_NETWORKS", ""),
+        help=helped(
+            "comma-separated CIDRs webhooks may reach beside global addresses (development: "
+            "127.0.0.0/8,::1/128)",
+            "WEBHOOK_ALLOW_NETWORKS",
+            '""',
+        ),
+    )
+    parser.add_argument(
+        "--webhook-concurrency",
+        type=int,
+        default=int(env.get("WEBHOOK_CONCURRENCY", "32")),
+        help=helped("webhook sends in flight per replica", "WEBHOOK_CONCURRENCY", 32),
+    )
+    parser.add_argument(
+        "--webhook-tenant-concurrency",
+        type=int,
+        default=int(env.get("WEBHOOK_TENANT_CONCURRENCY", "0")),
+        help=helped(
+            "one tenant's share of those, 0 = a quarter of WEBHOOK_CONCURRENCY",
+            "WEBHOOK_TENANT_CONCURRENCY",
+            0,
+        ),
     )
     parser.add_argument(
         "--webhook-lease",
@@ -298,6 +335,12 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         )
     if args.redis_wait_replicas < 0 or args.redis_wait_timeout_ms <= 0 or args.redis_timeout <= 0:
         parser.error("REDIS_WAIT_REPLICAS must be >= 0, REDIS_WAIT_TIMEOUT_MS and REDIS_TIMEOUT_SECONDS > 0")
+    if args.webhook_timeout <= 0 or args.webhook_concurrency < 1 or args.webhook_tenant_concurrency < 0:
+        parser.error("WEBHOOK_TIMEOUT_SECONDS > 0, WEBHOOK_CONCURRENCY >= 1, WEBHOOK_TENANT_CONCURRENCY >= 0")
+    try:
+        AddressPolicy.from_setting(args.webhook_allow_networks)
+    except ValueError as error:
+        parser.error(str(error))
     if args.snapshot_every < 1:
         parser.error(f"SNAPSHOT_EVERY must be >= 1, got {args.snapshot_every}")
     rules = Config.rules_from_env(env)
@@ -330,6 +373,9 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         cache_mb=args.cache_mb,
         webhook_allow_http=args.webhook_allow_http,
         webhook_timeout_s=args.webhook_timeout,
+        webhook_allow_networks=args.webhook_allow_networks,
+        webhook_concurrency=args.webhook_concurrency,
+        webhook_tenant_concurrency=args.webhook_tenant_concurrency,
         webhook_lease_s=args.webhook_lease,
         webhook_grace_s=args.webhook_grace,
         rules=rules,
@@ -466,7 +512,8 @@ class Gateway:
         if not tenants:
             _log.warning("no tenants configured (TENANTS_FILE): every authenticated call will fail")
         operators = load_operators(config.tenants_file) if config.tenants_file else ()
-        _check_webhook_urls(tenants, config.webhook_allow_http)
+        policy = AddressPolicy.from_setting(config.webhook_allow_networks)
+        _check_webhook_urls(tenants, config.webhook_allow_http, policy)
         redis, subscriber = redis_clients(config.redis_url, config.redis_cluster, config.redis_timeout_s)
         self.redis = redis
         self._closers.append(redis)
@@ -499,6 +546,9 @@ class Gateway:
             ratings=ratings,
             resolve_players=_table_players(Tables(redis)),
             timeout_s=config.webhook_timeout_s,
+            concurrency=config.webhook_concurrency,
+            tenant_concurrency=config.webhook_tenant_concurrency,
+            policy=policy,
             lease_s=config.webhook_lease_s,
             grace_s=config.webhook_grace_s,
         )
@@ -730,15 +780,22 @@ def _archive_name(config: Config) -> str:
     return str(Path(config.archive_dir).resolve())
 
 
-def _check_webhook_urls(tenants: Mapping[str, Tenant], allow_http: bool) -> None:
-    """Webhook endpoints are https unless WEBHOOK_ALLOW_HTTP=1 (development): stop at start."""
+def _check_webhook_urls(
+    tenants: Mapping[str, Tenant], allow_http: bool, policy: AddressPolicy | None = None
+) -> None:
+    """Webhook endpoints are https unless WEBHOOK_ALLOW_HTTP=1 (development), and never name a
+    loopback, private, link-local or other non-global address unless WEBHOOK_ALLOW_NETWORKS
+    allows it (gateway/webhooks/address.py; names are checked again when connecting): stop at
+    start."""
+    policy = policy if policy is not None else AddressPolicy()
     for tenant in tenants.values():
         for endpoint in tenant.webhooks.endpoints if tenant.webhooks else ():
+            where = f"tenant {tenant.tenant_id!r} webhook endpoint {endpoint.endpoint_id!r}"
             if not allow_http and not endpoint.url.startswith("https://"):
-                raise SystemExit(
-                    f"tenant {tenant.tenant_id!r} webhook endpoint {endpoint.endpoint_id!r} is not https "
-                    "(WEBHOOK_ALLOW_HTTP=1 allows http in development)"
-                )
+                raise SystemExit(f"{where} is not https (WEBHOOK_ALLOW_HTTP=1 allows http in development)")
+            refused = policy.url_refusal(endpoint.url)
+            if refused:
+                raise SystemExit(f"{where}: {refused}")
 
 
 def _table_players(tables: Any) -> Any:

@@ -8,7 +8,9 @@
       "backoff_seconds": 5             # the first retry's delay; doubles, capped at an hour
     }
 
-URLs must be https unless the gateway runs with WEBHOOK_ALLOW_HTTP=1 (development, tests).
+URLs must be https unless the gateway runs with WEBHOOK_ALLOW_HTTP=1 (development, tests), and
+reach only global addresses unless WEBHOOK_ALLOW_NETWORKS allows a range (address.py; bootstrap
+checks both at start, the dispatcher checks addresses again at every connection).
 """
 
 from __future__ import annotations

@@ -6,6 +6,14 @@ Deriving, rating and sending happen after the append has answered, in tasks of t
 HTTP never runs on the caller's time. Each replica's loop claims due intents (derivations a
 dead replica owed) and due deliveries (retries, and sends a dead replica had leased), shard by
 shard, and sends with bounded concurrency.
+
+Issue 30: every connection goes through the address policy (address.py: global addresses only,
+checked when connecting, the checked address is the one connected to); an attempt has one
+deadline for all of it (connect, send, answer), so a receiver trickling bytes cannot hold a send
+past WEBHOOK_TIMEOUT_SECONDS; and one tenant holds at most its share of the sends in flight
+(WEBHOOK_TENANT_CONCURRENCY of WEBHOOK_CONCURRENCY), so its stuck receivers never delay another
+tenant's deliveries: past its share a delivery goes back to the queue, due a little later,
+without spending an attempt.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from gateway.eventstore.async_redis import OK, AppendOutcome, AsyncRedisEventSto
 from gateway.eventstore.base import MatchKey, NewEvent
 from gateway.ratings import Ratings
 from gateway.webhooks import config as hooks
+from gateway.webhooks.address import AddressPolicy, Resolve, guarded_transport, resolve_all
 from gateway.webhooks.derive import Deriver, ResolvePlayers, deliveries, ticket_matched
 from gateway.webhooks.outbox import SHARDS, Delivery, Outbox, shard_of
 from gateway.webhooks.signing import SIGNATURE_HEADER, signature_header
@@ -56,6 +65,9 @@ class Webhooks:
         lease_s: float = 30.0,
         poll_s: float = 1.0,
         concurrency: int = 32,
+        tenant_concurrency: int = 0,
+        policy: AddressPolicy | None = None,
+        resolve: Resolve = resolve_all,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.outbox = Outbox(redis, clock=clock)
@@ -69,6 +81,12 @@ class Webhooks:
         self.clock = clock
         self._limit = asyncio.Semaphore(concurrency)
         self._concurrency = concurrency
+        # A tenant's share of the sends in flight (0: a quarter of the pool): below the pool, so
+        # one tenant's hanging receivers can never take every slot.
+        self._tenant_limit = max(1, min(tenant_concurrency or concurrency // 4, concurrency))
+        self._busy: dict[str, int] = {}  # tenant -> its sends in flight
+        self.policy = policy if policy is not None else AddressPolicy()  # production: no allowances
+        self._resolve = resolve
         self._tasks: set[asyncio.Task[Any]] = set()
         self._deriving: dict[MatchKey, asyncio.Lock] = {}
         self._http: Any = None
@@ -182,69 +200,99 @@ class Webhooks:
             import httpx
 
             self._http = httpx.AsyncClient(
-                timeout=self.timeout_s,
-                follow_redirects=False,
-                limits=httpx.Limits(
-                    max_connections=self._concurrency, max_keepalive_connections=self._concurrency
+                timeout=self.timeout_s,  # per step; the attempt's own deadline is in send()
+                follow_redirects=False,  # a redirect would skip the configuration-time check
+                trust_env=False,  # no proxy from the environment: it would resolve names unchecked
+                transport=guarded_transport(
+                    self.policy, max_connections=self._concurrency, resolve=self._resolve
                 ),
                 headers={"User-Agent": "Guildhall-Webhooks/1"},
             )
         return self._http
 
     async def send(self, delivery: Delivery) -> bool:
-        """One attempt; then sent, retried later with backoff, or buried as a dead letter."""
+        """One attempt; then sent, retried later with backoff, or buried as a dead letter. A
+        tenant already using its share of the pool gets the delivery back in the queue instead."""
+        tenant = delivery.tenant
+        if self._busy.get(tenant, 0) >= self._tenant_limit:
+            await self._defer(delivery)
+            return False
+        self._busy[tenant] = self._busy.get(tenant, 0) + 1
+        try:
+            async with self._limit:
+                return await self._attempt(delivery)
+        finally:
+            self._busy[tenant] -= 1
+            if not self._busy[tenant]:
+                del self._busy[tenant]
+
+    async def _defer(self, delivery: Delivery) -> None:
+        """Back to the queue, due after a pass or two, its attempts unspent. Waiting here instead
+        would keep the claim loop's room (and Redis leases) filled with one tenant's backlog."""
+        delay_s = max(self.poll_s, 0.5) * random.uniform(2.0, 4.0)
+        try:
+            await self.outbox.retry(delivery.shard, delivery, self.outbox.now_ms() + int(delay_s * 1000))
+            DELIVERIES.labels("deferred").inc()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # Redis down: the lease runs out and a replica tries again
+            _log.exception("deferring a webhook delivery failed", id=delivery.delivery_id)
+
+    async def _attempt(self, delivery: Delivery) -> bool:
         import httpx
 
-        async with self._limit:
-            config = self._config(delivery.tenant)
-            endpoint = config.endpoint(delivery.endpoint_id) if config is not None else None
+        config = self._config(delivery.tenant)
+        endpoint = config.endpoint(delivery.endpoint_id) if config is not None else None
+        try:
+            if config is None or endpoint is None:
+                _log.warning(
+                    "dropping a delivery to an endpoint no longer configured", id=delivery.delivery_id
+                )
+                await self.outbox.drop(delivery.shard, delivery.delivery_id)
+                return False
+            payload = delivery.body.encode()
+            headers = {
+                "Content-Type": "application/json",
+                SIGNATURE_HEADER: signature_header(config.secrets, int(self.clock()), payload),
+                "Guildhall-Event-Id": delivery.event_id,
+                "Guildhall-Event-Type": delivery.event_type,
+                "Guildhall-Delivery-Id": delivery.delivery_id,
+                "Guildhall-Attempt": str(delivery.attempts + 1),
+            }
             try:
-                if config is None or endpoint is None:
-                    _log.warning(
-                        "dropping a delivery to an endpoint no longer configured", id=delivery.delivery_id
-                    )
-                    await self.outbox.drop(delivery.shard, delivery.delivery_id)
-                    return False
-                payload = delivery.body.encode()
-                headers = {
-                    "Content-Type": "application/json",
-                    SIGNATURE_HEADER: signature_header(config.secrets, int(self.clock()), payload),
-                    "Guildhall-Event-Id": delivery.event_id,
-                    "Guildhall-Event-Type": delivery.event_type,
-                    "Guildhall-Delivery-Id": delivery.delivery_id,
-                    "Guildhall-Attempt": str(delivery.attempts + 1),
-                }
-                try:
+                # One deadline for the whole attempt: httpx's timeout is per step (each
+                # read), so a receiver sending a byte at a time would never hit it.
+                async with asyncio.timeout(self.timeout_s):
                     async with self._client().stream(
                         "POST", endpoint.url, content=payload, headers=headers
                     ) as r:
                         error = "" if 200 <= r.status_code < 300 else f"HTTP {r.status_code}"
-                except httpx.HTTPError as exc:
-                    error = f"{type(exc).__name__}: {exc}"[:300] or type(exc).__name__
-                if not error:
-                    await self.outbox.sent(delivery.shard, delivery.delivery_id)
-                    DELIVERIES.labels("ok").inc()
-                    DELIVERY_LATENCY.observe(max(self.clock() - delivery.created_ms / 1000, 0.0))
-                    return True
-                delivery.attempts += 1
-                delivery.last_error = error
-                if delivery.attempts >= config.max_attempts:
-                    delivery.failed_ms = self.outbox.now_ms()
-                    await self.outbox.bury(delivery.shard, delivery)
-                    DELIVERIES.labels("dead").inc()
-                    _log.warning("webhook delivery dead", id=delivery.delivery_id, error=error)
-                else:
-                    delay = hooks.backoff_s(config, delivery.attempts) * random.uniform(0.8, 1.2)
-                    await self.outbox.retry(
-                        delivery.shard, delivery, self.outbox.now_ms() + int(delay * 1000)
-                    )
-                    DELIVERIES.labels("retry").inc()
-                return False
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # Redis down: the lease runs out and a replica tries again
-                _log.exception("webhook delivery bookkeeping failed", id=delivery.delivery_id)
-                return False
+            except TimeoutError:
+                error = f"timed out: no complete answer within {self.timeout_s:g} s"
+            except httpx.HTTPError as exc:
+                error = f"{type(exc).__name__}: {exc}"[:300] or type(exc).__name__
+            if not error:
+                await self.outbox.sent(delivery.shard, delivery.delivery_id)
+                DELIVERIES.labels("ok").inc()
+                DELIVERY_LATENCY.observe(max(self.clock() - delivery.created_ms / 1000, 0.0))
+                return True
+            delivery.attempts += 1
+            delivery.last_error = error
+            if delivery.attempts >= config.max_attempts:
+                delivery.failed_ms = self.outbox.now_ms()
+                await self.outbox.bury(delivery.shard, delivery)
+                DELIVERIES.labels("dead").inc()
+                _log.warning("webhook delivery dead", id=delivery.delivery_id, error=error)
+            else:
+                delay = hooks.backoff_s(config, delivery.attempts) * random.uniform(0.8, 1.2)
+                await self.outbox.retry(delivery.shard, delivery, self.outbox.now_ms() + int(delay * 1000))
+                DELIVERIES.labels("retry").inc()
+            return False
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # Redis down: the lease runs out and a replica tries again
+            _log.exception("webhook delivery bookkeeping failed", id=delivery.delivery_id)
+            return False
 
     # -- every replica's loop -----------------------------------------------------------------
 

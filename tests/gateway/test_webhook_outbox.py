@@ -17,6 +17,7 @@ from gateway.auth import Tenant
 from gateway.domain.match import JSON, MatchCreated, MatchEnded, SeatResigned
 from gateway.eventstore.base import GENESIS, MatchKey, NewEvent
 from gateway.ratings import Ratings
+from gateway.webhooks.address import AddressPolicy
 from gateway.webhooks.config import parse_webhooks
 from gateway.webhooks.dispatch import HookedEventStore, Webhooks
 from gateway.webhooks.outbox import SHARDS
@@ -25,6 +26,8 @@ from guildhall_client.webhooks import WebhookError, WebhookEvent, receiver, sign
 from services.kernel import Outcome, PlayerResult
 
 SECRET, OLD_SECRET = "whsec_outbox_test_secret_1", "whsec_outbox_test_secret_0"
+# The receivers here are on this machine: allowed explicitly, as WEBHOOK_ALLOW_NETWORKS does.
+LOCAL = AddressPolicy.from_setting("127.0.0.0/8,::1/128")
 
 
 @pytest.fixture
@@ -101,13 +104,13 @@ def test_a_replica_dying_between_the_append_and_the_derivation_loses_nothing(
 
     async def body(client: Any) -> None:
         ratings = Ratings(client)
-        dying = Webhooks(client, tenants(url), ratings=ratings, grace_s=0.3, lease_s=5)
+        dying = Webhooks(client, tenants(url), ratings=ratings, grace_s=0.3, lease_s=5, policy=LOCAL)
         dying.appended = lambda key, score: None  # type: ignore[method-assign]  # died right after
         key = MatchKey("acme", "m1")
         await play_a_match(HookedEventStore(client, dying), key)
         assert await dying.outbox.pending() == 0 and not got  # nothing derived, nothing sent
         # Another replica's loop, once the intents are due.
-        other = Webhooks(client, tenants(url), ratings=ratings, grace_s=0.3, lease_s=5)
+        other = Webhooks(client, tenants(url), ratings=ratings, grace_s=0.3, lease_s=5, policy=LOCAL)
         await asyncio.sleep(0.4)
         await other.run_once()
         ended = (await received(got, "match.ended"))[0]
@@ -130,7 +133,7 @@ def test_a_derivation_repeated_after_a_crash_sends_and_rates_nothing_twice(
 
     async def body(client: Any) -> None:
         ratings = Ratings(client)
-        hooks = Webhooks(client, tenants(url), ratings=ratings)
+        hooks = Webhooks(client, tenants(url), ratings=ratings, policy=LOCAL)
         key = MatchKey("acme", "m2")
         await play_a_match(HookedEventStore(client, hooks), key)
         ended = (await received(got, "match.ended"))[0]
@@ -150,7 +153,7 @@ def test_an_intent_whose_append_never_happened_is_cleared_quietly(
     url, got = inbox
 
     async def body(client: Any) -> None:
-        hooks = Webhooks(client, tenants(url), grace_s=0.1)
+        hooks = Webhooks(client, tenants(url), grace_s=0.1, policy=LOCAL)
         await hooks.intend(MatchKey("acme", "never"))
         await asyncio.sleep(0.2)
         await hooks.run_once()

@@ -110,7 +110,12 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, Rec
         tenants=document,
         work_dir=work,
         log_dir=work / "logs",
-        gateway_env={"WEBHOOK_LEASE_SECONDS": "2", "WEBHOOK_GRACE_SECONDS": "2", "GRACE_SECONDS": "1"},
+        gateway_env={
+            "WEBHOOK_LEASE_SECONDS": "2",
+            "WEBHOOK_GRACE_SECONDS": "2",
+            "GRACE_SECONDS": "1",
+            "WEBHOOK_ALLOW_NETWORKS": "127.0.0.0/8,::1/128",  # the receiver is on this machine
+        },
         start_timeout_s=60.0,
     )
     with stack:
