@@ -237,6 +237,7 @@ class Stack:
             "SIGNING_KEYS_DIR": str(directory / "signing"),
             "TENANTS_FILE": str(directory / "tenants.json"),
             "WEBHOOK_ALLOW_HTTP": "1",  # local receivers are plain http
+            "WEBHOOK_ALLOW_NETWORKS": "127.0.0.0/8,::1/128",  # ... on this machine
             # Finished matches leave Redis after ARCHIVE_RETENTION_SECONDS (1 h by default) for here.
             "ARCHIVE_DIR": str(directory / "archive"),
             **({"LOG_LEVEL": self._log_level} if self._log_level else {}),

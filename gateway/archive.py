@@ -104,8 +104,13 @@ class S3Archive:
     def __init__(self, bucket: str, prefix: str = "", client: Any = None) -> None:
         if client is None:
             import boto3  # the `s3` extra
+            from botocore.config import Config
 
-            client = boto3.client("s3")
+            # Bounded waits: tenant reads of archived matches run this on a small thread pool,
+            # so boto3's defaults (60 s per read, retried) could tie the pool up for minutes.
+            client = boto3.client(
+                "s3", config=Config(connect_timeout=5, read_timeout=15, retries={"max_attempts": 2})
+            )
         self.bucket = bucket
         self.prefix = prefix
         self._s3 = client
