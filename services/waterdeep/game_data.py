@@ -20,6 +20,16 @@ def _resources(r: Any) -> str:
     return ", ".join(parts)
 
 
+_OP_TEXT = {
+    "reset_inn": "discard the quests at Cliffwatch Inn and deal 4 new ones",
+    "first_player": "take the First Player marker",
+    "buy_building": "buy a building from Builder's Hall",
+    "ambassador": "take the Ambassador",
+    "copy_space": "use the action of a space holding an opponent's agent",
+    "gold_per_building": "take 1 gold per building in play",
+}
+
+
 def _effect_text(e: Any) -> str:
     amounts = _resources(e)
     if e.op == "gain":
@@ -34,6 +44,8 @@ def _effect_text(e: Any) -> str:
         return "play an intrigue card"
     if e.op == "draw_quest":
         return "draw a quest"
+    if e.op in _OP_TEXT:
+        return _OP_TEXT[e.op]
     extra = f" ({amounts})" if amounts else (f" ({e.n})" if e.n else "")
     return words(e.op) + extra
 
@@ -50,6 +62,12 @@ def components(catalog: Any) -> Built:
         "intrigue": "intrigue card",
         "lord": "lord",
         "resource": "resource",
+        "intrigue_copy": "intrigue card",
+        "quest_type": "quest type",
+        "deck": "deck",
+        "figure": "piece",
+        "hall_position": "Builder's Hall position",
+        "inn_position": "Cliffwatch Inn position",
     }
     components = [Component("resource", name, title_words(name)) for _, name in _RESOURCES]
     components += [
@@ -100,6 +118,7 @@ def components(catalog: Any) -> Built:
         else:
             text = f"{lord.vp_per_building} VP per building owned"
         components.append(Component("lord", lord.id, lord.name, text=text, source=lord.source))
+    components += _engine_ids(catalog)
     decks = [
         Deck("quests", "Quest deck", tuple(DeckPart("quest", q.id, 1) for q in catalog.quests)),
         Deck(
@@ -111,3 +130,71 @@ def components(catalog: Any) -> Built:
         Deck("lords", "Lords of Waterdeep", tuple(DeckPart("lord", lord.id, 1) for lord in catalog.lords)),
     ]
     return kinds, components, decks, {}
+
+
+QUEST_TYPE_NAMES = {
+    "arcana": "Arcana",
+    "commerce": "Commerce",
+    "piety": "Piety",
+    "skullduggery": "Skullduggery",
+    "warfare": "Warfare",
+}
+# "" in an id field means "none": each kind that may hold it names it (see docs/rules/waterdeep.md,
+# "Names used by clients"; the kernel treats only null and -1 as none).
+EMPTY = ""
+
+
+def _engine_ids(catalog: Any) -> list[Component]:
+    """Components for every id the engine uses beyond the data file's entries: the copies of
+    intrigue cards ("ambush.2", also as quests for the Mandatory Quests), each tile's action
+    space, quest types, decks, the neutral pieces, the Hall and Inn positions and the empty id."""
+    out: list[Component] = []
+    mandatory = {q.id for q in catalog.quests if q.type == "mandatory"}
+    for i in catalog.intrigues:
+        for k in range(1, i.copies + 1):
+            copy = f"{i.id}.{k}"
+            values = {"card": i.id, "copy": k}
+            out.append(
+                Component("intrigue_copy", copy, i.name, text=f"copy {k} of {i.copies}", values=values)
+            )
+            if i.id in mandatory:
+                out.append(
+                    Component("quest", copy, i.name, text="Mandatory Quest (intrigue card)", values=values)
+                )
+    out.append(Component("intrigue_copy", EMPTY, "an intrigue card", text="a card the viewer cannot see"))
+    out.append(Component("quest", EMPTY, "no quest", text="an empty place"))
+    out.append(Component("building", EMPTY, "no building", text="an empty Builder's Hall slot"))
+    out += [
+        Component("space", t.id, t.name, text=f"the action space of the Building tile {t.name}")
+        for t in catalog.buildings
+    ]
+    out.append(Component("space", EMPTY, "no action space"))
+    out += [Component("quest_type", t, name) for t, name in QUEST_TYPE_NAMES.items()]
+    out.append(Component("quest_type", "mandatory", "Mandatory Quest", text="no quest type"))
+    out.append(Component("deck", "quest", "Quest deck", values={"place": "quest_deck"}))
+    out.append(Component("deck", "intrigue", "Intrigue deck", values={"place": "intrigue_deck"}))
+    out += [
+        Component("figure", "ambassador", "Ambassador", text="neutral agent from The Palace of Waterdeep"),
+        Component("figure", "lieutenant", "Lieutenant", text="neutral agent from Recruit Lieutenant"),
+        Component("figure", "first_player", "First Player marker", text="taken at Castle Waterdeep"),
+    ]
+    out += [
+        Component(
+            "hall_position",
+            str(k),
+            f"Builder's Hall, tile {k + 1}",
+            values={"place": f"builders_hall.{k + 1}"},
+        )
+        for k in range(3)
+    ]
+    out += [
+        Component(
+            "inn_position",
+            str(k),
+            f"Cliffwatch Inn, quest {k + 1}",
+            values={"place": f"cliffwatch_inn.{k + 1}"},
+        )
+        for k in range(4)
+    ]
+    out.append(Component("inn_position", "-2", "the revealed quests", text="Bidding War"))
+    return out

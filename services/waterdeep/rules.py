@@ -78,7 +78,7 @@ from services.waterdeep.model import (
     TurnStarted,
     View,
 )
-from services.waterdeep.present import PRESENTATION
+from services.waterdeep.present import make_presentation
 
 PLAYER_COUNTS = (2, 3, 4, 5)
 # Decisions whose options come from an effect of their source card.
@@ -1212,7 +1212,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
         check_state=rules.check_state,
         data=rules.catalog,
         variants=VARIANTS,
-        presentation=PRESENTATION,
+        presentation=make_presentation(rules.catalog),
     )
 
 
