@@ -92,7 +92,8 @@ class Labels:
         if handler is None:
             tag = str(type(event).__struct_config__.tag)
             return make_description(tag, tag.replace("_", " "))
-        return handler(self, event, viewer)
+        description: Description = handler(self, event, viewer)
+        return description
 
 
 def _neighbourhood(k: int) -> str:
