@@ -10,7 +10,7 @@ PROTOS := $(shell find protos -name '*.proto')
 # Parallel test workers; each starts its own Redis.
 WORKERS ?= 2
 
-.PHONY: all venv gen web chromium debian-tools checkov test demo run bench bench-quick bench-peers lint golden schemas manifests lock clean soak
+.PHONY: all venv gen web chromium debian-tools checkov test image image-test demo run bench bench-quick bench-peers lint golden schemas manifests lock clean soak
 all: test
 
 venv: $(VENV)/.installed
@@ -64,7 +64,18 @@ $(TOOLS)/.checkov-$(CHECKOV_VERSION):
 	touch $@
 
 test: gen web debian-tools checkov
-	$(PY) -m pytest -n $(WORKERS) -q
+	$(PY) -m pytest -n $(WORKERS) -q -m "not image"
+
+# The container image (deploy/Dockerfile) with docker or podman, whichever is present; with no
+# registry to pull python:3.11-slim from, on a Debian base built with debootstrap
+# (devstack/image.py). BASE_IMAGE=... picks another base.
+image: gen
+	$(PY) -m devstack.image build
+
+# The image run as the manifests run it (Redis, a rules service per game and a gateway, each its
+# own container, non-root, read-only root): the demo played through it. About 4 minutes.
+image-test: gen
+	$(PY) -m pytest -q -m image tests/image
 
 demo: gen
 	$(PY) -m devstack.demo
