@@ -10,7 +10,7 @@ PROTOS := $(shell find protos -name '*.proto')
 # Parallel test workers; each starts its own Redis.
 WORKERS ?= 2
 
-.PHONY: all venv gen web chromium debian-tools checkov test image image-test demo run bench bench-quick bench-peers lint golden schemas manifests lock clean soak
+.PHONY: all venv gen web chromium debian-tools checkov buf proto-baseline test image image-test demo run bench bench-quick bench-peers lint golden schemas manifests lock clean soak
 all: test
 
 venv: $(VENV)/.installed
@@ -63,7 +63,21 @@ $(TOOLS)/.checkov-$(CHECKOV_VERSION):
 	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check checkov==$(CHECKOV_VERSION)
 	touch $@
 
-test: gen web debian-tools checkov
+# buf (from npm: @bufbuild/buf) for the contract's lint and breaking-change checks (buf.yaml):
+# `make lint` and tests/test_contract.py run them against protos/baseline.binpb.
+BUF := tools/buf/node_modules/.bin/buf
+buf: $(BUF)
+$(BUF): tools/buf/package.json tools/buf/package-lock.json
+	@command -v npm >/dev/null || { echo "npm (Node 20+) is needed for buf"; exit 1; }
+	cd tools/buf && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# Write the compatibility baseline from today's protos: only for an intended breaking change,
+# that is a new major version (docs/clients.md, "Versioning").
+proto-baseline: buf
+	$(BUF) build -o protos/baseline.binpb
+
+test: gen web debian-tools checkov buf
 	$(PY) -m pytest -n $(WORKERS) -q -m "not image"
 
 # The container image (deploy/Dockerfile) with docker or podman, whichever is present; with no
@@ -105,7 +119,9 @@ CLUSTER ?= 0
 soak: gen
 	$(PY) -m soak --duration $(SOAK_SECONDS) $(if $(filter 1,$(CLUSTER)),--cluster)
 
-lint: gen
+lint: gen buf
+	$(BUF) lint
+	$(BUF) breaking --against protos/baseline.binpb
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy services gateway devstack
