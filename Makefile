@@ -133,6 +133,7 @@ golden: gen
 # Re-export the JSON Schemas clients build against (schemas/<game>/); a test keeps them current.
 schemas: gen
 	$(PY) -m services.export_schemas
+	$(PY) -m gateway.schemas
 
 # Re-render the per-game Kubernetes manifests from the registry; a test keeps them current.
 manifests: gen

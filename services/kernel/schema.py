@@ -6,6 +6,10 @@ does not know, so the published schema does too. Rejection codes are an enum of 
 
 from __future__ import annotations
 
+import json
+import sys
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -61,3 +65,36 @@ def json_schemas(spec: GameSpec[Any]) -> dict[str, dict[str, Any]]:
         "decision": closed(msgspec.json.schema(Decision)),
         "description": closed(msgspec.json.schema(Description)),
     }
+
+
+# -- published files (schemas/) ----------------------------------------------------------------
+
+# Where the published schemas live: schemas/<game>/ from the rules side
+# (services/export_schemas.py), schemas/stream/ and schemas/export/ from the gateway's
+# (gateway/schemas.py); `make schemas` writes both, a test each keeps them current.
+SCHEMAS_DIR = Path(__file__).resolve().parents[2] / "schemas"
+
+
+def schema_id(folder: str, name: str) -> str:
+    """A stable identifier per published schema (a name, not a location to fetch)."""
+    return f"urn:guildhall:schema:{folder}:{name}"
+
+
+def schema_document(folder: str, name: str, title: str, schema: dict[str, Any]) -> str:
+    """A published schema file's text: the schema with its draft, id and title."""
+    document: dict[str, Any] = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": schema_id(folder, name),
+        "title": title,
+        **schema,
+    }
+    return json.dumps(document, indent=2, sort_keys=True) + "\n"
+
+
+def write_schemas(files: Mapping[Path, str]) -> None:
+    """Write rendered schema files (paths relative to SCHEMAS_DIR)."""
+    for relative, text in files.items():
+        path = SCHEMAS_DIR / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        print(f"wrote {path.relative_to(SCHEMAS_DIR.parent)}", file=sys.stderr)

@@ -4,12 +4,25 @@ describer per event class, with the names of a catalog (present.Labels)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from services.kernel.present import Arg, Description, arg, describe, seat_arg
 
-if TYPE_CHECKING:
-    from services.waterdeep.present import Labels
+
+class Labels(Protocol):
+    """The name tables a describer reads (present.Labels has them): a protocol, so this module
+    does not import present.py, which imports it."""
+
+    tiles: dict[str, str]
+    quests: dict[str, str]
+    intrigues: dict[str, str]
+    lords: dict[str, str]
+    plot_of_flag: dict[str, str]
+
+    def source(self, source: str) -> tuple[str, str, str]: ...
+
+    def space_arg(self, name: str, space: str) -> Arg: ...
+
 
 _RES_NAMES = (("Cleric", "Clerics"), ("Fighter", "Fighters"), ("Rogue", "Rogues"), ("Wizard", "Wizards"))
 

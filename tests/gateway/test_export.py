@@ -327,7 +327,7 @@ def test_every_line_of_an_export_follows_the_published_schema(finished: bytes, i
     """Anyone can write a verifier from schemas/export/ghx_line.schema.json alone."""
     import jsonschema
 
-    from services.export_schemas import ROOT
+    from services.kernel.schema import SCHEMAS_DIR as ROOT
 
     schema = json.loads((ROOT / "export" / "ghx_line.schema.json").read_text())
     validator = jsonschema.Draft202012Validator(schema)
