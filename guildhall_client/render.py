@@ -30,6 +30,18 @@ def describe_action(action: Mapping[str, Any], names: Names | None = None) -> st
     return f"{kind.replace('_', ' ')}  {names.fields(action)}".rstrip()
 
 
+def event_line(event: Any, names: Names | None = None, *, show_all: bool = False) -> str | None:
+    """An event as a log line: its description's text when the gateway sent one (None for engine
+    bookkeeping unless `show_all`), else the event's type and fields with ids named."""
+    description = getattr(event, "description", None)
+    if description is not None and description.text:
+        if description.internal and not show_all:
+            return None
+        text: str = description.text
+        return text + ("  (bookkeeping)" if description.internal else "")
+    return describe_event(event.type, event.data, event.actor, names)
+
+
 def describe_event(event_type: str, data: Any, actor: int, names: Names | None = None) -> str:
     names = names or _NO_NAMES
     who = "gateway" if actor < 0 else f"seat {actor}"
