@@ -26,7 +26,7 @@ from guildhall_client.bots import KINDS, make_bot
 from guildhall_client.bots.runner import BotResult, chooser, fill_seats, queue_and_play
 from guildhall_client.config import ENV, ConfigError, Settings, resolve
 from guildhall_client.names import Names
-from guildhall_client.render import describe_action, event_line, render_outcome, render_view
+from guildhall_client.render import describe_action, event_line, plain_decision, render_outcome, render_view
 from guildhall_client.types import Choice, Decision, MatchView, WatchUpdate
 from guildhall_client.verify import verify_events
 
@@ -278,14 +278,15 @@ async def _play_seat(seat: Seat, game: str, auto: str | None, show_all: bool = F
 async def _choose(current: MatchView, names: Names | None) -> int | str:
     """The index of the legal action to take, or 'resign': by the game's decision, a numbered
     menu per step, when the gateway sent one; else the legal actions numbered."""
-    if current.decision is not None and current.decision.options:
-        return await _decide(current.decision)
+    decision = current.decision
+    if decision is not None and decision.options and not plain_decision(decision):
+        return await _decide(decision, names)
     for i, action in enumerate(current.legal_actions, 1):
         console.print(f"  {i:>3}. {describe_action(action, names)}", markup=False)
     return await _ask(len(current.legal_actions))
 
 
-async def _decide(decision: Decision) -> int | str:
+async def _decide(decision: Decision, names: Names | None = None) -> int | str:
     """Walk a decision's steps (Ys: which broker, then where): a numbered menu of the next step's
     choices among the options that share the choices so far; a step with one choice is taken
     without asking; 'b' steps back. The legal action's index once one option is left."""
@@ -300,13 +301,13 @@ async def _decide(decision: Decision) -> int | str:
             return option.action
         if len(choices) == 1:
             chosen += (choices[0],)
-            console.print(f"  {choices[0].step} {choices[0].label}", markup=False)
+            console.print(f"  {choices[0].step} {_label(choices[0], names)}", markup=False)
             continue
         steps = {c.step for c in choices}
         console.print(choices[0].step if len(steps) == 1 else "Choose:", markup=False)
         for i, c in enumerate(choices, 1):
             prefix = "" if len(steps) == 1 else f"{c.step} "
-            console.print(f"  {i:>3}. {prefix}{c.label}", markup=False)
+            console.print(f"  {i:>3}. {prefix}{_label(c, names)}", markup=False)
         answer = await _ask(len(choices), back=bool(chosen))
         if answer == "resign":
             return answer
@@ -317,6 +318,11 @@ async def _decide(decision: Decision) -> int | str:
             continue
         assert isinstance(answer, int)
         chosen += (choices[answer],)
+
+
+def _label(choice: Choice, names: Names | None) -> str:
+    """A choice's label; one that names nothing by kind gets ids named from the game data."""
+    return choice.label if choice.kind or names is None else names.text(choice.label)
 
 
 async def _ask(count: int, *, back: bool = False) -> int | str:

@@ -37,9 +37,32 @@ def event_line(event: Any, names: Names | None = None, *, show_all: bool = False
     if description is not None and description.text:
         if description.internal and not show_all:
             return None
-        text: str = description.text
-        return text + ("  (bookkeeping)" if description.internal else "")
+        if not plain_description(event.type, description):
+            text: str = description.text
+            if names is not None and not any(a.kind for a in description.args):
+                text = names.text(text)  # a description that names nothing: ids named from the data
+            return text + ("  (bookkeeping)" if description.internal else "")
     return describe_event(event.type, event.data, event.actor, names)
+
+
+def plain_description(event_type: str, description: Any) -> bool:
+    """The kernel's plain fallback (services/kernel/present.py `plain_description`: the tag and
+    fields as words), which a game gives until it describes its events: the event's fields
+    named from the game data say more."""
+    return (
+        description.key == event_type
+        and not description.args
+        and description.text.startswith(event_type.replace("_", " "))
+    )
+
+
+def plain_decision(decision: Any) -> bool:
+    """The kernel's plain fallback decision (`plain_decision`: one step "Action", each legal action
+    labelled by its fields): the legal actions named from the game data say more."""
+    return decision.prompt == "Choose an action" and all(
+        len(o.choices) == 1 and o.choices[0].step == "Action" and not o.choices[0].kind
+        for o in decision.options
+    )
 
 
 def describe_event(event_type: str, data: Any, actor: int, names: Names | None = None) -> str:

@@ -18,6 +18,7 @@ from gateway.domain.audit import appends, is_game_event
 from gateway.domain.match import MATCH_CREATED, MATCH_ENDED, SEAT_RESIGNED, TURN_TIMED_OUT
 from guildhall_client.ghx import ExportReport
 from guildhall_client.names import Names
+from guildhall_client.render import plain_description
 
 SEAT_FIELDS = frozenset(
     {"player", "seat", "owner", "giver", "receiver", "payer", "payee", "by", "holder", "target", "winner"}
@@ -117,9 +118,12 @@ class _Teller:
         from services.kernel.present import render
 
         try:
-            description = presentation.describe(self.spec.codec.decode_event(payload), None)
+            event = self.spec.codec.decode_event(payload)
+            description = presentation.describe(event, None)
         except Exception:  # an event this build cannot read: the plain fields say it
             return None
+        if plain_description(str(type(event).__struct_config__.tag), description):
+            return None  # the kernel's fallback: the fields named from the game data say more
         text = render(description.template, description.args, dict(enumerate(self.players)))
         return f"({text})" if description.internal else text
 

@@ -129,3 +129,28 @@ def test_a_description_renders_with_other_seat_names() -> None:
     assert described is not None
     assert described.render() == "Player 2 resigns"
     assert described.render({1: "You"}) == "You resigns"
+
+
+def test_the_kernels_plain_fallback_gives_way_to_actions_named_from_the_game_data(
+    monkeypatch: pytest.MonkeyPatch, screen: io.StringIO
+) -> None:
+    message = _ys_like()
+    message.ClearField("decision")
+    message.decision.seat, message.decision.prompt = 1, "Choose an action"
+    for index in range(len(message.legal_actions)):
+        message.decision.options.add(action=index).choices.add(step="Action", label=f"place broker {index}")
+    _answers(monkeypatch, "4")
+    assert asyncio.run(cli._choose(MatchView.from_pb(message), None)) == 3
+    shown = screen.getvalue()
+    assert "place broker 3" not in shown and "Harbour" in shown  # the legal actions, numbered
+    plain = pb.MatchEvent(
+        version=5, type="broker_placed", actor=1, json=b'{"type":"broker_placed","place":"x"}'
+    )
+    plain.description.CopyFrom(
+        common_pb2.Description(
+            key="broker_placed", text="broker placed place x", template="broker placed place x"
+        )
+    )
+    screen.truncate(0)
+    cli._print_events(WatchUpdate([Event.from_pb(plain)], MatchView.from_pb(message)))
+    assert "[seat 1] broker placed" in screen.getvalue()
