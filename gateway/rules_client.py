@@ -61,10 +61,12 @@ GRPC_OPTIONS = [
 
 
 class Event(msgspec.Struct, frozen=True):
-    """An event as the rules service returned it: its tag and its JSON."""
+    """An event as the rules service returned it: its tag, its JSON, and its description for the
+    viewer it was returned for (a serialized guildhall.common.v1.Description; empty: none)."""
 
     type: str
     json: bytes
+    description: bytes = b""
 
 
 class Status(msgspec.Struct, frozen=True):
@@ -76,11 +78,13 @@ class Status(msgspec.Struct, frozen=True):
 
 
 class SeatView(msgspec.Struct, frozen=True):
-    """A seat's view of a state and its legal actions there (JSON each)."""
+    """A seat's view of a state and its legal actions there (JSON each), and its decision over
+    them (a serialized guildhall.common.v1.Decision; empty: none)."""
 
     player: int
     view: bytes
     legal_actions: tuple[bytes, ...]
+    decision: bytes = b""
 
 
 @dataclass(frozen=True)
@@ -106,7 +110,16 @@ def _status(status: rules_pb2.Status) -> Status:
 
 
 def _events(events: Sequence[common_pb2.Event]) -> tuple[Event, ...]:
-    return tuple(Event(e.type, e.json) for e in events)
+    # Kept serialized: bytes hold no reference to the (batched) response they came in, and go
+    # out again into each MatchEvent with one parse.
+    return tuple(
+        Event(e.type, e.json, e.description.SerializeToString() if e.HasField("description") else b"")
+        for e in events
+    )
+
+
+def _decision(message: Any) -> bytes:
+    return message.decision.SerializeToString() if message.HasField("decision") else b""
 
 
 def _wire(events: Sequence[Event]) -> list[common_pb2.Event]:
@@ -197,7 +210,7 @@ def _accepted(response: rules_pb2.ValidateResponse) -> Accepted | Rejection:
         _detached(accepted.state) if accepted.HasField("state") else None,
         _status(accepted.status) if accepted.HasField("status") else None,
         _events(accepted.redacted_events),
-        tuple(SeatView(v.player, v.view, tuple(v.legal_actions)) for v in accepted.views),
+        tuple(SeatView(v.player, v.view, tuple(v.legal_actions), _decision(v)) for v in accepted.views),
         shown,
         accepted.spectator_view if shown is not None else None,
     )
@@ -514,11 +527,12 @@ class AsyncRulesClient:
 
     async def view_and_legal_actions(
         self, state: rules_pb2.GameState, player: int
-    ) -> tuple[bytes, list[bytes]]:
-        """A seat's view and its legal actions in one call."""
+    ) -> tuple[bytes, list[bytes], bytes]:
+        """A seat's view, its legal actions and its decision over them (serialized; empty when
+        the game has no presentation) in one call."""
         request = rules_pb2.ViewRequest(state=state, player=player, include_legal_actions=True)
         response = await self._call("view", request, self._stub.View)
-        return response.view, list(response.legal_actions)
+        return response.view, list(response.legal_actions), _decision(response)
 
     async def view(
         self, state: rules_pb2.GameState, player: int | None, events: Sequence[Event] = ()

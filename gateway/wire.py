@@ -141,11 +141,13 @@ def event_pb(event: Any, key: MatchKey) -> gateway_pb2.MatchEvent:
     )
     if getattr(event, "receipt", None) is not None:
         out.receipt.CopyFrom(receipt_pb(event.receipt, key))
+    if event.description:
+        out.description.MergeFromString(event.description)
     return out
 
 
 def view_pb(view: Any, match_id: str) -> gateway_pb2.MatchView:
-    return gateway_pb2.MatchView(
+    out = gateway_pb2.MatchView(
         match_id=match_id,
         game_id=view.game,
         version=view.version,
@@ -157,6 +159,9 @@ def view_pb(view: Any, match_id: str) -> gateway_pb2.MatchView:
         outcome=view.outcome_json,
         bots=[gateway_pb2.BotSeat(seat=s, kind=k) for s, k in getattr(view, "bots", ())],
     )
+    if view.decision:
+        out.decision.MergeFromString(view.decision)
+    return out
 
 
 def submitted_pb(outcome: Any, key: MatchKey) -> gateway_pb2.SubmitActionResponse:

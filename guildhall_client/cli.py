@@ -26,8 +26,8 @@ from guildhall_client.bots import KINDS, make_bot
 from guildhall_client.bots.runner import BotResult, chooser, fill_seats, queue_and_play
 from guildhall_client.config import ENV, ConfigError, Settings, resolve
 from guildhall_client.names import Names
-from guildhall_client.render import describe_action, describe_event, render_outcome, render_view
-from guildhall_client.types import MatchView, WatchUpdate
+from guildhall_client.render import describe_action, event_line, plain_decision, render_outcome, render_view
+from guildhall_client.types import Choice, Decision, MatchView, WatchUpdate
 from guildhall_client.verify import verify_events
 
 T = TypeVar("T")
@@ -140,12 +140,12 @@ async def _names(client: AsyncClient, game: str) -> Names:
     return Names(held.data) if isinstance(held.data, dict) else Names()
 
 
-def _print_events(update: WatchUpdate, names: Names | None = None) -> None:
+def _print_events(update: WatchUpdate, names: Names | None = None, show_all: bool = False) -> None:
+    """The events as a log: described in words, engine bookkeeping only with `show_all`."""
     for event in update.events:
-        console.print(
-            f"  v{event.version:<5} {describe_event(event.type, event.data, event.actor, names)}",
-            markup=False,
-        )
+        line = event_line(event, names, show_all=show_all)
+        if line is not None:
+            console.print(f"  v{event.version:<5} {line}", markup=False)
 
 
 # -- play ------------------------------------------------------------------------------------------
@@ -167,12 +167,16 @@ def play(
     options: Annotated[str | None, typer.Option(help="Match options as JSON")] = None,
     auto: Annotated[str | None, typer.Option(help="Let a bot play your seat: random or greedy")] = None,
     wait: Annotated[float, typer.Option(help="Seconds to wait for a match before giving up")] = 120.0,
+    show_all: Annotated[
+        bool, typer.Option("--all", help="Show engine bookkeeping events in the log too")
+    ] = False,
 ) -> None:
-    """Queue (or join a table) and play a match: your view, your legal actions numbered, pick one."""
+    """Queue (or join a table) and play a match: your view, then the game's question step by step
+    (numbered menus), or your legal actions numbered when the game does not describe them."""
     settings: Settings = ctx.obj
     if bot_kind not in KINDS or (auto is not None and auto not in KINDS):
         raise typer.BadParameter(f"bot kinds are {', '.join(KINDS)}")
-    _run(_play(settings, game, seats, bots, bot_kind, invite, match, _options(options), auto, wait))
+    _run(_play(settings, game, seats, bots, bot_kind, invite, match, _options(options), auto, wait, show_all))
 
 
 async def _play(
@@ -186,6 +190,7 @@ async def _play(
     options: Any,
     auto: str | None,
     wait: float,
+    show_all: bool = False,
 ) -> None:
     player = settings.player_id or "cli-player"
     bot_tasks: list[asyncio.Task[BotResult]] = []
@@ -208,7 +213,7 @@ async def _play(
             seat = await client.enqueue_and_wait(
                 game, seats=seats, player_id=player, options=options, timeout_s=wait
             )
-        final = await _play_seat(seat, game, auto)
+        final = await _play_seat(seat, game, auto, show_all)
         console.print(render_outcome(final.outcome))
         you = final.seat
         console.print(
@@ -228,27 +233,25 @@ async def _play(
         await client.close()
 
 
-async def _play_seat(seat: Seat, game: str, auto: str | None) -> MatchView:
+async def _play_seat(seat: Seat, game: str, auto: str | None, show_all: bool = False) -> MatchView:
     current = await seat.view()
     console.print(f"Match {seat.match_id}: you are seat {current.seat}.")
     names = await _names(seat.client, current.game or game)
     if auto:
         bot = make_bot(auto, game)
-        return await seat.play(chooser(bot), on_update=lambda update: _print_events(update, names))
+        return await seat.play(chooser(bot), on_update=lambda update: _print_events(update, names, show_all))
     if current.finished:
         return current
     # One Play stream: the updates come down it and the actions go up it.
     async with seat.stream(current.version) as stream:
         async for update in stream.updates():
-            _print_events(update, names)
+            _print_events(update, names, show_all)
             if update.view.version < current.version:
                 continue
             current = update.view
             while current.my_turn and not current.finished:
                 console.print(render_view(current.game, current.view, current.seat, names))
-                for i, action in enumerate(current.legal_actions, 1):
-                    console.print(f"  {i:>3}. {describe_action(action, names)}", markup=False)
-                choice = await _ask(len(current.legal_actions))
+                choice = await _choose(current, names)
                 if isinstance(choice, str):  # "resign"
                     await seat.resign()
                     current = await seat.view()  # updates from before it are skipped as seen
@@ -272,14 +275,69 @@ async def _play_seat(seat: Seat, game: str, auto: str | None) -> MatchView:
     return await seat.view()
 
 
-async def _ask(count: int) -> int | str:
-    """The number of an action (1-based on screen), or 'resign'."""
+async def _choose(current: MatchView, names: Names | None) -> int | str:
+    """The index of the legal action to take, or 'resign': by the game's decision, a numbered
+    menu per step, when the gateway sent one; else the legal actions numbered."""
+    decision = current.decision
+    if decision is not None and decision.options and not plain_decision(decision):
+        return await _decide(decision, names)
+    for i, action in enumerate(current.legal_actions, 1):
+        console.print(f"  {i:>3}. {describe_action(action, names)}", markup=False)
+    return await _ask(len(current.legal_actions))
+
+
+async def _decide(decision: Decision, names: Names | None = None) -> int | str:
+    """Walk a decision's steps (Ys: which broker, then where): a numbered menu of the next step's
+    choices among the options that share the choices so far; a step with one choice is taken
+    without asking; 'b' steps back. The legal action's index once one option is left."""
+    console.print(
+        decision.prompt + (" (the others decide at the same time)" if decision.simultaneous else "")
+    )
+    chosen: tuple[Choice, ...] = ()
+    while True:
+        option = decision.option(chosen)
+        choices = decision.next_choices(chosen)
+        if option is not None and not choices:
+            return option.action
+        if len(choices) == 1:
+            chosen += (choices[0],)
+            console.print(f"  {choices[0].step} {_label(choices[0], names)}", markup=False)
+            continue
+        steps = {c.step for c in choices}
+        console.print(choices[0].step if len(steps) == 1 else "Choose:", markup=False)
+        for i, c in enumerate(choices, 1):
+            prefix = "" if len(steps) == 1 else f"{c.step} "
+            console.print(f"  {i:>3}. {prefix}{_label(c, names)}", markup=False)
+        answer = await _ask(len(choices), back=bool(chosen))
+        if answer == "resign":
+            return answer
+        if answer == "back":
+            chosen = chosen[:-1]
+            while chosen and len(decision.next_choices(chosen[:-1])) == 1:
+                chosen = chosen[:-1]  # past the steps taken without asking too
+            continue
+        assert isinstance(answer, int)
+        chosen += (choices[answer],)
+
+
+def _label(choice: Choice, names: Names | None) -> str:
+    """A choice's label; one that names nothing by kind gets ids named from the game data."""
+    return choice.label if choice.kind or names is None else names.text(choice.label)
+
+
+async def _ask(count: int, *, back: bool = False) -> int | str:
+    """The number of a menu line (1-based on screen), 'resign', or 'back' (when `back`)."""
+    extra = ", b = back" if back else ""
     while True:
         answer = (
-            (await asyncio.to_thread(_read_line, f"Your choice [1-{count}, r = resign]: ")).strip().lower()
+            (await asyncio.to_thread(_read_line, f"Your choice [1-{count}{extra}, r = resign]: "))
+            .strip()
+            .lower()
         )
         if answer in ("r", "resign"):
             return "resign"
+        if back and answer in ("b", "back"):
+            return "back"
         if answer.isdigit() and 1 <= int(answer) <= count:
             return int(answer) - 1
         console.print(f"Type a number from 1 to {count}.")
@@ -324,12 +382,17 @@ def watch(
     follow: Annotated[
         bool, typer.Option("--follow/--no-follow", help="Keep watching until the match ends")
     ] = True,
+    show_all: Annotated[
+        bool, typer.Option("--all", help="Show engine bookkeeping events in the log too")
+    ] = False,
 ) -> None:
     """Stream a match's events (as your credential may see them) until it ends; resumes after a drop."""
-    _run(_watch(ctx.obj, match, from_version, view, follow))
+    _run(_watch(ctx.obj, match, from_version, view, follow, show_all))
 
 
-async def _watch(settings: Settings, match: str, from_version: int, show_view: bool, follow: bool) -> None:
+async def _watch(
+    settings: Settings, match: str, from_version: int, show_view: bool, follow: bool, show_all: bool = False
+) -> None:
     async with _client(settings) as client:
         target = None if follow else (await client.get_view(match)).version
         last: MatchView | None = None
@@ -337,7 +400,7 @@ async def _watch(settings: Settings, match: str, from_version: int, show_view: b
         async for update in client.watch(match, from_version):
             if names is None:
                 names = await _names(client, update.view.game)
-            _print_events(update, names)
+            _print_events(update, names, show_all)
             last = update.view
             if show_view:
                 console.print(render_view(last.game, last.view, last.seat, names))
@@ -755,6 +818,9 @@ def verify(
     story: Annotated[
         bool, typer.Option("--story", help="The match as a readable log, checks beside")
     ] = False,
+    show_all: Annotated[
+        bool, typer.Option("--all", help="With --story: engine bookkeeping events too")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="The report as JSON")] = False,
 ) -> None:
     """Verify an exported match offline (no gateway, Redis or rules service): the chain, every
@@ -771,6 +837,7 @@ def verify(
             receipts=held_receipts(receipts),
             story=story,
             as_json=as_json,
+            show_all=show_all,
         )
     except UsageError as error:
         err.print(f"[red]verify:[/red] {error}")

@@ -123,6 +123,7 @@ def verify_file(
     receipts: Sequence[HeldReceipt],
     story: bool,
     as_json: bool,
+    show_all: bool = False,
 ) -> tuple[bool, list[str]]:
     """(verified, the lines to print)."""
     try:
@@ -135,7 +136,7 @@ def verify_file(
     header = report.header
     lines = []
     if story:
-        lines = story_lines(report)
+        lines = story_lines(report, show_all)
     else:
         if header is not None:
             lines.append(

@@ -15,6 +15,7 @@ A game without data gives an empty lookup: ids stay ids.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,6 +25,9 @@ _PREFIXES = ("from_", "to_", "new_", "old_", "next_", "known_", "my_")
 FIELD_ALIASES: dict[str, dict[str, str]] = {
     "bruges": {"hand": "person", "discard": "person"},
 }
+
+
+_WORD = re.compile(r"[A-Za-z][\w.:-]*[\w]|[A-Za-z]")
 
 
 class Names:
@@ -85,6 +89,15 @@ class Names:
         if isinstance(value, str):
             return self.by_id.get(text) or self.by_id.get(_base(text))
         return None
+
+    def text(self, text: str) -> str:
+        """Free text with each word that is one component's id replaced by its name: for words a
+        game has not named yet (its plain fallback labels actions and events by their fields)."""
+        if not self.by_id:
+            return text
+        return _WORD.sub(
+            lambda m: self.by_id.get(m.group()) or self.by_id.get(_base(m.group())) or m.group(), text
+        )
 
     def of(self, value: Any, field: str = "") -> str:
         """One value as text: its name when it has one, else itself."""

@@ -30,6 +30,41 @@ def describe_action(action: Mapping[str, Any], names: Names | None = None) -> st
     return f"{kind.replace('_', ' ')}  {names.fields(action)}".rstrip()
 
 
+def event_line(event: Any, names: Names | None = None, *, show_all: bool = False) -> str | None:
+    """An event as a log line: its description's text when the gateway sent one (None for engine
+    bookkeeping unless `show_all`), else the event's type and fields with ids named."""
+    description = getattr(event, "description", None)
+    if description is not None and description.text:
+        if description.internal and not show_all:
+            return None
+        if not plain_description(event.type, description):
+            text: str = description.text
+            if names is not None and not any(a.kind for a in description.args):
+                text = names.text(text)  # a description that names nothing: ids named from the data
+            return text + ("  (bookkeeping)" if description.internal else "")
+    return describe_event(event.type, event.data, event.actor, names)
+
+
+def plain_description(event_type: str, description: Any) -> bool:
+    """The kernel's plain fallback (services/kernel/present.py `plain_description`: the tag and
+    fields as words), which a game gives until it describes its events: the event's fields
+    named from the game data say more."""
+    return (
+        description.key == event_type
+        and not description.args
+        and description.text.startswith(event_type.replace("_", " "))
+    )
+
+
+def plain_decision(decision: Any) -> bool:
+    """The kernel's plain fallback decision (`plain_decision`: one step "Action", each legal action
+    labelled by its fields): the legal actions named from the game data say more."""
+    return decision.prompt == "Choose an action" and all(
+        len(o.choices) == 1 and o.choices[0].step == "Action" and not o.choices[0].kind
+        for o in decision.options
+    )
+
+
 def describe_event(event_type: str, data: Any, actor: int, names: Names | None = None) -> str:
     names = names or _NO_NAMES
     who = "gateway" if actor < 0 else f"seat {actor}"

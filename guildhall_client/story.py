@@ -18,6 +18,7 @@ from gateway.domain.audit import appends, is_game_event
 from gateway.domain.match import MATCH_CREATED, MATCH_ENDED, SEAT_RESIGNED, TURN_TIMED_OUT
 from guildhall_client.ghx import ExportReport
 from guildhall_client.names import Names
+from guildhall_client.render import plain_description
 
 SEAT_FIELDS = frozenset(
     {"player", "seat", "owner", "giver", "receiver", "payer", "payee", "by", "holder", "target", "winner"}
@@ -44,7 +45,8 @@ class _Teller:
         self.report = report
         header = report.header
         self.players = list(header.players) if header is not None else []
-        self.names = _names(report.game or _installed(header.game_id if header is not None else ""))
+        self.spec = report.game or _installed(header.game_id if header is not None else "")
+        self.names = _names(self.spec)
 
     def who(self, actor: str) -> str:
         if actor == "gateway":
@@ -101,8 +103,39 @@ class _Teller:
                 f"{self.seat(r.get('player', -1))} {r.get('score')}" for r in outcome.get("results", [])
             )
             return f"match ended ({data.get('reason')}): won by {winners}; scores {scores}; seed revealed"
+        described = self.described(payload)
+        if described is not None:
+            return described
         text = self.fields(data) if isinstance(data, Mapping) else json.dumps(data)
         return f"{kind.replace('_', ' ')}  {text}".rstrip()
+
+    def described(self, payload: bytes) -> str | None:
+        """A game event in the game's own words (its presentation), seats named by the players'
+        ids; engine bookkeeping marked. None when the game describes nothing (or not this)."""
+        presentation = getattr(self.spec, "presentation", None)
+        if presentation is None:
+            return None
+        from services.kernel.present import render
+
+        try:
+            event = self.spec.codec.decode_event(payload)
+            description = presentation.describe(event, None)
+        except Exception:  # an event this build cannot read: the plain fields say it
+            return None
+        if plain_description(str(type(event).__struct_config__.tag), description):
+            return None  # the kernel's fallback: the fields named from the game data say more
+        text = render(description.template, description.args, dict(enumerate(self.players)))
+        return f"({text})" if description.internal else text
+
+    def internal(self, kind: str, payload: bytes) -> bool:
+        """Engine bookkeeping the story leaves out unless asked for everything."""
+        presentation = getattr(self.spec, "presentation", None)
+        if presentation is None or not is_game_event(kind):
+            return False
+        try:
+            return bool(presentation.describe(self.spec.codec.decode_event(payload), None).internal)
+        except Exception:
+            return False
 
     def action(self, payload: bytes) -> str:
         try:
@@ -128,8 +161,9 @@ def _installed(game_id: str) -> Any:
     return GAMES.get(game_id)
 
 
-def story_lines(report: ExportReport) -> list[str]:
-    """The match, append by append, each with its check results, then what the checks found."""
+def story_lines(report: ExportReport, show_all: bool = False) -> list[str]:
+    """The match, append by append, each with its check results, then what the checks found;
+    engine bookkeeping events only with `show_all`."""
     header = report.header
     if header is None or report.verdict is None:
         return [f"the file cannot be read: {report.reason}"]
@@ -152,6 +186,8 @@ def story_lines(report: ExportReport) -> list[str]:
             head = f"{span:<10} {teller.who(run[0].actor)}"
         out.append(f"{head:<100} {teller.checks(last)}")
         for event in run:
+            if not show_all and teller.internal(event.type, event.payload):
+                continue
             marker = "  " if is_game_event(event.type) else "* "
             out.append(f"{'':<11}{marker}{teller.line(event.type, event.payload)}")
         for finding in [f for f in findings if first <= f.version <= last]:

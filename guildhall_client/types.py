@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from guildhall.common.v1 import common_pb2
 from guildhall.gateway.v1 import gateway_pb2 as pb
 
 
@@ -46,6 +47,104 @@ class Receipt:
 
 
 @dataclass(frozen=True)
+class DescriptionArg:
+    """The value of the slot `{name}` of a description's template: its text, and what it stands
+    for (`kind` "seat" with the seat number as `id`, a kind of the game's data, or "")."""
+
+    name: str
+    text: str
+    kind: str = ""
+    id: str = ""
+
+
+@dataclass(frozen=True)
+class Description:
+    """An event as a log line: `text` in English, `template` with `{name}` slots for `args`;
+    `internal` marks engine bookkeeping a log may leave out."""
+
+    key: str
+    text: str
+    template: str = ""
+    args: tuple[DescriptionArg, ...] = ()
+    internal: bool = False
+
+    @classmethod
+    def from_pb(cls, d: common_pb2.Description) -> Description:
+        args = tuple(DescriptionArg(a.name, a.text, a.kind, a.id) for a in d.args)
+        return cls(d.key, d.text, d.template, args, d.internal)
+
+    def render(self, seat_names: dict[int, str] | None = None) -> str:
+        """The text, with seats named by `seat_names` where given (e.g. "You" for your seat)."""
+        if not seat_names:
+            return self.text
+        text = self.template
+        for a in self.args:
+            shown = a.text
+            if a.kind == "seat" and a.id.lstrip("-").isdigit() and int(a.id) in seat_names:
+                shown = seat_names[int(a.id)]
+            text = text.replace("{" + a.name + "}", shown)
+        return text
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One step of a decision's option: the question (`step`) and the answer (`label`)."""
+
+    step: str
+    label: str
+    kind: str = ""
+    id: str = ""
+
+
+@dataclass(frozen=True)
+class DecisionOption:
+    """A complete answer: its choices in order, and the index of its legal action."""
+
+    choices: tuple[Choice, ...]
+    action: int
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a seat is asked now, in words, over the view's legal actions.
+
+    Walk it step by step: `next_choices(chosen)` lists the distinct choices of the next step
+    among the options that start with `chosen`; once `option(chosen)` is one, submit the legal
+    action at its `action` index."""
+
+    seat: int
+    prompt: str
+    options: tuple[DecisionOption, ...]
+    key: str = ""
+    simultaneous: bool = False
+
+    @classmethod
+    def from_pb(cls, d: common_pb2.Decision) -> Decision:
+        options = tuple(
+            DecisionOption(tuple(Choice(c.step, c.label, c.kind, c.id) for c in o.choices), o.action)
+            for o in d.options
+        )
+        return cls(d.seat, d.prompt, options, d.key, d.simultaneous)
+
+    def matching(self, chosen: tuple[Choice, ...]) -> list[DecisionOption]:
+        """The options whose choices start with `chosen`."""
+        n = len(chosen)
+        return [o for o in self.options if o.choices[:n] == chosen]
+
+    def next_choices(self, chosen: tuple[Choice, ...] = ()) -> list[Choice]:
+        """The distinct choices of the step after `chosen`, in the options' order."""
+        seen: dict[Choice, None] = {}
+        for option in self.matching(chosen):
+            if len(option.choices) > len(chosen):
+                seen.setdefault(option.choices[len(chosen)], None)
+        return list(seen)
+
+    def option(self, chosen: tuple[Choice, ...]) -> DecisionOption | None:
+        """The option `chosen` completes, if it completes one."""
+        return next((o for o in self.options if o.choices == chosen), None)
+
+
+@dataclass(frozen=True)
 class Event:
     """One event as this caller may see it (redacted for its seat or the public)."""
 
@@ -56,11 +155,19 @@ class Event:
     time_ms: int
     receipt: Receipt | None
     raw: bytes = field(repr=False, default=b"")
+    # The event in words for you (None: the game has no presentation, or an older gateway).
+    description: Description | None = None
 
     @classmethod
     def from_pb(cls, e: pb.MatchEvent) -> Event:
         receipt = Receipt.from_pb(e.receipt) if e.HasField("receipt") else None
-        return cls(e.version, e.type, e.actor, _json(e.json), e.time_ms, receipt, bytes(e.json))
+        description = Description.from_pb(e.description) if e.HasField("description") else None
+        return cls(e.version, e.type, e.actor, _json(e.json), e.time_ms, receipt, bytes(e.json), description)
+
+    @property
+    def internal(self) -> bool:
+        """Engine bookkeeping a log may leave out."""
+        return self.description is not None and self.description.internal
 
 
 @dataclass(frozen=True)
@@ -78,6 +185,8 @@ class MatchView:
     outcome: Any  # the game's outcome JSON once finished, else None
     raw_legal_actions: tuple[bytes, ...] = field(repr=False, default=())
     bots: dict[int, str] = field(default_factory=dict)  # seats the platform's bots play: their kind
+    # Your decision over `legal_actions`, in words (None: no legal actions, or no presentation).
+    decision: Decision | None = None
 
     @classmethod
     def from_pb(cls, v: pb.MatchView) -> MatchView:
@@ -94,6 +203,7 @@ class MatchView:
             outcome=_json(v.outcome),
             raw_legal_actions=raw,
             bots={b.seat: b.kind for b in v.bots},
+            decision=Decision.from_pb(v.decision) if v.HasField("decision") else None,
         )
 
     @property

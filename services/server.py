@@ -31,6 +31,7 @@ from guildhall.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services import runtime
 from services.kernel import UNKNOWN_ACTION, GameSpec, Rejection, SetupConfig, SetupError, json_schemas
+from services.kernel.present import Decision, Description
 from services.kernel.spec import clip
 from services.observability import (
     CanonicalLogInterceptor,
@@ -78,6 +79,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
         self.spec = spec
         self.codec = spec.codec
         self._action_tags = _tags(spec.action_type)
+        presentation = spec.presentation
+        self._describe_event = presentation.describe if presentation is not None else None
+        self._decide = presentation.decision if presentation is not None else None
         self._describe = rules_pb2.DescribeResponse(
             game_id=spec.game_id,
             title=spec.title,
@@ -123,6 +127,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
         # Each event's JSON by the event's id (the events of `result` stay alive meanwhile): a
         # viewer shown an event unchanged (redaction hands back the event itself) reuses it.
         encoded: dict[int, bytes] = {}
+        described: dict[int, tuple[Description, Any]] = {}
         for event in result:
             encoded[id(event)] = self.codec.encode_json(event)
             accepted.events.add(type=_tag_of(event), json=encoded[id(event)])
@@ -131,14 +136,14 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
             # One call brings what every watcher needs: no redaction call per seat afterwards.
             for viewer in (*range(self.spec.seat_count(state)), None):
                 shown = accepted.seat_events.add()
-                self._add_redacted(shown.events, result, viewer, encoded)
+                self._add_redacted(shown.events, result, viewer, encoded, described)
                 if viewer is not None:
                     shown.player = viewer
         if request.return_redacted:
             if every and 0 <= request.player < len(accepted.seat_events) - 1:
                 accepted.redacted_events.extend(accepted.seat_events[request.player].events)
             else:
-                self._add_redacted(accepted.redacted_events, result, request.player, encoded)
+                self._add_redacted(accepted.redacted_events, result, request.player, encoded, described)
         if request.return_state:
             state = self.spec.evolve(state, result)
             accepted.state.CopyFrom(self._pack(state))
@@ -155,22 +160,49 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
         return response
 
     def _add_redacted(
-        self, target: Any, events: Sequence[Any], viewer: int | None, encoded: dict[int, bytes]
+        self,
+        target: Any,
+        events: Sequence[Any],
+        viewer: int | None,
+        encoded: dict[int, bytes],
+        described: dict[int, tuple[Description, Any]] | None = None,
     ) -> None:
-        """Add `events` as `viewer` may see them to the repeated field `target`."""
+        """Add `events` as `viewer` may see them to the repeated field `target`, each with its
+        description for that viewer. `described`: descriptions already built, by event id, for
+        the events of `events` shown unchanged (they stay alive for the whole call)."""
+        describe = self._describe_event
         for event in events:
             shown = self.spec.redact_event(event, viewer)
             json = encoded[id(event)] if shown is event else self.codec.encode_json(shown)
-            target.add(type=_tag_of(shown), json=json)
+            added = target.add(type=_tag_of(shown), json=json)
+            if describe is None:
+                continue
+            description = describe(shown, viewer)
+            if shown is not event:
+                added.description.CopyFrom(_description_pb(description))
+                continue
+            # The same event shown unchanged to several viewers is usually described alike:
+            # its message is built once and copied (cheaper than building it again).
+            known = described.get(id(event)) if described is not None else None
+            if known is not None and known[0] == description:
+                added.description.CopyFrom(known[1])
+                continue
+            message = _description_pb(description)
+            added.description.CopyFrom(message)
+            if described is not None:
+                described[id(event)] = (description, message)
 
     def _seat_view(self, state: Any, seat: int, with_legal_actions: bool) -> Any:
         """A seat's view of the state, with its legal actions when it owes a decision."""
         legal = self.spec.legal_actions(state, seat) if with_legal_actions else ()
-        return rules_pb2.SeatView(
+        seat_view = rules_pb2.SeatView(
             player=seat,
             view=self.codec.encode_json(self.spec.view(state, seat)),
             legal_actions=[self.codec.encode_json(a) for a in legal],
         )
+        if legal and self._decide is not None:
+            _fill_decision(seat_view.decision, self._decide(state, seat, legal))
+        return seat_view
 
     def Apply(self, request: Any, context: grpc.ServicerContext) -> Any:
         state = self._unpack(request.state, context)
@@ -200,14 +232,16 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
         if viewer is not None and not self._is_seat(state, viewer):
             _abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"there is no seat {viewer} in this match")
         events = [
-            self._event(self.spec.redact_event(e, viewer)) for e in self._decode_events(request, context)
+            self._event(self.spec.redact_event(e, viewer), viewer)
+            for e in self._decode_events(request, context)
         ]
         view = self.codec.encode_json(self.spec.view(state, viewer))
         response = rules_pb2.ViewResponse(view=view, events=events)
         if request.include_legal_actions and viewer is not None:
-            response.legal_actions.extend(
-                self.codec.encode_json(a) for a in self.spec.legal_actions(state, viewer)
-            )
+            legal = self.spec.legal_actions(state, viewer)
+            response.legal_actions.extend(self.codec.encode_json(a) for a in legal)
+            if legal and self._decide is not None:
+                _fill_decision(response.decision, self._decide(state, viewer, legal))
         return response
 
     # -- helpers ---------------------------------------------------------------------
@@ -305,8 +339,12 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
                 )
         return decoded
 
-    def _event(self, event: Any) -> Any:
-        return common_pb2.Event(type=_tag_of(event), json=self.codec.encode_json(event))
+    def _event(self, event: Any, viewer: int | None) -> Any:
+        """An event as `viewer` received it, with its description for that viewer."""
+        message = common_pb2.Event(type=_tag_of(event), json=self.codec.encode_json(event))
+        if self._describe_event is not None:
+            message.description.CopyFrom(_description_pb(self._describe_event(event, viewer)))
+        return message
 
     def _status(self, state: Any) -> Any:
         outcome = self.spec.outcome(state)
@@ -336,6 +374,33 @@ def _abort(context: grpc.ServicerContext, code: grpc.StatusCode, message: str) -
 
 def _rejection(rejection: Rejection) -> Any:
     return common_pb2.Rejection(code=rejection.code, message=rejection.message)
+
+
+def _description_pb(description: Description) -> Any:
+    """A kernel Description as its message, field by field (no JSON in between)."""
+    message = common_pb2.Description(
+        key=description.key,
+        text=description.text,
+        template=description.template,
+        internal=description.internal,
+    )
+    add = message.args.add
+    for a in description.args:
+        add(name=a.name, text=a.text, kind=a.kind, id=a.id)
+    return message
+
+
+def _fill_decision(target: Any, decision: Decision) -> None:
+    """Fill the Decision message `target` from a kernel Decision, field by field."""
+    target.seat = decision.seat
+    target.prompt = decision.prompt
+    target.key = decision.key
+    target.simultaneous = decision.simultaneous
+    add_option = target.options.add
+    for option in decision.options:
+        add_choice = add_option(action=option.action).choices.add
+        for c in option.choices:
+            add_choice(step=c.step, label=c.label, kind=c.kind, id=c.id)
 
 
 def _tag_of(struct: Any) -> str:

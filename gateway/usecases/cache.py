@@ -125,6 +125,7 @@ def view_cost(view: Any) -> int:
         VIEW_OVERHEAD
         + len(view.view_json)
         + len(view.outcome_json)
+        + len(view.decision)
         + sum(map(len, actions))
         + ACTION_OVERHEAD * len(actions)
     )
@@ -134,7 +135,7 @@ def events_cost(events: Any) -> int:
     """A list of EventOut as one viewer sees them."""
     total = EVENTS_OVERHEAD
     for event in events:
-        total += EVENT_OVERHEAD + len(event.payload_json)
+        total += EVENT_OVERHEAD + len(event.payload_json) + len(event.description)
         if event.receipt is not None:
             total += RECEIPT_OVERHEAD
     return total

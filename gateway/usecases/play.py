@@ -86,7 +86,7 @@ class PlayUseCases(ViewUseCases):
             if seat_view.player in waiting:
                 memo_key = (match.key, match.version, match.head, seat_view.player)
                 view = self._match_view(
-                    match, seat_view.player, seat_view.view, list(seat_view.legal_actions)
+                    match, seat_view.player, seat_view.view, list(seat_view.legal_actions), seat_view.decision
                 )
                 self._views.put(memo_key, view)
 

@@ -44,6 +44,9 @@ class EventOut:
     payload_json: bytes
     time_ms: int
     receipt: Receipt | None = None
+    # The event in words for this viewer: a serialized guildhall.common.v1.Description (empty:
+    # none, a game without a presentation).
+    description: bytes = b""
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,9 @@ class MatchView:
     players: tuple[str, ...] = ()
     resigned: tuple[int, ...] = ()
     bots: tuple[tuple[int, str], ...] = ()  # (seat, kind) played by platform bots
+    # The seat's decision over `legal_actions`: a serialized guildhall.common.v1.Decision (empty:
+    # none, no legal actions or a game without a presentation).
+    decision: bytes = b""
 
     @property
     def seat_count(self) -> int:

@@ -67,6 +67,7 @@ from gateway.retention import index_finished
 from gateway.rules_client import AsyncRulesClient, Event, Status
 from gateway.signing import KeyRing, PublicKey
 from gateway.usecases.cache import DEFAULT_CACHE_MB, MB, Caches
+from gateway.usecases.described import gateway_description
 from gateway.usecases.results import EventOut, MatchNotFound, UnknownGame
 
 _log = logging.getLogger(__name__)
@@ -160,7 +161,11 @@ class Appended:
         seat = acting_seat(actor)
         out = []
         for index, event in enumerate(self.events):
-            payload = shown.pop(0).json if is_game_event(event.type) else event.payload
+            if is_game_event(event.type):
+                game_event = shown.pop(0)
+                payload, description = game_event.json, game_event.description
+            else:
+                payload, description = event.payload, gateway_description(event.payload)
             last = index == len(self.events) - 1
             out.append(
                 EventOut(
@@ -170,6 +175,7 @@ class Appended:
                     payload,
                     self.time_ms,
                     self.receipt if last else None,
+                    description,
                 )
             )
         return out

@@ -16,6 +16,7 @@ from gateway.domain.match import acting_seat
 from gateway.eventstore.base import MatchKey, NewEvent, StoredEvent
 from gateway.rules_client import Accepted, Event
 from gateway.usecases.cache import stored_cost
+from gateway.usecases.described import gateway_description
 from gateway.usecases.results import EventOut, InvalidRequest, MatchNotFound, MatchView, RawEvent
 from gateway.usecases.store import Appended, Match, MatchStore, decoded, is_game_event, receipt_of
 
@@ -69,8 +70,10 @@ class ViewUseCases(MatchStore):
         waiting = new.waiting_seats()
         for seat_view in decision.views:
             seat = seat_view.player
-            legal = list(seat_view.legal_actions) if seat in waiting else []
-            self._views.put((key, last, new.head, seat), self._match_view(new, seat, seat_view.view, legal))
+            owes = seat in waiting
+            legal = list(seat_view.legal_actions) if owes else []
+            view = self._match_view(new, seat, seat_view.view, legal, seat_view.decision if owes else b"")
+            self._views.put((key, last, new.head, seat), view)
         if decision.spectator_view is not None:
             spectator = self._match_view(new, None, decision.spectator_view, [])
             self._views.put((key, last, new.head, None), spectator)
@@ -90,14 +93,16 @@ class ViewUseCases(MatchStore):
             return memo  # type: ignore[no-any-return]
         client = self._client(match.game)
         if seat is not None and seat in match.waiting_seats():
-            view, legal = await client.view_and_legal_actions(match.state, seat)
+            view, legal, decision = await client.view_and_legal_actions(match.state, seat)
         else:
-            (view, _), legal = await client.view(match.state, seat), []
-        result = self._match_view(match, seat, view, legal)
+            (view, _), legal, decision = await client.view(match.state, seat), [], b""
+        result = self._match_view(match, seat, view, legal, decision)
         self._views.put(memo_key, result)
         return result
 
-    def _match_view(self, match: Match, seat: int | None, view: bytes, legal: list[bytes]) -> MatchView:
+    def _match_view(
+        self, match: Match, seat: int | None, view: bytes, legal: list[bytes], decision: bytes = b""
+    ) -> MatchView:
         return MatchView(
             game=match.game,
             match_id=match.key.match_id,
@@ -111,6 +116,7 @@ class ViewUseCases(MatchStore):
             players=match.players,
             resigned=tuple(sorted(match.resigned)),
             bots=match.bots,
+            decision=decision,
         )
 
     async def _redact(self, match: Match, seat: int | None, stored: Sequence[StoredEvent]) -> list[EventOut]:
@@ -129,10 +135,16 @@ class ViewUseCases(MatchStore):
             shown = list(shown_list)
         out: list[EventOut] = []
         for entry in stored:
-            payload = shown.pop(0).json if is_game_event(entry.type) else entry.payload
-            receipt = receipt_of(entry)
+            if is_game_event(entry.type):
+                game_event = shown.pop(0)
+                payload, description = game_event.json, game_event.description
+            else:
+                payload, description = entry.payload, gateway_description(entry.payload)
+            actor = acting_seat(entry.actor)
             out.append(
-                EventOut(entry.version, entry.type, acting_seat(entry.actor), payload, entry.time_ms, receipt)
+                EventOut(
+                    entry.version, entry.type, actor, payload, entry.time_ms, receipt_of(entry), description
+                )
             )
         self._redacted.put(memo_key, out)
         return out

@@ -79,8 +79,8 @@ async def _everything(matches: GameMatches, key: MatchKey, after: int, version: 
         view = await matches.get_view(key, viewer, min_version=version)
         events = await matches.events_since(key, viewer, after)
         seen[viewer] = (
-            (view.version, view.view_json, list(view.legal_actions), view.active_seats),
-            [(e.version, e.type, e.actor, e.payload_json, e.receipt) for e in events],
+            (view.version, view.view_json, list(view.legal_actions), view.active_seats, view.decision),
+            [(e.version, e.type, e.actor, e.payload_json, e.receipt, e.description) for e in events],
         )
     return seen
 
@@ -111,7 +111,7 @@ def test_a_watched_action_brings_every_viewers_update_in_its_one_rules_call(
     assert fanned == reference  # byte for byte what the per-seat calls give
     # The card dealt is hidden from all but its receiver (the redaction really is per viewer).
     dealt = {
-        viewer: [p for (_, kind, _, p, _) in events if kind == "card_dealt"]
+        viewer: [p for (_, kind, _, p, _, _) in events if kind == "card_dealt"]
         for viewer, (_, events) in fanned.items()
     }
     receiver = next(
@@ -165,7 +165,7 @@ def test_another_replica_reads_an_append_once_per_match_not_once_per_seat(
     assert store_calls["read"] == 1  # one stream read for three viewers
     for viewer, (view_json, events) in seen.items():
         assert view_json == expected[viewer][0][1]
-        assert events == [(v, p) for (v, _, _, p, _) in expected[viewer][1]]
+        assert events == [(v, p) for (v, _, _, p, _, _) in expected[viewer][1]]
 
 
 def test_validate_with_every_view_returns_each_viewers_events_and_views(targets: dict[str, str]) -> None:

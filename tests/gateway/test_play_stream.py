@@ -392,3 +392,32 @@ def test_a_draining_gateway_ends_the_stream_ok(stack: Stack, channel: grpc.Chann
         assert stream.ended_with() is None  # OK: the client opens it again elsewhere
     finally:
         stack.start_gateway()
+
+
+# -- decisions and descriptions (issue 31) ------------------------------------------------------
+
+
+def test_play_updates_carry_descriptions_and_the_views_decision(
+    channel: grpc.Channel, raws: list[Raw]
+) -> None:
+    created = _match(channel)
+    streams = [_open(channel, raws, s.token, created.match_id) for s in created.seats]
+    first = streams[0].recv()
+    assert first.events[0].type == "match_created"
+    assert first.events[0].description.text == "The match begins with 2 players"
+    views = [first.view if first.HasField("view") else streams[0].until_view(), streams[1].until_view()]
+    for view in views:  # each seat owing a decision gets its own, over its own legal actions
+        assert view.HasField("decision") == bool(view.legal_actions)
+        if view.legal_actions:
+            assert view.decision.seat == view.seat and view.decision.prompt
+            assert sorted(o.action for o in view.decision.options) == list(range(len(view.legal_actions)))
+    seat = _turn(streams, views)
+    decision = views[seat].decision
+    chosen = decision.options[-1].action
+    streams[seat].act(views[seat].legal_actions[chosen], expected_version=views[seat].version)
+    message, before = streams[seat].answer()
+    events = [e for m in [*before, message] for e in m.events]
+    assert events and all(e.description.key and e.description.text for e in events)
+    assert all("{" not in e.description.text for e in events)
+    if message.view.legal_actions:
+        assert len(message.view.decision.options) == len(message.view.legal_actions)

@@ -8,9 +8,21 @@ the PRNG, hidden hands, event redaction and outcomes, in a page.
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 from services.kernel import GameSpec, Outcome, PlayerResult, Rejection, Rng, illegal
+from services.kernel.present import (
+    Choice,
+    Decision,
+    Description,
+    Option,
+    Presentation,
+    arg,
+    describe,
+    seat_arg,
+)
 
 
 class Options(msgspec.Struct, frozen=True, kw_only=True):
@@ -157,6 +169,55 @@ def probe_actions(state: State, player: int) -> list[Action]:
     return [Take(n) for n in range(0, 5)] + [PlayCard(v) for v in range(1, 10)]
 
 
+def decision(state: State, seat: int, actions: Any) -> Decision:
+    """Two steps, as a client walks them: how to take (counters or a card), then how many."""
+    options = []
+    for index, action in enumerate(actions):
+        if isinstance(action, Take):
+            how = Choice("How?", "Take counters")
+            amount = Choice("How many?", f"{action.count} counter{'s' if action.count > 1 else ''}")
+        else:
+            how = Choice("How?", "Play a card")
+            amount = Choice("Which card?", f"Card {action.value}")
+        options.append(Option((how, amount), index))
+    return Decision(seat, f"Take from the pile of {state.pile}", tuple(options), key="nim.take")
+
+
+def describe_event(event: Event, viewer: int | None) -> Description:
+    """A viewer's own hidden card is named to them alone; a deal is bookkeeping."""
+    if isinstance(event, CountersTaken):
+        if event.card is not None:
+            return describe(
+                "nim.card_played",
+                "{player} plays a {card} and takes {count}",
+                seat_arg("player", event.player),
+                arg("card", event.card),
+                arg("count", event.count),
+            )
+        return describe(
+            "nim.counters_taken",
+            "{player} takes {count}",
+            seat_arg("player", event.player),
+            arg("count", event.count),
+        )
+    if event.value is None:
+        return describe(
+            "nim.card_dealt", "{player} draws a card", seat_arg("player", event.player), internal=True
+        )
+    return describe(
+        "nim.card_dealt_to_you",
+        "{player} draws a {card}",
+        seat_arg("player", event.player),
+        arg("card", event.value),
+        internal=True,
+    )
+
+
+PRESENTATION = Presentation(
+    decision=decision, describe=describe_event, components=lambda catalog: None, places=lambda catalog: ()
+)
+
+
 GAME = GameSpec(
     game_id="secret_nim",
     title="Secret Nim (test game)",
@@ -177,4 +238,5 @@ GAME = GameSpec(
     redact_event=redact_event,
     probe_actions=probe_actions,
     resample_hidden=resample_hidden,
+    presentation=PRESENTATION,
 )

@@ -58,7 +58,7 @@ def test_unary_and_session_calls_decide_alike(sessions: int) -> None:
             replayed, _ = await client.apply(state, decision.events)
             assert replayed.state == decision.state.state
             assert await client.legal_actions(decision.state, 1)
-            view, legal = await client.view_and_legal_actions(decision.state, 1)
+            view, legal, _ = await client.view_and_legal_actions(decision.state, 1)
             assert view and legal
         finally:
             await client.close()

@@ -1,0 +1,156 @@
+"""The CLI presents a game by its decisions and descriptions (issue 31): a decision walked step by
+step in numbered menus drives the right legal action, and the event log speaks in descriptions,
+leaving engine bookkeeping out unless asked for everything."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import Iterator
+
+import pytest
+from guildhall.common.v1 import common_pb2
+from guildhall.gateway.v1 import gateway_pb2 as pb
+from rich.console import Console
+
+from guildhall_client import cli
+from guildhall_client.types import Decision, Event, MatchView, WatchUpdate
+
+PLACES = ("Harbour", "Market", "Palace")
+
+
+def _ys_like() -> pb.MatchView:
+    """Ys's shape: which broker (value 1-3), then where; legal actions in a scrambled order."""
+    view = pb.MatchView(match_id="m", game_id="ys", version=4, seat=1, view=b"{}", active_seats=[1])
+    pairs = [(value, place) for place in PLACES for value in (1, 2, 3)]
+    for index, (value, place) in enumerate(pairs):
+        view.legal_actions.append(f'{{"type":"place_broker","value":{value},"place":"{place}"}}'.encode())
+        option = view.decision.options.add(action=index)
+        option.choices.add(step="Which broker?", label=f"Broker {value}")
+        option.choices.add(step="Where?", label=place, kind="place", id=place.lower())
+    view.decision.seat, view.decision.prompt = 1, "Place a broker"
+    return view
+
+
+@pytest.fixture
+def screen(monkeypatch: pytest.MonkeyPatch) -> Iterator[io.StringIO]:
+    out = io.StringIO()
+    monkeypatch.setattr(cli, "console", Console(file=out, width=200, highlight=False))
+    yield out
+
+
+def _answers(monkeypatch: pytest.MonkeyPatch, *lines: str) -> None:
+    given = iter(lines)
+    monkeypatch.setattr(cli, "_read_line", lambda prompt: next(given))
+
+
+def test_a_two_step_menu_drives_the_legal_action_it_names(
+    monkeypatch: pytest.MonkeyPatch, screen: io.StringIO
+) -> None:
+    view = MatchView.from_pb(_ys_like())
+    _answers(monkeypatch, "3", "2")  # broker 3, then the second place
+    index = asyncio.run(cli._choose(view, None))
+    assert isinstance(index, int)
+    assert view.legal_actions[index] == {"type": "place_broker", "value": 3, "place": "Market"}
+    shown = screen.getvalue()
+    assert "Which broker?" in shown and "Where?" in shown and "Broker 3" in shown
+
+
+def test_stepping_back_and_a_wrong_number_ask_again(
+    monkeypatch: pytest.MonkeyPatch, screen: io.StringIO
+) -> None:
+    view = MatchView.from_pb(_ys_like())
+    _answers(monkeypatch, "1", "b", "9", "2", "3")
+    index = asyncio.run(cli._choose(view, None))
+    assert isinstance(index, int)
+    assert view.legal_actions[index] == {"type": "place_broker", "value": 2, "place": "Palace"}
+    assert "Type a number from 1 to 3." in screen.getvalue()
+
+
+def test_a_step_with_one_choice_is_taken_without_asking(
+    monkeypatch: pytest.MonkeyPatch, screen: io.StringIO
+) -> None:
+    message = _ys_like()
+    keep = [i for i, o in enumerate(message.decision.options) if o.choices[1].label == "Palace"]
+    decision = Decision.from_pb(message.decision)
+    only_palace = Decision(decision.seat, decision.prompt, tuple(decision.options[i] for i in keep))
+    _answers(monkeypatch, "1")
+    view = MatchView.from_pb(message)
+    index = asyncio.run(cli._decide(only_palace))
+    assert view.legal_actions[index] == {"type": "place_broker", "value": 1, "place": "Palace"}
+
+
+def test_without_a_decision_the_legal_actions_are_numbered(
+    monkeypatch: pytest.MonkeyPatch, screen: io.StringIO
+) -> None:
+    message = _ys_like()
+    message.ClearField("decision")
+    view = MatchView.from_pb(message)
+    assert view.decision is None
+    _answers(monkeypatch, "r")
+    assert asyncio.run(cli._choose(view, None)) == "resign"
+    assert "9." in screen.getvalue()
+
+
+def _event(version: int, text: str, *, internal: bool = False, described: bool = True) -> Event:
+    message = pb.MatchEvent(
+        version=version, type="thing_happened", actor=0, json=b'{"type":"thing_happened"}'
+    )
+    if described:
+        message.description.CopyFrom(
+            common_pb2.Description(key="k", text=text, template=text, internal=internal)
+        )
+    return Event.from_pb(message)
+
+
+def test_the_log_speaks_in_descriptions_and_hides_bookkeeping_unless_asked(screen: io.StringIO) -> None:
+    update = WatchUpdate(
+        [
+            _event(2, "Player 1 takes 3"),
+            _event(3, "Deck shuffled", internal=True),
+            _event(4, "", described=False),
+        ],
+        MatchView.from_pb(_ys_like()),
+    )
+    cli._print_events(update)
+    log = screen.getvalue()
+    assert "Player 1 takes 3" in log and "Deck shuffled" not in log
+    assert "thing happened" in log  # no description: the type and fields, as before
+    screen.truncate(0)
+    cli._print_events(update, show_all=True)
+    assert "Deck shuffled" in screen.getvalue()
+
+
+def test_a_description_renders_with_other_seat_names() -> None:
+    message = common_pb2.Description(key="k", text="Player 2 resigns", template="{player} resigns")
+    message.args.add(name="player", text="Player 2", kind="seat", id="1")
+    event = pb.MatchEvent(version=1, type="seat_resigned", actor=-1, json=b"{}", description=message)
+    described = Event.from_pb(event).description
+    assert described is not None
+    assert described.render() == "Player 2 resigns"
+    assert described.render({1: "You"}) == "You resigns"
+
+
+def test_the_kernels_plain_fallback_gives_way_to_actions_named_from_the_game_data(
+    monkeypatch: pytest.MonkeyPatch, screen: io.StringIO
+) -> None:
+    message = _ys_like()
+    message.ClearField("decision")
+    message.decision.seat, message.decision.prompt = 1, "Choose an action"
+    for index in range(len(message.legal_actions)):
+        message.decision.options.add(action=index).choices.add(step="Action", label=f"place broker {index}")
+    _answers(monkeypatch, "4")
+    assert asyncio.run(cli._choose(MatchView.from_pb(message), None)) == 3
+    shown = screen.getvalue()
+    assert "place broker 3" not in shown and "Harbour" in shown  # the legal actions, numbered
+    plain = pb.MatchEvent(
+        version=5, type="broker_placed", actor=1, json=b'{"type":"broker_placed","place":"x"}'
+    )
+    plain.description.CopyFrom(
+        common_pb2.Description(
+            key="broker_placed", text="broker placed place x", template="broker placed place x"
+        )
+    )
+    screen.truncate(0)
+    cli._print_events(WatchUpdate([Event.from_pb(plain)], MatchView.from_pb(message)))
+    assert "[seat 1] broker placed" in screen.getvalue()
