@@ -10,6 +10,7 @@ Decisions (question -> decision):
   wins: later edits of that tenant in the file are ignored (a warning names them). Operators'
   keys (the file's "operators" section) stay in the file: they are platform credentials, not
   tenant state, and a Secret is the right home for them.
+- A Redis without the version counter (new, or flushed) is seeded from the file again.
 - How does a change reach every replica within 2 s? Every write bumps `gh:{admin}:version` and
   publishes it on `gh:admin:changed` in the same script. Each replica listens (plain Redis) and
   also polls the counter every POLL_S as the safety net (a lost message, a reconnect, a Redis
@@ -206,10 +207,14 @@ class TenantRegistry:
         self.version = -1
         self.tenants: dict[str, Tenant] = {}
         self.applied_at = 0.0  # monotonic time of the last applied change (logs, tests)
+        self._seed: Mapping[str, Any] | None = None
 
     async def refresh(self, *, force: bool = False) -> bool:
         """Reload if the version moved (or `force`); True when a new set was applied."""
         version = await self.records.version()
+        if version == 0 and self._seed:  # a Redis that is new, or lost everything: seeded again
+            await self.records.seed(self._seed)
+            version, force = await self.records.version(), True
         if version == self.version and not force:
             return False
         records = await self.records.all()
@@ -241,6 +246,7 @@ class TenantRegistry:
 
     async def start(self, seed: Mapping[str, Any] | None) -> dict[str, Tenant]:
         """Seed from the tenants file, then load: the tenants this replica starts with."""
+        self._seed = seed
         if seed:
             seeded = await self.records.seed(seed)
             if seeded:
