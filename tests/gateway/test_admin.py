@@ -288,3 +288,91 @@ def test_usage_is_counted_flushed_and_read_per_hour_and_day(stack: Stack) -> Non
     assert day["actions_accepted"] >= 1
     assert day["events_stored"] >= 3 and day["bytes_stored"] > 100
     assert usage("hour") == day  # the same counts by the hour, today
+
+
+def tenant_keys(client: redis.Redis, tenant: str) -> list[bytes]:
+    return [k for pattern in tenant_patterns(tenant) for k in client.scan_iter(match=pattern)]
+
+
+def test_delete_tenant_refused_while_running_then_forced_archives_verifies_and_removes_every_key(
+    stack: Stack,
+) -> None:
+    create_tenant(stack, "leaving")
+    key = new_key(stack, "leaving")
+    within(lambda: lists_games(stack.gateway_targets[1], key))
+    finished = play_a_little(stack.gateway_targets[0], key)
+    running = gw_stub(stack.gateway_targets[1]).CreateMatch(
+        gateway_pb2.CreateMatchRequest(game_id=GAME, players=["ann", "bob"]), metadata=bearer(key)
+    )
+    client = redis.Redis.from_url(stack.redis_url)
+    rival_before = sorted(tenant_keys(client, "rival")) + sorted(tenant_keys(client, "acme"))
+    assert tenant_keys(client, "leaving")
+    admin = admin_stub(stack.gateway_targets[0])
+    md = bearer(stack.admin_key)
+    with pytest.raises(grpc.RpcError) as refusal:
+        admin.DeleteTenant(pb.DeleteTenantRequest(tenant_id="leaving"), metadata=md)
+    assert refusal.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "running" in (refusal.value.details() or "")
+    assert lists_games(stack.gateway_targets[0], key)  # refused: nothing changed
+    report = admin.DeleteTenant(pb.DeleteTenantRequest(tenant_id="leaving", force=True), metadata=md)
+    assert report.matches_archived == 2 and report.running_matches_archived == 1
+    assert report.archive_verified and report.keys_deleted > 0 and report.events_archived > 0
+    assert tenant_keys(client, "leaving") == []  # SCAN: nothing of the tenant is left
+    assert sorted(tenant_keys(client, "rival")) + sorted(tenant_keys(client, "acme")) == rival_before
+    archive = DirectoryArchive(Path(stack.work_dir) / "archive")
+    for match_id in (finished, running.match_id):
+        blob = archive.get(archive_name(MatchKey("leaving", match_id)))
+        assert blob is not None and decode(blob).audit().ok
+    for target in stack.gateway_targets:
+        within(lambda t=target: refused(t, key))
+    assert code_of(lambda: admin.GetTenant(pb.GetTenantRequest(tenant_id="leaving"), metadata=md)) == (
+        grpc.StatusCode.NOT_FOUND
+    )
+
+
+def test_every_admin_action_is_in_the_chained_log_and_an_edited_entry_is_detected(stack: Stack) -> None:
+    create_tenant(stack, "logged")
+    key = new_key(stack, "logged", key_id="secretive")
+    admin = admin_stub(stack.gateway_targets[1])
+    md = bearer(stack.admin_key)
+    log = admin.ListAdminLog(pb.ListAdminLogRequest(limit=1000), metadata=md)
+    assert log.chain_ok, log.chain_problem
+    mine = [e for e in log.entries if e.tenant_id == "logged"]
+    assert [e.action for e in mine] == ["create_tenant", "create_key"]
+    assert all(e.operator_key_id == "stack-admin" and e.time_ms > 0 for e in mine)
+    assert key not in json.dumps([e.after_json for e in log.entries])  # the key itself is never logged
+    from gateway.auth import hash_key
+
+    assert hash_key(key) in mine[1].after_json and mine[1].before_json != mine[1].after_json
+    later = admin.ListAdminLog(pb.ListAdminLogRequest(after_version=mine[0].version, limit=1), metadata=md)
+    assert [e.version for e in later.entries] == [mine[1].version]
+    # Tamper: rewrite the stream with one entry's payload changed (a forged "after").
+    client = redis.Redis.from_url(stack.redis_url)
+    entries = client.xrange("gh:{admin}:log")
+    import msgspec
+
+    target_id, fields = entries[mine[0].version - 1]
+    record = list(msgspec.msgpack.decode(fields[b"e"]))
+    record[1] = record[1].replace(b'"logged"', b'"forged"')
+    pipe = client.pipeline(transaction=True)
+    pipe.delete("gh:{admin}:log")
+    for entry_id, entry_fields in entries:
+        value = msgspec.msgpack.encode(record) if entry_id == target_id else entry_fields[b"e"]
+        pipe.xadd("gh:{admin}:log", {"e": value}, id=entry_id)
+    pipe.execute()
+    tampered = admin.ListAdminLog(pb.ListAdminLogRequest(limit=1), metadata=md)
+    assert not tampered.chain_ok and tampered.first_bad_version == mine[0].version
+
+
+def test_every_admin_rpc_is_in_the_scope_table_and_served_over_connect() -> None:
+    """Connect (HTTP) serves the same servicer: every AdminService RPC is mapped, admin scope only."""
+    from gateway.admin.service import AdminServicer
+    from gateway.auth import ADMIN, SCOPES
+    from gateway.connect import ConnectService
+    from guildhall.admin.v1.admin_pb2_grpc import AdminServiceServicer
+
+    service = pb.DESCRIPTOR.services_by_name["AdminService"]
+    names = [m.name for m in service.methods]
+    assert all(SCOPES[name] == frozenset({ADMIN}) for name in names)
+    adapter = ConnectService(AdminServicer.__new__(AdminServicer), service, AdminServiceServicer)
+    assert adapter.rpcs == names
