@@ -19,9 +19,9 @@ from guildhall.admin.v1 import admin_pb2_grpc
 from guildhall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
 from devstack.stack import Stack, TenantSpec
+from gateway.admin.offboard import tenant_patterns
 from gateway.archive import DirectoryArchive, archive_name, decode
 from gateway.eventstore.base import MatchKey
-from gateway.admin.offboard import tenant_patterns
 
 GAME = "rattus_cartus"
 PROPAGATION_S = 2.0  # the bound the issue sets: every replica applies a change within it
@@ -73,9 +73,9 @@ def within(check: Callable[[], bool], bound_s: float = PROPAGATION_S) -> float:
 
 
 def lists_games(target: str, key: str) -> bool:
-    return code_of(lambda: gw_stub(target).ListGames(gateway_pb2.ListGamesRequest(), metadata=bearer(key))) == (
-        grpc.StatusCode.OK
-    )
+    return code_of(
+        lambda: gw_stub(target).ListGames(gateway_pb2.ListGamesRequest(), metadata=bearer(key))
+    ) == (grpc.StatusCode.OK)
 
 
 def refused(target: str, key: str) -> bool:
@@ -101,7 +101,10 @@ def test_tenant_crud_and_settings(stack: Stack) -> None:
     admin = admin_stub(stack.gateway_targets[1])
     md = bearer(stack.admin_key)
     created = create_tenant(
-        stack, "crud", quotas=pb.Quotas(active_matches=7), turn_timer=pb.TurnTimer(seconds=30, policy="forfeit")
+        stack,
+        "crud",
+        quotas=pb.Quotas(active_matches=7),
+        turn_timer=pb.TurnTimer(seconds=30, policy="forfeit"),
     )
     assert created.quotas.active_matches == 7 and created.quotas.open_tickets == 1000  # defaults filled in
     assert created.turn_timer.seconds == 30 and created.turn_timer.policy == "forfeit"
@@ -113,7 +116,10 @@ def test_tenant_crud_and_settings(stack: Stack) -> None:
                 quotas=pb.Quotas(actions_per_second=5),
                 bots=pb.BotSettings(ticket_wait_seconds=12),
                 webhooks_json=json.dumps(
-                    {"secrets": ["whsec_admin_test_secret_01"], "endpoints": [{"id": "m", "url": "https://x.test/h"}]}
+                    {
+                        "secrets": ["whsec_admin_test_secret_01"],
+                        "endpoints": [{"id": "m", "url": "https://x.test/h"}],
+                    }
                 ),
             ),
         ),
@@ -127,7 +133,8 @@ def test_tenant_crud_and_settings(stack: Stack) -> None:
     listed = admin.ListTenants(pb.ListTenantsRequest(), metadata=md).tenants
     assert {"acme", "rival", "crud"} <= {t.tenant_id for t in listed}  # the file seeded acme, rival
     removed = admin.UpdateTenant(
-        pb.UpdateTenantRequest(tenant_id="crud", settings=pb.TenantSettings(webhooks_json="null")), metadata=md
+        pb.UpdateTenantRequest(tenant_id="crud", settings=pb.TenantSettings(webhooks_json="null")),
+        metadata=md,
     ).tenant
     assert removed.webhooks_json == ""
 
@@ -138,24 +145,37 @@ def test_bad_input(stack: Stack) -> None:
     assert code_of(lambda: admin.GetTenant(pb.GetTenantRequest(tenant_id="nobody"), metadata=md)) == (
         grpc.StatusCode.NOT_FOUND
     )
-    assert code_of(
-        lambda: admin.RevokeApiKey(pb.RevokeApiKeyRequest(tenant_id="nobody", key_id="k1"), metadata=md)
-    ) == grpc.StatusCode.NOT_FOUND
-    assert code_of(
-        lambda: admin.GetUsage(pb.GetUsageRequest(tenant_id="nobody", start="2024-01-01"), metadata=md)
-    ) == grpc.StatusCode.NOT_FOUND
+    assert (
+        code_of(
+            lambda: admin.RevokeApiKey(pb.RevokeApiKeyRequest(tenant_id="nobody", key_id="k1"), metadata=md)
+        )
+        == grpc.StatusCode.NOT_FOUND
+    )
+    assert (
+        code_of(
+            lambda: admin.GetUsage(pb.GetUsageRequest(tenant_id="nobody", start="2024-01-01"), metadata=md)
+        )
+        == grpc.StatusCode.NOT_FOUND
+    )
     for quotas in (pb.Quotas(active_matches=0), pb.Quotas(actions_per_second=-1)):
         update = pb.UpdateTenantRequest(tenant_id="acme", settings=pb.TenantSettings(quotas=quotas))
-        assert code_of(lambda: admin.UpdateTenant(update, metadata=md)) == grpc.StatusCode.INVALID_ARGUMENT
+        assert code_of(lambda u=update: admin.UpdateTenant(u, metadata=md)) == grpc.StatusCode.INVALID_ARGUMENT
     bad_timer = pb.UpdateTenantRequest(
         tenant_id="acme", settings=pb.TenantSettings(turn_timer=pb.TurnTimer(policy="explode"))
     )
     assert code_of(lambda: admin.UpdateTenant(bad_timer, metadata=md)) == grpc.StatusCode.INVALID_ARGUMENT
     assert code_of(lambda: create_tenant(stack, "bad id!")) == grpc.StatusCode.INVALID_ARGUMENT
-    assert code_of(
-        lambda: admin.CreateApiKey(pb.CreateApiKeyRequest(tenant_id="acme", scopes=["admin"]), metadata=md)
-    ) == grpc.StatusCode.INVALID_ARGUMENT  # a tenant key never gets an operator scope
-    assert admin.GetTenant(pb.GetTenantRequest(tenant_id="acme"), metadata=md).tenant.quotas.active_matches > 0
+    assert (
+        code_of(
+            lambda: admin.CreateApiKey(
+                pb.CreateApiKeyRequest(tenant_id="acme", scopes=["admin"]), metadata=md
+            )
+        )
+        == grpc.StatusCode.INVALID_ARGUMENT
+    )  # a tenant key never gets an operator scope
+    assert (
+        admin.GetTenant(pb.GetTenantRequest(tenant_id="acme"), metadata=md).tenant.quotas.active_matches > 0
+    )
 
 
 def test_non_admin_credentials_are_denied(stack: Stack) -> None:
@@ -166,11 +186,14 @@ def test_non_admin_credentials_are_denied(stack: Stack) -> None:
         )
     assert code_of(lambda: admin.ListTenants(pb.ListTenantsRequest())) == grpc.StatusCode.UNAUTHENTICATED
     # and the admin key is no tenant's: it cannot play
-    assert code_of(
-        lambda: gw_stub(stack.gateway_targets[0]).ListGames(
-            gateway_pb2.ListGamesRequest(), metadata=bearer(stack.admin_key)
+    assert (
+        code_of(
+            lambda: gw_stub(stack.gateway_targets[0]).ListGames(
+                gateway_pb2.ListGamesRequest(), metadata=bearer(stack.admin_key)
+            )
         )
-    ) == grpc.StatusCode.PERMISSION_DENIED
+        == grpc.StatusCode.PERMISSION_DENIED
+    )
 
 
 def test_a_created_key_works_at_once_on_both_replicas_and_a_revoked_one_is_refused_within_2s(
@@ -181,9 +204,11 @@ def test_a_created_key_works_at_once_on_both_replicas_and_a_revoked_one_is_refus
     # At once on the replica that created it, and within the bound on the other.
     assert lists_games(stack.gateway_targets[0], key)
     within(lambda: lists_games(stack.gateway_targets[1], key))
-    listed = admin_stub(stack.gateway_targets[1]).ListApiKeys(
-        pb.ListApiKeysRequest(tenant_id="keys"), metadata=bearer(stack.admin_key)
-    ).keys
+    listed = (
+        admin_stub(stack.gateway_targets[1])
+        .ListApiKeys(pb.ListApiKeysRequest(tenant_id="keys"), metadata=bearer(stack.admin_key))
+        .keys
+    )
     assert [k.key_id for k in listed] == ["app"] and listed[0].sha256_prefix and listed[0].created_ms > 0
     admin_stub(stack.gateway_targets[0]).RevokeApiKey(
         pb.RevokeApiKeyRequest(tenant_id="keys", key_id="app"), metadata=bearer(stack.admin_key)
@@ -366,10 +391,11 @@ def test_every_admin_action_is_in_the_chained_log_and_an_edited_entry_is_detecte
 
 def test_every_admin_rpc_is_in_the_scope_table_and_served_over_connect() -> None:
     """Connect (HTTP) serves the same servicer: every AdminService RPC is mapped, admin scope only."""
+    from guildhall.admin.v1.admin_pb2_grpc import AdminServiceServicer
+
     from gateway.admin.service import AdminServicer
     from gateway.auth import ADMIN, SCOPES
     from gateway.connect import ConnectService
-    from guildhall.admin.v1.admin_pb2_grpc import AdminServiceServicer
 
     service = pb.DESCRIPTOR.services_by_name["AdminService"]
     names = [m.name for m in service.methods]

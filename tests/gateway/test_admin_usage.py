@@ -49,7 +49,9 @@ class Counting:
         raise AssertionError(f"the meter called redis.{name} outside a pipeline")
 
 
-def test_counting_makes_no_redis_call_and_one_flush_is_one_round_trip(redis_url: str, redis_client: redis.Redis) -> None:
+def test_counting_makes_no_redis_call_and_one_flush_is_one_round_trip(
+    redis_url: str, redis_client: redis.Redis
+) -> None:
     async def run() -> tuple[Counting, int]:
         client = aioredis.Redis.from_url(redis_url)
         counting = Counting(client)
@@ -70,7 +72,9 @@ def test_counting_makes_no_redis_call_and_one_flush_is_one_round_trip(redis_url:
     assert sent == 6  # acme: five counters, rival: one
     at = datetime.fromtimestamp(NOW, UTC)
     for granularity in (HOUR, DAY):
-        stored = {k.decode(): int(v) for k, v in redis_client.hgetall(usage_key("acme", granularity, at)).items()}
+        stored = {
+            k.decode(): int(v) for k, v in redis_client.hgetall(usage_key("acme", granularity, at)).items()
+        }
         assert stored == {
             "matches_created": 1,
             "matches_finished": 1,
@@ -114,7 +118,9 @@ def test_a_failed_flush_keeps_its_counts_for_the_next(redis_url: str, redis_clie
     assert redis_client.hget(usage_key("acme", DAY, at), "actions_accepted") == b"4"
 
 
-def test_open_streams_are_charged_at_every_flush_not_only_when_they_end(redis_url: str, redis_client: redis.Redis) -> None:
+def test_open_streams_are_charged_at_every_flush_not_only_when_they_end(
+    redis_url: str, redis_client: redis.Redis
+) -> None:
     now = [NOW]
 
     async def run() -> None:
