@@ -159,7 +159,9 @@ def test_bad_input(stack: Stack) -> None:
     )
     for quotas in (pb.Quotas(active_matches=0), pb.Quotas(actions_per_second=-1)):
         update = pb.UpdateTenantRequest(tenant_id="acme", settings=pb.TenantSettings(quotas=quotas))
-        assert code_of(lambda u=update: admin.UpdateTenant(u, metadata=md)) == grpc.StatusCode.INVALID_ARGUMENT
+        assert code_of(lambda u=update: admin.UpdateTenant(u, metadata=md)) == (
+            grpc.StatusCode.INVALID_ARGUMENT
+        )
     bad_timer = pb.UpdateTenantRequest(
         tenant_id="acme", settings=pb.TenantSettings(turn_timer=pb.TurnTimer(policy="explode"))
     )
