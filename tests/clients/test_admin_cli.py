@@ -87,8 +87,10 @@ def test_onboard_bill_revoke_log_and_offboard_from_the_terminal(stack: Stack) ->
             break
         time.sleep(0.3)
     assert rows[0]["tenant"] == "shop" and rows[0]["period"] == today
-    assert int(rows[0]["matches_created"]) == 1 and int(rows[0]["actions_accepted"]) >= 1
-    as_json = json.loads(admin(stack, "usage", "--tenant", "shop", "--from", today, "--format", "json").stdout)
+    assert int(rows[0]["matches_created"]) == 1
+    assert int(rows[0]["actions_accepted"]) >= 1
+    json_out = admin(stack, "usage", "--tenant", "shop", "--from", today, "--format", "json").stdout
+    as_json = json.loads(json_out)
     assert as_json[0]["events_stored"] == int(rows[0]["events_stored"])
     hourly = admin(stack, "usage", "--tenant", "shop", "--from", today, "--granularity", "hour").stdout
     assert re.search(rf"shop,{today}T\d\d,1,", hourly)
