@@ -117,6 +117,7 @@ class Stack:
         # operator's (webhook dead letters) and the bot workers' (`bot_workers` of them started).
         self.operator_key = ""
         self.botworker_key = ""
+        self.admin_key = ""
         self._bot_workers = bot_workers
         self._bot_think_s = bot_think_s
         self.bot_workers: list[BotWorkerProcess] = []
@@ -274,11 +275,13 @@ class Stack:
         from gateway.auth import hash_key, new_api_key
 
         self.operator_key, self.botworker_key = new_api_key(), new_api_key()
+        self.admin_key = new_api_key()  # issue 34: the admin API (guildhall admin ...)
         document = json.loads(path.read_text())
         document["operators"] = {
             "keys": [
                 {"id": "stack-operator", "sha256": hash_key(self.operator_key), "scopes": ["operator"]},
                 {"id": "stack-bots", "sha256": hash_key(self.botworker_key), "scopes": ["botworker"]},
+                {"id": "stack-admin", "sha256": hash_key(self.admin_key), "scopes": ["admin"]},
             ]
         }
         path.write_text(json.dumps(document, indent=2) + "\n")

@@ -40,6 +40,7 @@ PUBLIC = "public"  # no credentials needed
 # Platform-wide keys (the tenants file's "operators" section, issue 23), not a tenant's:
 OPERATOR = "operator"  # lists and replays any tenant's webhook dead letters
 BOTWORKER = "botworker"  # the platform's bot worker: leases bot seats and their tokens
+ADMIN = "admin"  # issue 34: the admin API (gateway/admin/): tenants, keys, usage, offboarding, the log
 
 # What each scope may call: the one place this is decided (tests call every RPC with every scope).
 SCOPES: Mapping[str, frozenset[str]] = {
@@ -72,9 +73,17 @@ SCOPES: Mapping[str, frozenset[str]] = {
     "ClaimBotSeats": frozenset({BOTWORKER}),
     "RenewBotSeats": frozenset({BOTWORKER}),
     "ReleaseBotSeats": frozenset({BOTWORKER}),
+    # issue 34: guildhall.admin.v1.AdminService (gateway/admin/service.py), the operator plane
+    **{
+        rpc: frozenset({ADMIN})
+        for rpc in (
+            "CreateTenant", "UpdateTenant", "GetTenant", "ListTenants", "SuspendTenant", "ResumeTenant",
+            "DeleteTenant", "CreateApiKey", "ListApiKeys", "RevokeApiKey", "GetUsage", "ListAdminLog",
+        )
+    },  # fmt: skip
 }
 KEY_SCOPES = frozenset({TENANT, AUDITOR})  # the scopes an API key may be given
-OPERATOR_SCOPES = frozenset({OPERATOR, BOTWORKER})  # the scopes of an operators' key
+OPERATOR_SCOPES = frozenset({OPERATOR, BOTWORKER, ADMIN})  # the scopes of an operators' key
 
 API_KEY_PREFIX = "ghk_"
 TOKEN_PREFIX = "ght1."
@@ -140,6 +149,7 @@ class Tenant:
     turn_timer: TurnTimerDefault = field(default_factory=TurnTimerDefault)
     webhooks: WebhookConfig | None = None  # issue 23: where and what to deliver, if anywhere
     bot_wait_s: float = 30.0  # a ticket asking for bots without a wait of its own waits this long
+    suspended: bool = False  # issue 34: every key and token of the tenant refused (gateway/admin/)
 
 
 class TenantsError(ValueError):
@@ -376,11 +386,24 @@ class Authenticator:
     ) -> None:
         self.tenants = dict(tenants)
         self.tokens = tokens
-        self._keys = {key.sha256: key for tenant in tenants.values() for key in tenant.keys}
-        for key in operators:  # platform-wide keys: no tenant, only the operator scopes
-            if key.sha256 in self._keys:
+        self._operators = tuple(operators)
+        self._keys = self._key_table(self.tenants)
+
+    def _key_table(self, tenants: Mapping[str, Tenant]) -> dict[str, ApiKey]:
+        keys = {key.sha256: key for tenant in tenants.values() for key in tenant.keys}
+        for key in self._operators:  # platform-wide keys: no tenant, only the operator scopes
+            if key.sha256 in keys:
                 raise TenantsError(f"operator key {key.key_id!r}: the same key hash is configured twice")
-            self._keys[key.sha256] = key
+            keys[key.sha256] = key
+        return keys
+
+    def replace_tenants(self, tenants: Mapping[str, Tenant]) -> None:
+        """Issue 34: the tenants as the admin registry now has them (gateway/admin/registry.py);
+        the next call is judged by them. The dict is updated in place: its readers keep it."""
+        keys = self._key_table(tenants)
+        self.tenants.clear()
+        self.tenants.update(tenants)
+        self._keys = keys
 
     def authenticate(self, metadata: Sequence[tuple[str, str | bytes]] | None, rpc: str) -> Principal:
         """The caller of `rpc`, allowed to call it; AuthError otherwise."""
@@ -399,8 +422,13 @@ class Authenticator:
             if key is None:
                 raise unauthenticated("unknown API key")
             principal = Principal(key.tenant, key.scopes, key_id=key.key_id)
+            if key.tenant and key.tenant not in self.tenants:
+                raise unauthenticated("unknown API key")
         else:
             raise unauthenticated("the credential is neither an API key (ghk_...) nor a token (ght1....)")
+        tenant = self.tenants.get(principal.tenant)
+        if tenant is not None and tenant.suspended:
+            raise denied(f"tenant suspended: {principal.tenant!r} is suspended by the operator")
         if not principal.scopes & allowed:
             have = ", ".join(sorted(principal.scopes))
             raise denied(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import os
 import time
 from collections.abc import Mapping, Sequence
@@ -39,6 +40,7 @@ from gateway.wire import MAX_REQUEST_BYTES
 _log = structlog.get_logger("gateway")
 
 RULES_PREFIX = "RULES_"
+ADMIN_SERVICE = "guildhall.admin.v1.AdminService"
 GRPC_OPTIONS = [
     ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
     ("grpc.max_send_message_length", 64 * 1024 * 1024),
@@ -110,6 +112,9 @@ class Config:
     max_streams_per_token: int = DEFAULT_PER_TOKEN
     max_streams_per_spectator_token: int = DEFAULT_PER_SPECTATOR_TOKEN
     max_streams_per_tenant: int = DEFAULT_PER_TENANT
+    # Issue 34: usage counters kept this many days; each replica flushes its counts this often.
+    usage_retention_days: int = 400
+    usage_flush_s: float = 5.0
 
     @staticmethod
     def rules_from_env(env: Mapping[str, str]) -> dict[str, str]:
@@ -385,6 +390,8 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         max_streams_per_token=args.max_streams_per_token,
         max_streams_per_spectator_token=args.max_streams_per_spectator_token,
         max_streams_per_tenant=args.max_streams_per_tenant,
+        usage_retention_days=int(env.get("USAGE_RETENTION_DAYS", "400")),
+        usage_flush_s=float(env.get("USAGE_FLUSH_SECONDS", "5")),
     )
 
 
@@ -509,13 +516,31 @@ class Gateway:
             _log.warning("no SIGNING_KEYS_DIR: receipts and tokens are signed by a throwaway key")
             keyring = KeyRing.generate()
         tenants: dict[str, Tenant] = load_tenants(config.tenants_file) if config.tenants_file else {}
-        if not tenants:
-            _log.warning("no tenants configured (TENANTS_FILE): every authenticated call will fail")
         operators = load_operators(config.tenants_file) if config.tenants_file else ()
         policy = AddressPolicy.from_setting(config.webhook_allow_networks)
         _check_webhook_urls(tenants, config.webhook_allow_http, policy)
         redis, subscriber = redis_clients(config.redis_url, config.redis_cluster, config.redis_timeout_s)
         self.redis = redis
+        # Issue 34: the tenants file seeds Redis; Redis's tenants are the ones served from now on,
+        # kept current on every replica (gateway/admin/registry.py).
+        from gateway.admin.registry import OpenStreams, TenantRegistry
+        from gateway.admin.usage import UsageMeter
+
+        usage = UsageMeter(redis, retention_days=config.usage_retention_days, flush_s=config.usage_flush_s)
+        open_streams = OpenStreams(on_open=usage.stream_opened, on_close=usage.stream_closed)
+        applied: list[Any] = []  # the Authenticator, once built
+
+        def apply_tenants(fresh: dict[str, Tenant]) -> None:
+            tenants.clear()
+            tenants.update(fresh)
+            for auth_ in applied:
+                auth_.replace_tenants(fresh)
+
+        registry = TenantRegistry(redis, apply_tenants, streams=open_streams, listen=not config.redis_cluster)
+        seed = json.loads(Path(config.tenants_file).read_text()) if config.tenants_file else None
+        await registry.start(seed)
+        if not tenants:
+            _log.warning("no tenants (none in TENANTS_FILE nor in Redis): add one with guildhall admin")
         self._closers.append(redis)
         if subscriber is not redis:
             self._closers.append(subscriber)
@@ -552,9 +577,11 @@ class Gateway:
             lease_s=config.webhook_lease_s,
             grace_s=config.webhook_grace_s,
         )
+        webhooks.usage = usage
         store = HookedEventStore(
             redis,
             webhooks,
+            usage=usage,
             wait_replicas=config.redis_wait_replicas,
             wait_timeout_ms=config.redis_wait_timeout_ms,
         )
@@ -572,6 +599,7 @@ class Gateway:
         metrics.watch_caches(matches.caches)
         tokens = Tokens(keyring.sign, keyring.verify)
         auth = Authenticator(tenants, tokens, operators)
+        applied.append(auth)
         quotas = Quotas(redis)
         # Announced versions are checked against the store before watchers trust them (issue 22).
         hub = WatchHub(
@@ -610,6 +638,7 @@ class Gateway:
                 per_tenant=config.max_streams_per_tenant,
                 per_spectator_token=config.max_streams_per_spectator_token,
             ),
+            open_streams=open_streams,
         )
 
         # Protobuf garbage is INVALID_ARGUMENT, not grpc.aio's UNKNOWN (gateway/undecodable.py).
@@ -621,7 +650,9 @@ class Gateway:
         self.health = health_aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
         service_name = gateway_pb2.DESCRIPTOR.services_by_name["GatewayService"].full_name
-        reflection.enable_server_reflection((service_name, reflection.SERVICE_NAME), server)
+        # Issue 34: the operator plane on the same port (gateway/admin/).
+        admin_servicer = self._admin_servicer(server, auth, registry, usage, archive)
+        reflection.enable_server_reflection((service_name, ADMIN_SERVICE, reflection.SERVICE_NAME), server)
         self.port = server.add_insecure_port(f"{config.host}:{config.port}")
         if not self.port:
             raise SystemExit(f"cannot bind {config.host}:{config.port}")
@@ -630,10 +661,11 @@ class Gateway:
         for name in ("", service_name):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
         if config.http_port:  # the same servicer over Connect (gateway/connect.py)
-            from gateway.connect import HttpApp, HttpServer, build_connect_app
+            from gateway.connect import HttpApp, HttpServer, build_admin_connect_app, build_connect_app
 
             app = HttpApp(
                 build_connect_app(servicer),
+                admin_app=build_admin_connect_app(admin_servicer),
                 cors_origins=config.cors_origins,
                 web_dir=config.web_dir or None,
                 stopping=self.draining,
@@ -680,6 +712,8 @@ class Gateway:
             ),
             asyncio.create_task(self._refresh_gauges(quotas, matchmaker, tenants, games), name="gauges"),
             metrics.watch_runtime(self.stopping),
+            asyncio.create_task(registry.run(self.stopping), name="tenants"),
+            asyncio.create_task(usage.run(self.stopping), name="usage"),
         ]
         if archive is not None and config.archive_retention_s > 0:
             self._tasks.append(self._sweep(archive, tenants))
@@ -694,6 +728,36 @@ class Gateway:
             signing_key=keyring.active,
         )
         return self.port
+
+    def _admin_servicer(self, server: Any, auth: Any, registry: Any, usage: Any, archive: Any) -> Any:
+        """guildhall.admin.v1.AdminService on the gRPC server (issue 34); returns the servicer."""
+        from guildhall.admin.v1 import admin_pb2_grpc
+
+        from gateway.admin.log import AdminLog
+        from gateway.admin.service import AdminPorts, AdminServicer
+        from gateway.admin.usecases import Admin
+
+        config = self.config
+
+        def blocking_client() -> Any:
+            import redis as blocking
+            from redis.cluster import RedisCluster
+
+            kind = RedisCluster if config.redis_cluster else blocking.Redis
+            return kind.from_url(config.redis_url, socket_timeout=max(config.redis_timeout_s, 30.0))
+
+        admin = Admin(
+            registry.records,
+            AdminLog(self.redis),
+            usage,
+            registry,
+            archive=archive,
+            blocking_client=blocking_client,
+            allow_http_webhooks=config.webhook_allow_http,
+        )
+        servicer = AdminServicer(AdminPorts(auth, admin))
+        admin_pb2_grpc.add_AdminServiceServicer_to_server(servicer, server)
+        return servicer
 
     def _sweep(self, archive: Any, tenants: Mapping[str, Tenant]) -> asyncio.Task[None]:
         """Retention (gateway/retention.py): this replica's sweeper, on a blocking client of its own."""

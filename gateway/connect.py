@@ -115,11 +115,11 @@ class ConnectService:
     """GatewayService for connect-python: each unary and server-streaming RPC, by its generated
     snake_case name, calls the gRPC servicer's method of the same RPC."""
 
-    def __init__(self, servicer: Any) -> None:
+    def __init__(self, servicer: Any, service: Any = SERVICE, base: type = GatewayServiceServicer) -> None:
         self.rpcs: list[str] = []
-        for method in SERVICE.methods:
+        for method in service.methods:
             handler = getattr(servicer, method.name, None)
-            if getattr(type(servicer), method.name, None) is getattr(GatewayServiceServicer, method.name, 0):
+            if getattr(type(servicer), method.name, None) is getattr(base, method.name, 0):
                 handler = None  # the generated base's placeholder
             if method.client_streaming:  # Play: bidirectional, gRPC only
                 setattr(self, _snake(method.name), _unimplemented(method.name, stream=True, grpc=True))
@@ -215,6 +215,25 @@ def build_connect_app(servicer: Any) -> Any:
     )
 
 
+def build_admin_connect_app(servicer: Any) -> Any:
+    """Issue 34: guildhall.admin.v1.AdminService over `servicer` (gateway/admin/service.py), the
+    same adapter as GatewayService's; HttpApp serves it at ADMIN_PATH."""
+    from guildhall.admin.v1 import admin_pb2
+    from guildhall.admin.v1.admin_connect import AdminServiceASGIApplication
+    from guildhall.admin.v1.admin_pb2_grpc import AdminServiceServicer
+
+    _install_decode_errors()
+    service = admin_pb2.DESCRIPTOR.services_by_name["AdminService"]
+    return AdminServiceASGIApplication(
+        ConnectService(servicer, service, AdminServiceServicer),
+        read_max_bytes=MAX_REQUEST_BYTES,
+        compressions=[BoundedGzip(MAX_INFLATED_BYTES)],
+    )
+
+
+ADMIN_PATH = "/guildhall.admin.v1.AdminService/"
+
+
 # -- the HTTP port around it ---------------------------------------------------------------------
 
 
@@ -252,8 +271,10 @@ class HttpApp:
         web_dir: str | Path | None = None,
         stopping: asyncio.Event | None = None,
         max_body_bytes: int = MAX_REQUEST_BYTES,
+        admin_app: Any = None,
     ) -> None:
         self._connect = connect_app
+        self._admin = admin_app  # issue 34: AdminService at ADMIN_PATH, when served
         self._origins = frozenset(o.rstrip("/") for o in cors_origins if o)
         self._any_origin = "*" in self._origins
         self._web = Path(web_dir).resolve() if web_dir else None
@@ -279,6 +300,8 @@ class HttpApp:
             return
         if path.startswith(SERVICE_PATH):
             await self._rpc(scope, receive, _with_headers(send, cors))
+        elif path.startswith(ADMIN_PATH) and self._admin is not None:
+            await self._rpc(scope, receive, _with_headers(send, cors), self._admin)
         elif path == "/healthz":
             ok = not self._stopping.is_set()
             await _plain(send, 200 if ok else 503, b"ok\n" if ok else b"draining\n", cors)
@@ -330,7 +353,7 @@ class HttpApp:
 
     # -- RPCs ------------------------------------------------------------------------------------
 
-    async def _rpc(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _rpc(self, scope: Scope, receive: Receive, send: Send, app: Any = None) -> None:
         # Refused as cheaply as possible, before a byte of the body is read (issue 30): a declared
         # length over the limit, and a compressed body that needs credentials and carries none
         # (inflating is the costly step; the servicer would refuse the call anyway).
@@ -371,7 +394,7 @@ class HttpApp:
             return message
 
         try:
-            await self._connect(scope, limited_receive, send)
+            await (app or self._connect)(scope, limited_receive, send)
         except (asyncio.CancelledError, ConnectError, OSError):
             if not gone:
                 raise

@@ -25,6 +25,7 @@ from guildhall.common.v1 import common_pb2
 from guildhall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
 from gateway import audit_wire, integrations, metrics, wire
+from gateway.admin.registry import OpenStreams
 from gateway.auth import SEAT, Authenticator, Principal, Tokens, denied
 from gateway.eventstore.base import MatchKey
 from gateway.faults import answer, fault
@@ -70,6 +71,8 @@ class Ports:
     bots: Any = None
     # Issue 30: caps on the Play and Watch streams open on this replica (gateway/streams.py).
     streams: StreamLimits = field(default_factory=StreamLimits)
+    # Issue 34: the streams open here by tenant, which a suspension ends (gateway/admin/registry.py).
+    open_streams: OpenStreams = field(default_factory=OpenStreams)
 
 
 # -- exception -> status, in one place -----------------------------------------------------------
@@ -138,13 +141,21 @@ def streaming(rpc: str) -> Callable[[Any], Any]:
             try:
                 principal = self.ports.auth.authenticate(context.invocation_metadata(), rpc)
                 _bind_principal(principal)
-                async for message in method(self, request, context, principal):
-                    if sent == 0:
-                        metrics.LATENCY.labels(rpc).observe(time.perf_counter() - started)
-                    sent += 1
-                    yield message
+                with self.ports.open_streams.hold(principal.tenant):  # issue 34: a suspension ends it
+                    async for message in method(self, request, context, principal):
+                        if sent == 0:
+                            metrics.LATENCY.labels(rpc).observe(time.perf_counter() - started)
+                        sent += 1
+                        yield message
             except asyncio.CancelledError:
-                code, outcome = "CANCELLED", "client gone"
+                why = self.ports.open_streams.why_cut(asyncio.current_task())
+                if why is None:
+                    code, outcome = "CANCELLED", "client gone"
+                    raise
+                asyncio.current_task().uncancel()  # type: ignore[union-attr]
+                code, outcome = "PERMISSION_DENIED", "cut"
+                _record_stream(rpc, code, outcome, started, sent, why)
+                await _abort(context, grpc.StatusCode.PERMISSION_DENIED, why, 0)
                 raise
             except Exception as exc:
                 status, message, retry_ms = answer(exc, rpc)

@@ -696,6 +696,15 @@ webhooks_app = typer.Typer(
 app.add_typer(webhooks_app, name="webhooks")
 
 
+def _admin_app() -> typer.Typer:
+    from guildhall_client.admin_cli import admin_app  # issue 34: the operator plane
+
+    return admin_app
+
+
+app.add_typer(_admin_app(), name="admin")
+
+
 @webhooks_app.command("dead")
 def webhooks_dead(
     ctx: typer.Context,

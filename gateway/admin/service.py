@@ -1,0 +1,179 @@
+"""guildhall.admin.v1.AdminService: the thin servicer over gateway/admin/usecases.py.
+
+Authentication, the scope table (`admin`), log lines, metrics and the fault-to-status mapping
+are the GatewayService's own (gateway/server.py's `unary` wrapper), on both ports.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from guildhall.admin.v1 import admin_pb2 as pb
+from guildhall.admin.v1 import admin_pb2_grpc
+
+from gateway.admin.usecases import Admin, invalid, redact
+from gateway.auth import Authenticator, Principal
+from gateway.server import unary
+
+_QUOTAS = ("open_tickets", "active_matches", "actions_per_second", "reads_per_second")
+
+
+@dataclass
+class AdminPorts:
+    auth: Authenticator
+    admin: Admin
+
+
+def settings_of(message: pb.TenantSettings) -> dict[str, Any]:
+    """The request's settings as a tenants-file body fragment (absent fields absent)."""
+    settings: dict[str, Any] = {}
+    quotas = {name: getattr(message.quotas, name) for name in _QUOTAS if message.quotas.HasField(name)}
+    if quotas:
+        settings["quotas"] = quotas
+    timer = {
+        n: getattr(message.turn_timer, n) for n in ("seconds", "policy") if message.turn_timer.HasField(n)
+    }
+    if timer:
+        settings["turn_timer"] = timer
+    if message.bots.HasField("ticket_wait_seconds"):
+        settings["bots"] = {"ticket_wait_seconds": message.bots.ticket_wait_seconds}
+    if message.webhooks_json:
+        try:
+            settings["webhooks"] = json.loads(message.webhooks_json)
+        except ValueError as error:
+            raise invalid(f"webhooks_json is not JSON: {error}") from None
+    return settings
+
+
+def key_info(entry: dict[str, Any], created: dict[str, int]) -> pb.ApiKeyInfo:
+    return pb.ApiKeyInfo(
+        key_id=str(entry["id"]),
+        scopes=list(entry.get("scopes", ["tenant"])),
+        sha256_prefix=str(entry["sha256"])[:12],
+        created_ms=int(created.get(str(entry["id"]), 0)),
+    )
+
+
+def tenant_message(tenant_id: str, record: dict[str, Any]) -> pb.Tenant:
+    from gateway.admin.registry import tenant_of
+
+    tenant = tenant_of(tenant_id, record)  # defaults filled in
+    shown = redact(record) or {}
+    hooks = shown.get("body", {}).get("webhooks")
+    return pb.Tenant(
+        tenant_id=tenant_id,
+        suspended=tenant.suspended,
+        quotas=pb.Quotas(**{name: getattr(tenant.quotas, name) for name in _QUOTAS}),
+        turn_timer=pb.TurnTimer(seconds=tenant.turn_timer.seconds, policy=tenant.turn_timer.policy),
+        bots=pb.BotSettings(ticket_wait_seconds=int(tenant.bot_wait_s)),
+        webhooks_json=json.dumps(hooks, sort_keys=True) if hooks is not None else "",
+        keys=[key_info(k, record.get("key_created", {})) for k in record["body"].get("keys", [])],
+        created_ms=int(record.get("created_ms", 0)),
+        updated_ms=int(record.get("updated_ms", 0)),
+    )
+
+
+class AdminServicer(admin_pb2_grpc.AdminServiceServicer):
+    def __init__(self, ports: AdminPorts) -> None:
+        self.ports = ports
+        self.admin = ports.admin
+
+    @unary("CreateTenant")
+    async def CreateTenant(self, request: Any, context: Any, principal: Principal) -> Any:
+        record = await self.admin.create_tenant(
+            principal.key_id, request.tenant_id, settings_of(request.settings)
+        )
+        return pb.TenantResponse(tenant=tenant_message(request.tenant_id, record))
+
+    @unary("UpdateTenant")
+    async def UpdateTenant(self, request: Any, context: Any, principal: Principal) -> Any:
+        record = await self.admin.update_tenant(
+            principal.key_id, request.tenant_id, settings_of(request.settings)
+        )
+        return pb.TenantResponse(tenant=tenant_message(request.tenant_id, record))
+
+    @unary("GetTenant")
+    async def GetTenant(self, request: Any, context: Any, principal: Principal) -> Any:
+        return pb.TenantResponse(
+            tenant=tenant_message(request.tenant_id, await self.admin.get(request.tenant_id))
+        )
+
+    @unary("ListTenants")
+    async def ListTenants(self, request: Any, context: Any, principal: Principal) -> Any:
+        records = await self.admin.list()
+        return pb.ListTenantsResponse(tenants=[tenant_message(t, r) for t, r in sorted(records.items())])
+
+    @unary("SuspendTenant")
+    async def SuspendTenant(self, request: Any, context: Any, principal: Principal) -> Any:
+        record = await self.admin.set_suspended(principal.key_id, request.tenant_id, True, request.reason)
+        return pb.TenantResponse(tenant=tenant_message(request.tenant_id, record))
+
+    @unary("ResumeTenant")
+    async def ResumeTenant(self, request: Any, context: Any, principal: Principal) -> Any:
+        record = await self.admin.set_suspended(principal.key_id, request.tenant_id, False)
+        return pb.TenantResponse(tenant=tenant_message(request.tenant_id, record))
+
+    @unary("DeleteTenant")
+    async def DeleteTenant(self, request: Any, context: Any, principal: Principal) -> Any:
+        report = await self.admin.delete_tenant(principal.key_id, request.tenant_id, request.force)
+        return pb.DeleteTenantResponse(
+            tenant_id=request.tenant_id,
+            matches_archived=report.matches_archived,
+            running_matches_archived=report.running_matches_archived,
+            events_archived=report.events_archived,
+            archive_verified=report.archive_verified,
+            keys_deleted=report.keys_deleted,
+            shared_entries_removed=report.shared_entries_removed,
+        )
+
+    @unary("CreateApiKey")
+    async def CreateApiKey(self, request: Any, context: Any, principal: Principal) -> Any:
+        entry, api_key = await self.admin.create_key(
+            principal.key_id, request.tenant_id, request.key_id, list(request.scopes)
+        )
+        record = await self.admin.get(request.tenant_id)
+        return pb.CreateApiKeyResponse(key=key_info(entry, record.get("key_created", {})), api_key=api_key)
+
+    @unary("ListApiKeys")
+    async def ListApiKeys(self, request: Any, context: Any, principal: Principal) -> Any:
+        record = await self.admin.get(request.tenant_id)
+        created = record.get("key_created", {})
+        return pb.ListApiKeysResponse(keys=[key_info(k, created) for k in record["body"].get("keys", [])])
+
+    @unary("RevokeApiKey")
+    async def RevokeApiKey(self, request: Any, context: Any, principal: Principal) -> Any:
+        entry = await self.admin.revoke_key(principal.key_id, request.tenant_id, request.key_id)
+        return pb.RevokeApiKeyResponse(key=key_info(entry, {}))
+
+    @unary("GetUsage")
+    async def GetUsage(self, request: Any, context: Any, principal: Principal) -> Any:
+        await self.admin.get(request.tenant_id)  # NOT_FOUND for a tenant that is not (or no longer) here
+        rows = await self.admin.read_usage(request.tenant_id, request.start, request.end, request.granularity)
+        return pb.GetUsageResponse(
+            rows=[pb.UsageRow(tenant_id=request.tenant_id, period=p, counters=c) for p, c in rows]
+        )
+
+    @unary("ListAdminLog")
+    async def ListAdminLog(self, request: Any, context: Any, principal: Principal) -> Any:
+        entries, report = await self.admin.read_log(request.after_version, request.limit)
+        return pb.ListAdminLogResponse(
+            entries=[
+                pb.AdminLogEntry(
+                    version=e.version,
+                    time_ms=e.time_ms,
+                    operator_key_id=e.operator,
+                    action=e.action,
+                    tenant_id=e.tenant,
+                    before_json=json.dumps(e.before, sort_keys=True),
+                    after_json=json.dumps(e.after, sort_keys=True),
+                    hash=e.hash,
+                )
+                for e in entries
+            ],  # fmt: skip
+            chain_ok=report.ok,
+            chain_problem=report.problem,
+            first_bad_version=report.first_bad_version or 0,
+            head_hash=report.head_hash,
+        )

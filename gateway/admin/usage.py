@@ -1,0 +1,183 @@
+"""Usage per tenant, per hour and per day, for billing: counted in memory, flushed in batches.
+
+Counters (`COUNTERS`): matches created and finished, actions accepted, events and bytes stored
+(the event store's appends), webhook deliveries (2xx answers), Play/Watch/WatchTicket stream
+seconds. (`bot_seat_seconds` is reserved: not counted yet, see docs/deploy.md.)
+
+Decisions (question -> decision):
+- The hot path makes no Redis call for usage: `count` adds to a dict in this replica's memory.
+  Every USAGE_FLUSH_SECONDS (default 5) and at shutdown, `flush` sends everything counted since
+  in ONE pipelined batch of HINCRBY (and EXPIRE) commands. A replica that crashes loses at most
+  the one interval not yet flushed (with the default, 5 seconds of its counts); a flush that
+  fails keeps its counts for the next.
+- Keys `gh:usage:{<tenant>}:h:<YYYYMMDDHH>` and `:d:<YYYYMMDD>` (UTC), hashes counter -> value,
+  in the tenant's own hash tag (offboarding's SCAN finds them), each expiring
+  USAGE_RETENTION_DAYS (default 400) after its period.
+- Stream time is charged to the hour it passes in: each flush charges every open stream the
+  time since the previous flush, so a day-long Watch is billed over the day, not when it ends.
+- Seconds, not minutes, are stored (integers, exact); `guildhall admin usage` shows both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import structlog
+
+_log = structlog.get_logger("usage")
+
+COUNTERS = (
+    "matches_created",
+    "matches_finished",
+    "actions_accepted",
+    "events_stored",
+    "bytes_stored",
+    "webhook_deliveries",
+    "stream_seconds",
+    "bot_seat_seconds",
+)
+DEFAULT_RETENTION_DAYS = 400
+DEFAULT_FLUSH_S = 5.0
+HOUR, DAY = "hour", "day"
+MAX_ROWS = 24 * 400  # a GetUsage answers at most this many periods
+
+
+def usage_key(tenant: str, granularity: str, period: datetime) -> str:
+    if granularity == HOUR:
+        return f"gh:usage:{{{tenant}}}:h:{period:%Y%m%d%H}"
+    return f"gh:usage:{{{tenant}}}:d:{period:%Y%m%d}"
+
+
+def period_name(granularity: str, period: datetime) -> str:
+    return f"{period:%Y-%m-%dT%H}" if granularity == HOUR else f"{period:%Y-%m-%d}"
+
+
+def parse_period(text: str, *, end: bool = False) -> datetime:
+    """`YYYY-MM-DD` or `YYYY-MM-DDTHH` (UTC); ValueError otherwise."""
+    for form in ("%Y-%m-%dT%H", "%Y-%m-%d"):
+        try:
+            return datetime.strptime(text, form).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    raise ValueError(f"a period is YYYY-MM-DD or YYYY-MM-DDTHH (UTC), got {text!r}")
+
+
+def periods(granularity: str, start: datetime, end: datetime) -> list[datetime]:
+    step = timedelta(hours=1) if granularity == HOUR else timedelta(days=1)
+    if granularity == DAY:
+        start = start.replace(hour=0)
+        end = end.replace(hour=0, minute=0, second=0, microsecond=0)
+    else:
+        end = end.replace(minute=0, second=0, microsecond=0)
+    out = []
+    at = start
+    while at <= end:
+        out.append(at)
+        if len(out) > MAX_ROWS:
+            raise ValueError(f"at most {MAX_ROWS} periods per request: narrow --from/--to")
+        at += step
+    return out
+
+
+class UsageMeter:
+    """This replica's counts since the last flush, and the flush."""
+
+    def __init__(
+        self,
+        redis: Any,
+        *,
+        retention_days: int = DEFAULT_RETENTION_DAYS,
+        flush_s: float = DEFAULT_FLUSH_S,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.redis = redis
+        self.retention_s = int(retention_days * 86400)
+        self.flush_s = flush_s
+        self.clock = clock
+        self._pending: defaultdict[tuple[str, str], int] = defaultdict(int)
+        self._streams: dict[object, tuple[str, float]] = {}  # open stream -> (tenant, charged up to)
+        self.flushes = 0
+
+    # -- the hot path: memory only -----------------------------------------------------------------
+
+    def count(self, tenant: str, counter: str, n: int = 1) -> None:
+        if tenant and n:
+            self._pending[(tenant, counter)] += n
+
+    def stream_opened(self, tenant: str, stream: object) -> None:
+        self._streams[stream] = (tenant, self.clock())
+
+    def stream_closed(self, stream: object) -> None:
+        opened = self._streams.pop(stream, None)
+        if opened is not None:
+            self.count(opened[0], "stream_seconds", round(self.clock() - opened[1]))
+
+    # -- the flush ---------------------------------------------------------------------------------
+
+    def _charge_open_streams(self) -> None:
+        now = self.clock()
+        for stream, (tenant, since) in list(self._streams.items()):
+            whole = int(now - since)
+            if whole > 0:
+                self.count(tenant, "stream_seconds", whole)
+                self._streams[stream] = (tenant, since + whole)
+
+    async def flush(self) -> int:
+        """Send what was counted in one pipelined batch; returns how many counters went."""
+        self._charge_open_streams()
+        if not self._pending:
+            return 0
+        pending, self._pending = self._pending, defaultdict(int)
+        at = datetime.fromtimestamp(self.clock(), UTC)
+        hour = at.replace(minute=0, second=0, microsecond=0)
+        day = hour.replace(hour=0)
+        expiries: dict[str, int] = {}
+        pipe = self.redis.pipeline(transaction=False)
+        for (tenant, counter), n in pending.items():
+            for granularity, period, length in ((HOUR, hour, 3600), (DAY, day, 86400)):
+                key = usage_key(tenant, granularity, period)
+                pipe.hincrby(key, counter, n)
+                expiries[key] = int(period.timestamp()) + length + self.retention_s
+        for key, when in expiries.items():
+            pipe.expireat(key, when)
+        try:
+            await pipe.execute()
+        except BaseException:
+            for item, n in pending.items():  # kept for the next flush
+                self._pending[item] += n
+            raise
+        self.flushes += 1
+        return len(pending)
+
+    async def run(self, stopping: asyncio.Event) -> None:
+        """Flush every `flush_s`, and once more when stopping."""
+        while not stopping.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stopping.wait(), self.flush_s)
+            try:
+                await self.flush()
+            except Exception as error:
+                _log.warning("usage flush failed; kept for the next", error=str(error))
+
+    # -- reading -----------------------------------------------------------------------------------
+
+    async def read(
+        self, tenant: str, granularity: str, start: datetime, end: datetime
+    ) -> list[tuple[str, dict[str, int]]]:
+        """(period, counters) for each period from start to end with any usage."""
+        wanted = periods(granularity, start, end)
+        pipe = self.redis.pipeline(transaction=False)
+        for period in wanted:
+            pipe.hgetall(usage_key(tenant, granularity, period))
+        rows = []
+        for period, raw in zip(wanted, await pipe.execute(), strict=True):
+            if raw:
+                counters = {(k.decode() if isinstance(k, bytes) else k): int(v) for k, v in raw.items()}
+                rows.append((period_name(granularity, period), counters))
+        return rows

@@ -1,0 +1,286 @@
+"""`guildhall admin ...`: the operator plane (issue 34) over guildhall.admin.v1.AdminService.
+
+Every command needs an operators' key with the `admin` scope (--api-key / GUILDHALL_API_KEY).
+docs/deploy.md "Tenants at runtime" walks through onboarding, revoking, billing, offboarding.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import time
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from guildhall.admin.v1 import admin_pb2 as pb
+from guildhall.admin.v1 import admin_pb2_grpc
+from rich.console import Console
+from rich.table import Table
+
+T = TypeVar("T")
+admin_app = typer.Typer(
+    help="Tenants, API keys, usage and offboarding (an operators' key with the admin scope).",
+    no_args_is_help=True,
+)
+console = Console(highlight=False)
+COUNTERS = (
+    "matches_created", "matches_finished", "actions_accepted", "events_stored", "bytes_stored",
+    "webhook_deliveries", "stream_seconds", "bot_seat_seconds",
+)  # fmt: skip
+
+
+def _call(ctx: typer.Context, rpc: str, request: Any) -> Any:
+    """One AdminService call with the settings' target and key; errors as the other commands'."""
+    from guildhall_client.cli import _client, _run
+
+    async def go() -> Any:
+        async with _client(ctx.obj) as client:
+            stub = admin_pb2_grpc.AdminServiceStub(client.channel)
+            return await client._call(getattr(stub, rpc), request, retry=False)
+
+    return _run(go())
+
+
+def _settings(
+    open_tickets: int | None,
+    active_matches: int | None,
+    actions_per_second: float | None,
+    reads_per_second: float | None,
+    turn_timer_seconds: int | None,
+    turn_timer_policy: str | None,
+    bot_wait_seconds: int | None,
+    webhooks_file: Path | None,
+    no_webhooks: bool,
+) -> pb.TenantSettings:
+    quotas = {
+        k: v
+        for k, v in dict(
+            open_tickets=open_tickets, active_matches=active_matches,
+            actions_per_second=actions_per_second, reads_per_second=reads_per_second,
+        ).items()
+        if v is not None
+    }  # fmt: skip
+    timer = {
+        k: v for k, v in dict(seconds=turn_timer_seconds, policy=turn_timer_policy).items() if v is not None
+    }
+    hooks = "null" if no_webhooks else (webhooks_file.read_text() if webhooks_file else "")
+    return pb.TenantSettings(
+        quotas=pb.Quotas(**quotas),
+        turn_timer=pb.TurnTimer(**timer),
+        bots=pb.BotSettings(ticket_wait_seconds=bot_wait_seconds) if bot_wait_seconds is not None else None,
+        webhooks_json=hooks,
+    )
+
+
+OpenTickets = Annotated[int | None, typer.Option(help="Quota: open tickets")]
+ActiveMatches = Annotated[int | None, typer.Option(help="Quota: active matches")]
+ActionsPerSecond = Annotated[float | None, typer.Option(help="Quota: actions per second")]
+ReadsPerSecond = Annotated[float | None, typer.Option(help="Quota: reads per second")]
+TimerSeconds = Annotated[int | None, typer.Option(help="Default turn timer, seconds (0: none)")]
+TimerPolicy = Annotated[str | None, typer.Option(help="Turn timer policy: random_action | forfeit")]
+BotWait = Annotated[int | None, typer.Option(help="Bots: a ticket's default wait, seconds")]
+WebhooksFile = Annotated[Path | None, typer.Option(help="The tenants file's webhooks object (JSON)")]
+NoWebhooks = Annotated[bool, typer.Option("--no-webhooks", help="Remove the tenant's webhooks")]
+
+
+def _show(tenant: pb.Tenant) -> None:
+    state = "[red]suspended[/red]" if tenant.suspended else "active"
+    console.print(f"tenant {tenant.tenant_id}: {state}")
+    q = tenant.quotas
+    console.print(
+        f"  quotas: open_tickets={q.open_tickets} active_matches={q.active_matches} "
+        f"actions_per_second={q.actions_per_second:g} reads_per_second={q.reads_per_second:g}"
+    )
+    console.print(f"  turn timer: {tenant.turn_timer.seconds}s {tenant.turn_timer.policy}")
+    console.print(f"  bots: ticket_wait_seconds={tenant.bots.ticket_wait_seconds}")
+    console.print(f"  webhooks: {tenant.webhooks_json or 'none'}")
+    shown = ", ".join(f"{k.key_id} ({','.join(k.scopes)})" for k in tenant.keys)
+    console.print(f"  keys: {shown or 'none'}")
+
+
+@admin_app.command("create-tenant")
+def create_tenant(
+    ctx: typer.Context,
+    tenant: Annotated[str, typer.Argument(help="Tenant id")],
+    open_tickets: OpenTickets = None, active_matches: ActiveMatches = None,
+    actions_per_second: ActionsPerSecond = None, reads_per_second: ReadsPerSecond = None,
+    turn_timer_seconds: TimerSeconds = None, turn_timer_policy: TimerPolicy = None,
+    bot_wait_seconds: BotWait = None, webhooks_file: WebhooksFile = None,
+) -> None:  # fmt: skip
+    """Onboard a tenant (then: create-key)."""
+    settings = _settings(
+        open_tickets, active_matches, actions_per_second, reads_per_second,
+        turn_timer_seconds, turn_timer_policy, bot_wait_seconds, webhooks_file, False,
+    )  # fmt: skip
+    _show(_call(ctx, "CreateTenant", pb.CreateTenantRequest(tenant_id=tenant, settings=settings)).tenant)
+
+
+@admin_app.command("update-tenant")
+def update_tenant(
+    ctx: typer.Context,
+    tenant: Annotated[str, typer.Argument(help="Tenant id")],
+    open_tickets: OpenTickets = None, active_matches: ActiveMatches = None,
+    actions_per_second: ActionsPerSecond = None, reads_per_second: ReadsPerSecond = None,
+    turn_timer_seconds: TimerSeconds = None, turn_timer_policy: TimerPolicy = None,
+    bot_wait_seconds: BotWait = None, webhooks_file: WebhooksFile = None, no_webhooks: NoWebhooks = False,
+) -> None:  # fmt: skip
+    """Change the settings given; the others keep their values."""
+    settings = _settings(
+        open_tickets, active_matches, actions_per_second, reads_per_second,
+        turn_timer_seconds, turn_timer_policy, bot_wait_seconds, webhooks_file, no_webhooks,
+    )  # fmt: skip
+    _show(_call(ctx, "UpdateTenant", pb.UpdateTenantRequest(tenant_id=tenant, settings=settings)).tenant)
+
+
+@admin_app.command("show")
+def show(ctx: typer.Context, tenant: Annotated[str, typer.Argument(help="Tenant id")]) -> None:
+    """One tenant's settings and keys."""
+    _show(_call(ctx, "GetTenant", pb.GetTenantRequest(tenant_id=tenant)).tenant)
+
+
+@admin_app.command("tenants")
+def tenants(ctx: typer.Context) -> None:
+    """Every tenant."""
+    table = Table(title="Tenants")
+    for column in ("tenant", "state", "keys", "active matches", "actions/s"):
+        table.add_column(column)
+    for t in _call(ctx, "ListTenants", pb.ListTenantsRequest()).tenants:
+        state = "suspended" if t.suspended else "active"
+        table.add_row(
+            t.tenant_id,
+            state,
+            str(len(t.keys)),
+            str(t.quotas.active_matches),
+            f"{t.quotas.actions_per_second:g}",
+        )
+    console.print(table)
+
+
+@admin_app.command("suspend")
+def suspend(
+    ctx: typer.Context,
+    tenant: Annotated[str, typer.Argument(help="Tenant id")],
+    reason: Annotated[str, typer.Option(help="Recorded in the admin log")] = "",
+) -> None:
+    """Refuse every key and token of the tenant and end its open streams (every replica, < 2 s)."""
+    _call(ctx, "SuspendTenant", pb.SuspendTenantRequest(tenant_id=tenant, reason=reason))
+    typer.echo(f"{tenant} suspended")
+
+
+@admin_app.command("resume")
+def resume(ctx: typer.Context, tenant: Annotated[str, typer.Argument(help="Tenant id")]) -> None:
+    """Lift a suspension."""
+    _call(ctx, "ResumeTenant", pb.ResumeTenantRequest(tenant_id=tenant))
+    typer.echo(f"{tenant} resumed")
+
+
+@admin_app.command("delete-tenant")
+def delete_tenant(
+    ctx: typer.Context,
+    tenant: Annotated[str, typer.Argument(help="Tenant id")],
+    force: Annotated[bool, typer.Option("--force", help="Archive and remove running matches too")] = False,
+) -> None:
+    """Offboard: archive and verify every match, then remove every Redis key of the tenant."""
+    r = _call(ctx, "DeleteTenant", pb.DeleteTenantRequest(tenant_id=tenant, force=force))
+    typer.echo(
+        f"{tenant} deleted: {r.matches_archived} matches archived ({r.running_matches_archived} running), "
+        f"{r.events_archived} events, archive verified: {'yes' if r.archive_verified else 'NO'}, "
+        f"{r.keys_deleted} Redis keys removed, {r.shared_entries_removed} shared entries removed"
+    )
+
+
+@admin_app.command("create-key")
+def create_key(
+    ctx: typer.Context,
+    tenant: Annotated[str, typer.Argument(help="Tenant id")],
+    key_id: Annotated[str, typer.Option("--id", help="The key's id (default k<n>)")] = "",
+    scopes: Annotated[str, typer.Option(help="Comma-separated: tenant, auditor")] = "tenant",
+) -> None:
+    """A new API key for the tenant: shown once, stored only as its sha256."""
+    r = _call(
+        ctx, "CreateApiKey",
+        pb.CreateApiKeyRequest(tenant_id=tenant, key_id=key_id, scopes=[s for s in scopes.split(",") if s]),
+    )  # fmt: skip
+    typer.echo(f"key {r.key.key_id} ({','.join(r.key.scopes)}) for {tenant}; shown once, not stored:")
+    typer.echo(r.api_key)
+
+
+@admin_app.command("keys")
+def keys(ctx: typer.Context, tenant: Annotated[str, typer.Argument(help="Tenant id")]) -> None:
+    """The tenant's keys (ids, scopes, hash prefixes; never the keys)."""
+    table = Table(title=f"Keys of {tenant}")
+    for column in ("id", "scopes", "sha256", "created"):
+        table.add_column(column)
+    for k in _call(ctx, "ListApiKeys", pb.ListApiKeysRequest(tenant_id=tenant)).keys:
+        created = (
+            time.strftime("%Y-%m-%d %H:%M", time.gmtime(k.created_ms / 1000)) if k.created_ms else "(file)"
+        )
+        table.add_row(k.key_id, ",".join(k.scopes), k.sha256_prefix + "...", created)
+    console.print(table)
+
+
+@admin_app.command("revoke-key")
+def revoke_key(
+    ctx: typer.Context,
+    tenant: Annotated[str, typer.Argument(help="Tenant id")],
+    key_id: Annotated[str, typer.Argument(help="The key's id (guildhall admin keys)")],
+) -> None:
+    """Refuse the key on every replica within 2 seconds."""
+    _call(ctx, "RevokeApiKey", pb.RevokeApiKeyRequest(tenant_id=tenant, key_id=key_id))
+    typer.echo(f"key {key_id} of {tenant} revoked")
+
+
+@admin_app.command("usage")
+def usage(
+    ctx: typer.Context,
+    tenant: Annotated[str, typer.Option(help="Tenant id")],
+    start: Annotated[
+        str, typer.Option("--from", help="UTC YYYY-MM-DD or YYYY-MM-DDTHH (default today)")
+    ] = "",
+    end: Annotated[str, typer.Option("--to", help="UTC, inclusive (default now)")] = "",
+    granularity: Annotated[str, typer.Option(help="hour | day")] = "day",
+    output: Annotated[str, typer.Option("--format", help="csv | json")] = "csv",
+) -> None:
+    """Usage for billing: one row per period with usage; every counter a column."""
+    if output not in ("csv", "json"):
+        raise typer.BadParameter("--format is csv or json")
+    request = pb.GetUsageRequest(tenant_id=tenant, start=start, end=end, granularity=granularity)
+    rows = [
+        {"tenant": r.tenant_id, "period": r.period, **{c: int(r.counters.get(c, 0)) for c in COUNTERS}}
+        for r in _call(ctx, "GetUsage", request).rows
+    ]
+    if output == "json":
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=["tenant", "period", *COUNTERS], lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    typer.echo(out.getvalue(), nl=False)
+
+
+@admin_app.command("log")
+def log(
+    ctx: typer.Context,
+    after: Annotated[int, typer.Option(help="Entries after this version")] = 0,
+    limit: Annotated[int, typer.Option(help="At most this many")] = 100,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line")] = False,
+) -> None:
+    """The admin log, and whether its hash chain verifies."""
+    r = _call(ctx, "ListAdminLog", pb.ListAdminLogRequest(after_version=after, limit=limit))
+    for e in r.entries:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(e.time_ms / 1000))
+        if as_json:
+            typer.echo(json.dumps({
+                "version": e.version, "time": when, "operator": e.operator_key_id, "action": e.action,
+                "tenant": e.tenant_id, "before": json.loads(e.before_json), "after": json.loads(e.after_json),
+                "hash": e.hash,
+            }))  # fmt: skip
+        else:
+            typer.echo(f"{e.version:>5} {when} {e.operator_key_id:<16} {e.action:<16} {e.tenant_id}")
+    verdict = "chain verifies" if r.chain_ok else f"CHAIN BROKEN at {r.first_bad_version}: {r.chain_problem}"
+    typer.echo(f"# {verdict} (head {r.head_hash[:16]})", err=True)
+    if not r.chain_ok:
+        raise typer.Exit(3)
