@@ -6,7 +6,8 @@ import os
 import sys
 
 from gateway.auth import TenantsError
-from gateway.bootstrap import parse_args, serve
+from gateway.bootstrap import serve
+from gateway.settings import parse_args
 from gateway.signing import KeyRingError
 from services import runtime
 from services.observability import configure_logging

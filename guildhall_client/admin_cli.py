@@ -33,7 +33,7 @@ COUNTERS = (
 
 def _call(ctx: typer.Context, rpc: str, request: Any) -> Any:
     """One AdminService call with the settings' target and key; errors as the other commands'."""
-    from guildhall_client.cli import _client, _run
+    from guildhall_client.cli_base import _client, _run
 
     async def go() -> Any:
         async with _client(ctx.obj) as client:

@@ -11,7 +11,6 @@ import json
 import sys
 import time
 from collections import Counter
-from collections.abc import Coroutine
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -24,6 +23,7 @@ from guildhall_client import errors
 from guildhall_client.aio import AsyncClient, Seat
 from guildhall_client.bots import KINDS, make_bot
 from guildhall_client.bots.runner import BotResult, chooser, fill_seats, queue_and_play
+from guildhall_client.cli_base import _client, _run, err
 from guildhall_client.config import ENV, ConfigError, Settings, resolve
 from guildhall_client.names import Names
 from guildhall_client.render import describe_action, event_line, plain_decision, render_outcome, render_view
@@ -45,7 +45,6 @@ keys_app = typer.Typer(
 app.add_typer(keys_app, name="keys")
 
 console = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
 
 
 # -- settings ------------------------------------------------------------------------------------
@@ -92,33 +91,6 @@ def main(
     except ConfigError as error:
         err.print(f"[red]config:[/red] {error}")
         raise typer.Exit(2) from None
-
-
-def _client(settings: Settings, *, token: str | None = None, verify: bool = True) -> AsyncClient:
-    credential = token if token is not None else settings.token
-    return AsyncClient(
-        settings.target,
-        api_key=None if credential else (settings.api_key or None),
-        token=credential or None,
-        secure=settings.tls,
-        timeout_s=settings.timeout,
-        verify_receipts=verify,
-    )
-
-
-def _run(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a command; typed client errors become a one-line message and exit code 1."""
-    try:
-        return asyncio.run(coro)
-    except errors.Rejected as error:
-        err.print(f"[red]rejected[/red] {error.code}: {error.message}")
-    except errors.GatewayError as error:
-        err.print(f"[red]{error.status.name}[/red]: {error.details}")
-    except errors.GuildhallError as error:
-        err.print(f"[red]error[/red]: {error}")
-    except KeyboardInterrupt:
-        err.print("interrupted")
-    raise typer.Exit(1)
 
 
 def _options(text: str | None) -> Any:

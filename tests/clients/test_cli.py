@@ -52,14 +52,17 @@ def run_cli(stack, *args: str, timeout: float = 120) -> subprocess.CompletedProc
 
 @pytest.fixture(scope="module")
 def played(stack):
-    """A whole match played at the terminal: seat typed by 'a person' (always the last listed
-    action, or the first on every third turn), the other seat a greedy bot."""
+    """A whole match played at the terminal: seat typed by 'a person' (always the last choice of
+    a menu, or the first on every third menu), the other seat a greedy bot."""
     child = spawn(stack, "--player-id", "tester", "play", GAME, "--seats", "2", "--bots", "1", timeout=90)
     child.expect(r"Match (\S+): you are seat (\d)")
     match_id = child.match.group(1)
     turns = 0
     while True:
-        index = child.expect([r"Your choice \[1-(\d+), r = resign\]: ", r"over at version (\d+)"])
+        # A decision's later steps offer "b = back" too: every menu is answered by number.
+        index = child.expect(
+            [r"Your choice \[1-(\d+)(?:, b = back)?, r = resign\]: ", r"over at version (\d+)"]
+        )
         if index == 1:
             version = int(child.match.group(1))
             break
@@ -94,8 +97,13 @@ def test_watch_replays_the_finished_match_to_its_end(stack, played):
     assert result.returncode == 0, result.stderr
     assert "The match begins with 2 players" in result.stdout  # the gateway describes its events
     assert f"version {version}, finished" in result.stdout
-    lines = [int(m) for m in re.findall(r"^\s+v(\d+)\s", result.stdout, re.M)]
+    # Engine bookkeeping is left out of the log unless --all: then every version is there.
+    shown = [int(m) for m in re.findall(r"^\s+v(\d+)\s", result.stdout, re.M)]
+    everything = run_cli(stack, "watch", match_id, "--all")
+    assert everything.returncode == 0, everything.stderr
+    lines = [int(m) for m in re.findall(r"^\s+v(\d+)\s", everything.stdout, re.M)]
     assert lines == list(range(1, version + 1))
+    assert shown == sorted(set(shown)) and set(shown) < set(lines)
 
 
 def test_replay_shows_one_version_and_steps_through_others(stack, played):

@@ -38,7 +38,7 @@ def test_the_bot_worker_may_reach_only_the_gateway() -> None:
 
 
 def test_the_bot_worker_and_gateway_read_their_secrets_from_files(tmp_path: Path) -> None:
-    from gateway.bootstrap import secret_setting
+    from gateway.settings import secret_setting
     from guildhall_client.botworker import _read
 
     (tmp_path / "url").write_text("redis://secret-host:6379/0\n")

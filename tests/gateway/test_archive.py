@@ -213,7 +213,7 @@ def test_the_gateway_is_told_where_the_archive_is_like_the_archive_tool(tmp_path
     import pytest
 
     from gateway.archive import ArchiveError, archive_from
-    from gateway.bootstrap import parse_args
+    from gateway.settings import parse_args
 
     config = parse_args([], {"ARCHIVE_DIR": str(tmp_path), "RULES_YS": "localhost:1"})
     assert config.archive_dir == str(tmp_path)

@@ -13,8 +13,8 @@ import pytest
 from prometheus_client import REGISTRY
 
 from gateway import metrics
-from gateway.bootstrap import parse_args
 from gateway.eventstore.base import MatchKey
+from gateway.settings import parse_args
 from gateway.usecases.cache import MB, SHARES, ByteLru, Caches
 from tests.gateway.gwcore_support import gateway, play_first_legal
 from tests.kernel.toy_game import GAME

@@ -17,11 +17,11 @@ import redis
 import redis.asyncio
 
 from gateway.archive import DirectoryArchive, archive_match, finished_key, load, load_async, tombstone_key
-from gateway.bootstrap import parse_args
 from gateway.eventstore.base import MatchKey
 from gateway.eventstore.redis_store import match_keys
 from gateway.retention import DEFAULT_ARCHIVE_DIR, Sweeper, lease_key, sweep_interval_s
 from gateway.rules_client import AsyncRulesClient
+from gateway.settings import parse_args
 from gateway.usecases import GameMatches
 from tests.gateway.gwcore_support import SHARED_KEYS, gateway, play_first_legal
 from tests.kernel.toy_game import GAME

@@ -20,7 +20,7 @@ from guildhall.gateway.v1 import gateway_pb2_grpc
 
 from devstack.processes import free_port
 from devstack.stack import Stack
-from gateway.bootstrap import Config, parse_args
+from gateway.settings import Config, parse_args
 from tests.gateway.conftest import bearer, private_database
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,7 +37,7 @@ def test_every_setting_has_a_flag_and_an_environment_variable(capsys: pytest.Cap
         "LOG_LEVEL",
         "DRAIN_SECONDS",
         "GRACE_SECONDS",
-        "REDIS_URL",
+        "REDIS_URL_FILE",
         "REDIS_CLUSTER",
         "SIGNING_KEYS_DIR",
         "TENANTS_FILE",
@@ -79,7 +79,7 @@ def test_the_deployment_manifest_uses_the_gateways_variable_names() -> None:
     manifest = (ROOT / "deploy/k8s/base/gateway.yaml").read_text()
     names = set(re.findall(r"name: ([A-Z_]+)\b", manifest))
     assert {"HOST", "PORT", "METRICS_PORT", "LOG_LEVEL", "DRAIN_SECONDS", "GRACE_SECONDS"} <= names
-    assert {"REDIS_URL", "SIGNING_KEYS_DIR", "TENANTS_FILE"} <= names
+    assert {"REDIS_URL_FILE", "SIGNING_KEYS_DIR", "TENANTS_FILE"} <= names
     assert names <= {
         "HOST",
         "PORT",
@@ -87,7 +87,7 @@ def test_the_deployment_manifest_uses_the_gateways_variable_names() -> None:
         "LOG_LEVEL",
         "DRAIN_SECONDS",
         "GRACE_SECONDS",
-        "REDIS_URL",
+        "REDIS_URL_FILE",
         "REDIS_CLUSTER",
         "SIGNING_KEYS_DIR",
         "TENANTS_FILE",

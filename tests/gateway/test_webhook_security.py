@@ -22,7 +22,8 @@ import msgspec
 import pytest
 
 from gateway.auth import Tenant
-from gateway.bootstrap import _check_webhook_urls, parse_args
+from gateway.bootstrap import _check_webhook_urls
+from gateway.settings import parse_args
 from gateway.webhooks.address import AddressPolicy, guarded_backend, guarded_transport
 from gateway.webhooks.config import parse_webhooks
 from gateway.webhooks.dispatch import Webhooks
