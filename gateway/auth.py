@@ -77,8 +77,18 @@ SCOPES: Mapping[str, frozenset[str]] = {
     **{
         rpc: frozenset({ADMIN})
         for rpc in (
-            "CreateTenant", "UpdateTenant", "GetTenant", "ListTenants", "SuspendTenant", "ResumeTenant",
-            "DeleteTenant", "CreateApiKey", "ListApiKeys", "RevokeApiKey", "GetUsage", "ListAdminLog",
+            "CreateTenant",
+            "UpdateTenant",
+            "GetTenant",
+            "ListTenants",
+            "SuspendTenant",
+            "ResumeTenant",
+            "DeleteTenant",
+            "CreateApiKey",
+            "ListApiKeys",
+            "RevokeApiKey",
+            "GetUsage",
+            "ListAdminLog",
         )
     },  # fmt: skip
 }

@@ -123,8 +123,8 @@ def offboard(client: Any, archive: ArchiveStore, tenant: str, *, force: bool) ->
         keys = list(_scan(client, pattern))
         for start in range(0, len(keys), 500):
             pipe = client.pipeline(transaction=False)
-            for key in keys[start : start + 500]:
-                pipe.unlink(key)  # one key per command: every key may sit in another slot
+            for name in keys[start : start + 500]:
+                pipe.unlink(name)  # one key per command: every key may sit in another slot
             report.keys_deleted += sum(int(n) for n in pipe.execute())
     report.shared_entries_removed = _remove_shared(client, tenant)
     return report
@@ -162,17 +162,20 @@ def _remove_shared(client: Any, tenant: str) -> int:
     return removed
 
 
+def _text(value: Any) -> str:
+    return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
+
+
 def _remove_members(client: Any, key: str, mine: Any) -> int:
     kind = client.type(key)
     kind = kind.decode() if isinstance(kind, bytes) else kind
-    text = lambda b: b.decode(errors="replace") if isinstance(b, bytes) else str(b)  # noqa: E731
     if kind == "zset":
-        members = [m for m, _s in client.zscan_iter(key) if mine(text(m), "")]
+        members = [m for m, _s in client.zscan_iter(key) if mine(_text(m), "")]
         return int(client.zrem(key, *members)) if members else 0
     if kind == "set":
-        members = [m for m in client.sscan_iter(key) if mine(text(m), "")]
+        members = [m for m in client.sscan_iter(key) if mine(_text(m), "")]
         return int(client.srem(key, *members)) if members else 0
     if kind == "hash":
-        members = [f for f, v in client.hscan_iter(key) if mine(text(f), text(v))]
+        members = [f for f, v in client.hscan_iter(key) if mine(_text(f), _text(v))]
         return int(client.hdel(key, *members)) if members else 0
     return 0

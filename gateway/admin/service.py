@@ -75,7 +75,7 @@ def tenant_message(tenant_id: str, record: dict[str, Any]) -> pb.Tenant:
     )
 
 
-class AdminServicer(admin_pb2_grpc.AdminServiceServicer):
+class AdminServicer(admin_pb2_grpc.AdminServiceServicer):  # type: ignore[misc]
     def __init__(self, ports: AdminPorts) -> None:
         self.ports = ports
         self.admin = ports.admin
@@ -102,7 +102,7 @@ class AdminServicer(admin_pb2_grpc.AdminServiceServicer):
 
     @unary("ListTenants")
     async def ListTenants(self, request: Any, context: Any, principal: Principal) -> Any:
-        records = await self.admin.list()
+        records = await self.admin.tenants()
         return pb.ListTenantsResponse(tenants=[tenant_message(t, r) for t, r in sorted(records.items())])
 
     @unary("SuspendTenant")

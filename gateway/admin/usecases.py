@@ -90,7 +90,7 @@ class Admin:
             raise not_found(tenant_id)
         return record
 
-    async def list(self) -> dict[str, dict[str, Any]]:
+    async def tenants(self) -> dict[str, dict[str, Any]]:
         return await self.records.all()
 
     # -- changes -------------------------------------------------------------------------------
@@ -156,7 +156,8 @@ class Admin:
             raise AdminError(grpc.StatusCode.NOT_FOUND, f"tenant {tenant_id!r} has no key {key_id!r}")
         after = {**before, "body": {**before["body"], "keys": [k for k in keys if k not in revoked]}}
         await self._change(operator, "revoke_key", tenant_id, before, after, key_id=key_id)
-        return revoked[0]
+        revoked_key: dict[str, Any] = revoked[0]
+        return revoked_key
 
     async def delete_tenant(self, operator: str, tenant_id: str, force: bool) -> OffboardReport:
         """Offboarding (gateway/admin/offboard.py): suspend, archive, verify, remove, forget."""

@@ -64,7 +64,9 @@ def presentation_faults(spec: GameSpec[Any], players: int, seed: int) -> list[st
             for i, action in enumerate(legal):
                 faults += unresolved_ids(_json(spec, action), presentation, names, f"{where} action {i}")
             decision = presentation.decision(state, seat, legal)
-            faults += [f"{where} seat {seat}: {f}" for f in decision_faults(decision, seat, len(legal), names)]
+            faults += [
+                f"{where} seat {seat}: {f}" for f in decision_faults(decision, seat, len(legal), names)
+            ]
         if step is None:
             break
         for viewer in (*range(players), None):

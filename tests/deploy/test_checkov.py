@@ -15,7 +15,10 @@ CHECKOV = ROOT / ".venv-tools" / "bin" / "checkov"  # `make test` installs it (M
 
 def _render(tmp_path: Path) -> Path:
     out = subprocess.run(
-        ["kubectl", "kustomize", str(ROOT / "deploy/k8s/overlays/prod")], capture_output=True, text=True, check=True
+        ["kubectl", "kustomize", str(ROOT / "deploy/k8s/overlays/prod")],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     path = tmp_path / "prod.yaml"
     path.write_text(out.stdout)
