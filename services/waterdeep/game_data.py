@@ -139,9 +139,8 @@ QUEST_TYPE_NAMES = {
     "skullduggery": "Skullduggery",
     "warfare": "Warfare",
 }
-# "" in an id field means "none": each kind that may hold it names it (see docs/rules/waterdeep.md,
-# "Names used by clients"; the kernel treats only null and -1 as none).
-EMPTY = ""
+# "" in an id field means "none" (an empty slot, a card the viewer cannot see): the kernel and
+# clients read it as nothing there (services/kernel/present.py; docs/rules/waterdeep.md).
 
 
 def _engine_ids(catalog: Any) -> list[Component]:
@@ -161,14 +160,10 @@ def _engine_ids(catalog: Any) -> list[Component]:
                 out.append(
                     Component("quest", copy, i.name, text="Mandatory Quest (intrigue card)", values=values)
                 )
-    out.append(Component("intrigue_copy", EMPTY, "an intrigue card", text="a card the viewer cannot see"))
-    out.append(Component("quest", EMPTY, "no quest", text="an empty place"))
-    out.append(Component("building", EMPTY, "no building", text="an empty Builder's Hall slot"))
     out += [
         Component("space", t.id, t.name, text=f"the action space of the Building tile {t.name}")
         for t in catalog.buildings
     ]
-    out.append(Component("space", EMPTY, "no action space"))
     out += [Component("quest_type", t, name) for t, name in QUEST_TYPE_NAMES.items()]
     out.append(Component("quest_type", "mandatory", "Mandatory Quest", text="no quest type"))
     out.append(Component("deck", "quest", "Quest deck", values={"place": "quest_deck"}))

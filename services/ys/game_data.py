@@ -5,10 +5,9 @@ Besides the ship and character cards of the data file, every id the engine write
 has a component here: gems by colour, broker values, order cards, neighbourhoods by number,
 parties (with 2 players party 2 is the neutral player), card windows and phases.
 
-The engine writes "" (and order card 0) for "none" in a few fields (a port with no ship after the
-turn, a card already taken, a market row without a gem, a card played without a place): the
-kernel's id check only treats -1 and null as none, so each such kind has a component with that
-id named "none" (see the report of issue 31: the kernel could accept "" as none).
+The engine writes "" for "none" in a few fields (a port with no ship after the turn, a card
+already taken, a market row without a gem, a card played without a place): clients read "" as
+nothing there, as the kernel's id check does (services/kernel/present.py).
 """
 
 from __future__ import annotations
@@ -34,8 +33,6 @@ from services.ys.model import (
     WINDOW,
 )
 from services.ys.tables import BLACK_TABLE, BROKERS, COLUMN_MOVES, GEM_TABLE, KINGS_FAVOR_TWOS, THRONE_POINTS
-
-NONE_TEXT = "the engine's empty id: nothing here"
 
 WINDOW_NAMES = {
     PLACEMENT_START: "Start of placement",
@@ -101,7 +98,6 @@ def components(catalog: Any) -> Built:
         )
         for s in catalog.ships
     ]
-    components.append(Component("ship", "", "no ship", text=NONE_TEXT, count=0))
     for c in catalog.characters:
         effect = words(c.effect) + (f" ({c.amount})" if c.amount else "")
         components.append(
@@ -121,7 +117,6 @@ def components(catalog: Any) -> Built:
                 source=c.source,
             )
         )
-    components.append(Component("character", "", "no card", text=NONE_TEXT, count=0))
     for colour in (*COLOURS, "black", "white"):
         text = GEM_TEXT.get(
             colour,
@@ -130,7 +125,6 @@ def components(catalog: Any) -> Built:
             else "",
         )
         components.append(Component("gem", colour, f"{colour} gem", text=text, source="SEED p.2, p.5"))
-    components.append(Component("gem", "", "no gem", text=NONE_TEXT, count=0))
     counts = Counter(BROKERS)
     for value in range(5):
         extra = f"; King's Favor adds {KINGS_FAVOR_TWOS} more" if value == 2 else ""
@@ -170,10 +164,8 @@ def components(catalog: Any) -> Built:
         )
     for window, name in WINDOW_NAMES.items():
         components.append(Component("window", window, name, text=WINDOW_TEXT[window], source="SEED p.10"))
-    components.append(Component("window", "", "no window", text=NONE_TEXT, count=0))
     for phase, name in PHASE_NAMES.items():
         components.append(Component("phase", phase, name, source="SEED p.5-9"))
-    components.append(Component("place", "", "no place", text=NONE_TEXT, count=0))
     decks = [
         Deck("ships", "Ship cards", tuple(DeckPart("ship", s.id, 1) for s in catalog.ships)),
         Deck(
