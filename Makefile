@@ -136,6 +136,8 @@ golden: gen
 schemas: gen
 	$(PY) -m services.export_schemas
 	$(PY) -m gateway.schemas
+	@# The Python client's per-game TypedDicts from them (the TypeScript ones are made by make web).
+	$(PY) -m guildhall_client.games.generate
 
 # Re-render the per-game Kubernetes manifests from the registry; a test keeps them current.
 manifests: gen

@@ -40,10 +40,10 @@ action: ys.Action = {"type": "place_broker", "place": 3, "value": 2, "face_up": 
 
 
 def mypy(tmp_path: Path, name: str, source: str) -> subprocess.CompletedProcess[str]:
-    program = tmp_path / f"{name}.py"
-    program.write_text(source)
+    program = str(tmp_path / f"{name}.py")
+    Path(program).write_text(source)
     return subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--follow-imports=silent", str(program)],
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--follow-imports=silent", program],
         cwd=ROOT,
         capture_output=True,
         text=True,

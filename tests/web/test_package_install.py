@@ -40,10 +40,13 @@ PROGRAM = (
     + """
 import { GuildhallClient, type ActionNamed, type TypedMatchView } from "@guildhall/web";
 import type { View, PlaceBroker } from "@guildhall/web/games/ys";
+import type { Games } from "@guildhall/web/games";
 
-const gh = new GuildhallClient({ baseUrl: process.env.GUILDHALL_HTTP!, credential: process.env.GUILDHALL_KEY! });
+const { GUILDHALL_HTTP, GUILDHALL_KEY } = process.env;
+const gh = new GuildhallClient({ baseUrl: GUILDHALL_HTTP!, credential: GUILDHALL_KEY! });
 const ys = gh.game("ys");
-const match = await ys.createMatch(["ann", "bob"], { price_limit: 5 });
+const options: Games["ys"]["options"] = { price_limit: 5 };
+const match = await ys.createMatch(["ann", "bob"], options);
 const seats = match.seats.map((s) => ys.as(s.token));
 console.log("created", match.matchId.length > 0, seats.length);
 
@@ -62,8 +65,9 @@ while (played < 8) {
     await seat.submit(match.matchId, bid, { expectedVersion: mine.version });
     bids++;
   } else if (first.type === "place_broker") {
-    const place: PlaceBroker = { type: "place_broker", place: first.place, value: first.value, face_up: first.face_up };
-    await seat.submit(match.matchId, place);
+    const { place, value, face_up } = first;
+    const broker: PlaceBroker = { type: "place_broker", place, value, face_up };
+    await seat.submit(match.matchId, broker);
   } else {
     await seat.submit(match.matchId, first);
   }
@@ -98,7 +102,7 @@ def npm(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return run
 
 
-def tsc(folder: Path, name: str, source: str) -> subprocess.CompletedProcess[str]:
+def tsc(folder: Path, source: str) -> subprocess.CompletedProcess[str]:
     (folder / "program.ts").write_text(source)
     return subprocess.run(
         ["node", str(TSC), "-p", "tsconfig.json", "--pretty", "false"],
@@ -131,7 +135,7 @@ def test_the_packed_package_installs_type_checks_and_plays(tmp_path: Path) -> No
     (app / "tsconfig.json").write_text(json.dumps(TSCONFIG))
 
     # A wrongly typed action (a field of the wrong type; another game's action) or view field.
-    bad = tsc(app, "bad", BAD)
+    bad = tsc(app, BAD)
     assert bad.returncode != 0, bad.stdout
     errors = [line for line in bad.stdout.splitlines() if "error TS" in line]
     assert len(errors) == 3, bad.stdout
@@ -139,7 +143,7 @@ def test_the_packed_package_installs_type_checks_and_plays(tmp_path: Path) -> No
     assert "program.ts(7," in errors[1] and '"take_money"' in errors[1], errors
     assert "program.ts(9," in errors[2] and "no_such_field" in errors[2], errors
 
-    good = tsc(app, "good", PROGRAM)
+    good = tsc(app, PROGRAM)
     assert good.returncode == 0, good.stdout + good.stderr
 
     port = free_port()

@@ -63,7 +63,7 @@ export class GameClient<G extends GameId> {
     if (view.gameId && view.gameId !== this.gameId) {
       throw new WrongGame(`match ${view.matchId} is ${view.gameId}, not ${this.gameId}`);
     }
-    return view as TypedMatchView<G>;
+    return view as unknown as TypedMatchView<G>;
   }
 
   async getGameData(): Promise<GameDataOf<G>> {
@@ -101,11 +101,11 @@ export class GameClient<G extends GameId> {
   /** Act for this token's seat with one of the game's actions (GuildhallClient.submit). */
   async submit(matchId: string, action: ActionOf<G>, opts: SubmitOptions = {}): Promise<TypedAccepted<G>> {
     const accepted = await this.client.submit(matchId, action, opts);
-    return { ...accepted, view: accepted.view && this.typed(accepted.view) } as TypedAccepted<G>;
+    return { ...accepted, view: accepted.view && this.typed(accepted.view) } as unknown as TypedAccepted<G>;
   }
 
   async resign(matchId: string, commandId?: string): Promise<TypedAccepted<G>> {
-    return (await this.client.resign(matchId, commandId)) as TypedAccepted<G>;
+    return (await this.client.resign(matchId, commandId)) as unknown as TypedAccepted<G>;
   }
 
   async *watch(
@@ -114,12 +114,12 @@ export class GameClient<G extends GameId> {
     opts: { signal?: AbortSignal; untilFinished?: boolean } = {},
   ): AsyncGenerator<TypedWatchUpdate<G>> {
     for await (const update of this.client.watch(matchId, fromVersion, opts)) {
-      yield { events: update.events as TypedMatchEvent<G>[], view: update.view && this.typed(update.view) };
+      yield { events: update.events as unknown as TypedMatchEvent<G>[], view: update.view && this.typed(update.view) };
     }
   }
 
   async events(matchId: string): Promise<TypedMatchEvent<G>[]> {
-    return (await this.client.events(matchId)) as TypedMatchEvent<G>[];
+    return (await this.client.events(matchId)) as unknown as TypedMatchEvent<G>[];
   }
 
   audit(matchId: string) {
@@ -127,6 +127,6 @@ export class GameClient<G extends GameId> {
   }
 
   verifyMatch(matchId: string, events?: TypedMatchEvent<G>[]) {
-    return this.client.verifyMatch(matchId, events);
+    return this.client.verifyMatch(matchId, events as unknown as MatchEvent[] | undefined);
   }
 }
