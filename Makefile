@@ -33,9 +33,11 @@ gen/.stamp: $(VENV)/.installed $(PROTOS)
 	touch $@
 
 # The TypeScript client and the web table (clients/web): npm ci from the lockfile, generated
-# protobuf-es code (git-ignored, like gen/), esbuild bundles in clients/web/dist/.
+# protobuf-es code and per-game types from schemas/ (git-ignored, like gen/), the package's library
+# (tsc: dist/lib/, JS and .d.ts) and esbuild bundles in clients/web/dist/.
 WEB := clients/web
-WEB_SOURCES := $(shell find $(WEB)/src $(WEB)/table $(WEB)/scripts -type f -not -path '*/gen/*' 2>/dev/null)
+WEB_SOURCES := $(shell find $(WEB)/src $(WEB)/table $(WEB)/scripts -type f -not -path '*/gen/*' 2>/dev/null) \
+  $(wildcard $(WEB)/tsconfig*.json) $(shell find schemas -name '*.schema.json')
 web: $(WEB)/dist/.stamp
 $(WEB)/dist/.stamp: $(VENV)/.installed $(WEB)/package.json $(WEB)/package-lock.json $(PROTOS) $(WEB_SOURCES)
 	@command -v npm >/dev/null || { echo "npm (Node 20+) is needed for the web client"; exit 1; }
@@ -134,6 +136,8 @@ golden: gen
 schemas: gen
 	$(PY) -m services.export_schemas
 	$(PY) -m gateway.schemas
+	@# The Python client's per-game TypedDicts from them (the TypeScript ones are made by make web).
+	$(PY) -m guildhall_client.games.generate
 
 # Re-render the per-game Kubernetes manifests from the registry; a test keeps them current.
 manifests: gen

@@ -16,6 +16,7 @@ import {
 } from "./gen/guildhall/gateway/v1/gateway_pb.js";
 import { GatewayError, ReceiptInvalid, Rejected, StaleVersion, gatewayError, rejectionFor, retriable } from "./errors.js";
 import { type ReceiptFields, verifyReceipt, verifySeed } from "./verify.js";
+import { GameClient, type GameId } from "./games.js";
 
 // biome-ignore lint: game JSON is any game's
 export type Json = any;
@@ -267,6 +268,11 @@ export class GuildhallClient {
     client.keys = this.keys;
     for (const [k, v] of this.gameData) client.gameData.set(k, v);
     return client;
+  }
+
+  /** This client typed for one game: its actions, views and events (src/games.ts). */
+  game<G extends GameId>(gameId: G): GameClient<G> {
+    return new GameClient(this, gameId);
   }
 
   private async call<T>(make: () => Promise<T>, retry: boolean): Promise<T> {
