@@ -47,7 +47,7 @@ Send = Callable[[Mapping[str, Any]], Awaitable[None]]
 
 KEEPALIVE_S = 15.0
 _MATCH = re.compile(r"/v1/matches/([^/]+)/watch")
-_TICKET = re.compile(r"/v1/tickets/([^/]+)/watch")
+_TICKET = re.compile(r"/v1/tickets/(.+)/watch")  # ticket ids hold a slash (game/id)
 # Connect's HTTP status of each code (connectrpc.com/docs/protocol, "Error codes").
 HTTP_STATUS = {
     "canceled": 499, "unknown": 500, "invalid_argument": 400, "deadline_exceeded": 504,
