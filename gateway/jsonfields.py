@@ -31,10 +31,11 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
-from gateway.wire import BadRequest
+from gateway.wire import MAX_ACTION_BYTES, MAX_OPTIONS_BYTES, BadRequest
 
 PACKAGE = "guildhall.gateway.v1."
 MAX_DEPTH = 64  # a game's actions, options and views nest a few levels; past this is an attack
+MAX_JSON_BYTES = max(MAX_ACTION_BYTES, MAX_OPTIONS_BYTES)
 OBJECT = "object"
 ANY = "any"
 
@@ -323,6 +324,8 @@ def _base64_json(value: Any, where: str, value_name: str, kind: str, path: str) 
     try:
         text = value.replace("-", "+").replace("_", "/")
         raw = base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
+        if len(raw) > MAX_JSON_BYTES:
+            return  # over its size limit: the servicer says so, as over gRPC
         parsed = json.loads(raw)
     except (binascii.Error, ValueError, RecursionError):
         raise ShapeError(f"{hint} (this string is not base64 of JSON)") from None
