@@ -15,7 +15,9 @@ A match update's id is the version it reaches, so a client that reconnects with
 `Last-Event-ID` (EventSource does) resumes with no gap and no duplicate. A ticket's events are
 `event: ticket`. A failure before the first event is an HTTP error with a Connect error body
 (401, 403, 404, 429 ...); after it, an `event: error` with `{"code": ..., "message": ...}` ends the
-feed. An idle feed gets a comment line every KEEPALIVE_S so proxies keep it open.
+feed. A match's feed ends after the update that finishes the match (`event: end`), a ticket's
+when the ticket is matched, cancelled or expired; so `curl -N` returns by itself. An idle feed gets
+a comment line every KEEPALIVE_S so proxies keep it open.
 
 Nothing here is a second implementation: each feed calls the servicer's own Watch or WatchTicket
 with the request's headers as metadata, so authentication (`authorization: Bearer ...`), the
@@ -196,6 +198,8 @@ class Feeds:
                     )
                     keepalive = asyncio.create_task(ping())
                 await write(_event(name, message))
+                if name == "update" and message.HasField("view") and message.view.finished:
+                    break  # nothing follows the end of a match: the feed ends (curl returns)
             if not started:  # a stream that ended before sending anything
                 await _refuse(send, "not_found", "nothing to follow")
                 return
