@@ -23,8 +23,8 @@ import json
 import logging
 import mimetypes
 import uuid
-from http import HTTPStatus
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -310,8 +310,11 @@ class HttpApp:
         origin = _header(scope, b"origin")
         if origin and not self._origin_allowed(origin, scope):
             await _connect_error(
-                send, 403, "permission_denied",
-                f"origin {origin} may not call this gateway: list it in CORS_ORIGINS", [(b"vary", b"Origin")],
+                send,
+                403,
+                "permission_denied",
+                f"origin {origin} may not call this gateway: list it in CORS_ORIGINS",
+                [(b"vary", b"Origin")],
             )
             return
         cors = self._cors_headers(origin) if origin else []
@@ -365,7 +368,9 @@ class HttpApp:
         refused = [h for h in asked if h and h not in CORS_ALLOW_HEADERS]
         if not cors or method not in ("POST", "GET") or refused:
             why = f"headers {', '.join(refused)} are not allowed" if refused else f"method {method or '?'}"
-            await _connect_error(send, 403, "permission_denied", f"preflight refused: {why}", [(b"vary", b"Origin")])
+            await _connect_error(
+                send, 403, "permission_denied", f"preflight refused: {why}", [(b"vary", b"Origin")]
+            )
             return
         headers = [
             *cors,
@@ -502,10 +507,20 @@ _NOT_FOUND = (
 )
 # The Connect code of an HTTP status a library answered with an empty body (Connect's own mapping).
 _HTTP_CODES = {
-    400: "invalid_argument", 401: "unauthenticated", 403: "permission_denied", 404: "not_found",
-    405: "unimplemented", 408: "deadline_exceeded", 409: "aborted", 413: "resource_exhausted",
-    415: "invalid_argument", 429: "resource_exhausted", 499: "canceled", 501: "unimplemented",
-    503: "unavailable", 504: "deadline_exceeded",
+    400: "invalid_argument",
+    401: "unauthenticated",
+    403: "permission_denied",
+    404: "not_found",
+    405: "unimplemented",
+    408: "deadline_exceeded",
+    409: "aborted",
+    413: "resource_exhausted",
+    415: "invalid_argument",
+    429: "resource_exhausted",
+    499: "canceled",
+    501: "unimplemented",
+    503: "unavailable",
+    504: "deadline_exceeded",
 }
 _JSON_TYPES = ("application/json", "application/proto", "application/x-protobuf", "application/protobuf")
 
@@ -547,7 +562,9 @@ async def _check_call(
     rpc = str(scope.get("path", "")).removeprefix(prefix)
     if rpc not in rpcs:
         await _connect_error(
-            send, 404, "unimplemented",
+            send,
+            404,
+            "unimplemented",
             f"{service} has no RPC named {rpc[:80]!r}; its RPCs: {', '.join(sorted(rpcs))}",
         )
         return None
@@ -557,7 +574,9 @@ async def _check_call(
     stream = rpcs[rpc]
     if stream and kind in _JSON_TYPES:
         await _connect_error(
-            send, 415, "invalid_argument",
+            send,
+            415,
+            "invalid_argument",
             f"{rpc} is a server stream: POST it with content-type application/connect+json, the request "
             "in one Connect envelope (a flags byte 0, the JSON's length as 4 big-endian bytes, the "
             f"JSON); from a shell, follow it with GET {_FEEDS.get(rpc, '/v1/...')} (Server-Sent Events, "
@@ -566,17 +585,27 @@ async def _check_call(
         return None
     if not stream and kind.startswith("application/connect+"):
         await _connect_error(
-            send, 415, "invalid_argument",
+            send,
+            415,
+            "invalid_argument",
             f"{rpc} is a unary call: POST it with content-type application/json (or application/proto), "
             "the request message as the whole body, no envelope",
         )
         return None
-    if not kind.startswith("application/grpc") and kind not in _JSON_TYPES and not kind.startswith(
-        "application/connect+"
+    if (
+        not kind.startswith("application/grpc")
+        and kind not in _JSON_TYPES
+        and not kind.startswith("application/connect+")
     ):
-        expected = "application/connect+json or application/connect+proto" if stream else "application/json or application/proto"
+        expected = (
+            "application/connect+json or application/connect+proto"
+            if stream
+            else "application/json or application/proto"
+        )
         await _connect_error(
-            send, 415, "invalid_argument",
+            send,
+            415,
+            "invalid_argument",
             f"content-type {kind or '(none)'} is not one {rpc} reads: send {expected}",
         )
         return None
@@ -596,7 +625,9 @@ async def _check_call(
     if head[:1] not in (b"\x00", b"\x01") or len(head) < 5:
         what = "JSON with no envelope" if head.lstrip()[:1] in (b"{", b"[") else "not a Connect envelope"
         await _connect_error(
-            send, 400, "invalid_argument",
+            send,
+            400,
+            "invalid_argument",
             f"{rpc}'s request is {what}: a stream's request is one envelope, a flags byte 0 and the "
             "message's length as 4 big-endian bytes before it (a Connect client writes it); from a "
             f"shell, GET {_FEEDS.get(rpc, '/v1/...')} instead (Server-Sent Events, docs/http.md)",

@@ -153,7 +153,9 @@ def decode(data: bytes | bytearray, message: Message) -> Message:
     try:
         text = bytes(data).decode("utf-8")
     except UnicodeDecodeError as error:
-        raise ShapeError(f"the {rpc} request is not UTF-8 text (byte {error.start} is not): send JSON in UTF-8") from None
+        raise ShapeError(
+            f"the {rpc} request is not UTF-8 text (byte {error.start} is not): send JSON in UTF-8"
+        ) from None
     try:
         body = json.loads(text) if text.strip() else {}
     except RecursionError:
@@ -163,7 +165,7 @@ def decode(data: bytes | bytearray, message: Message) -> Message:
             f"the {rpc} request is not JSON: {error.msg} at line {error.lineno} column {error.colno}"
         ) from None
     if not isinstance(body, dict):
-        raise ShapeError(f"the {rpc} request must be a JSON object of its fields, like {{\"match_id\": ...}}")
+        raise ShapeError(f'the {rpc} request must be a JSON object of its fields, like {{"match_id": ...}}')
     _values_in(message.DESCRIPTOR, body, "")
     try:
         json_format.ParseDict(body, message)
@@ -234,7 +236,7 @@ def _values_in(descriptor: Descriptor, body: dict[str, Any], path: str) -> None:
         if field.name in seen:
             raise ShapeError(f"{path}{field.name} is given twice (as {seen[field.name]} and {key})")
         seen[field.name] = key
-    for raw_name, (value_name, kind) in pairs.items():
+    for raw_name, (value_name, _) in pairs.items():
         if raw_name in seen and value_name in seen:
             raise ShapeError(
                 f"{path}{raw_name} and {path}{value_name} are the same {raw_name}: send one, "
@@ -264,7 +266,9 @@ def _values_in(descriptor: Descriptor, body: dict[str, Any], path: str) -> None:
             if value is None:
                 continue
             if not isinstance(value, list):
-                raise ShapeError(f"{where} must be a JSON array of {_kind(field).removeprefix('a ').removeprefix('an ')}s")
+                raise ShapeError(
+                    f"{where} must be a JSON array of {_kind(field).removeprefix('a ').removeprefix('an ')}s"
+                )
             items = value
         else:
             items = [value]
@@ -315,7 +319,7 @@ def _base64_json(value: Any, where: str, value_name: str, kind: str, path: str) 
     """A bytes field over JSON: base64 of the JSON's bytes, or the value field was meant."""
     hint = (
         f"{where} is base64 of JSON bytes in this field; send {path}{value_name} with the JSON "
-        f"itself, e.g. \"{value_name}\": {EXAMPLES.get(where.rsplit('.', 1)[-1], '{...}')}"
+        f'itself, e.g. "{value_name}": {EXAMPLES.get(where.rsplit(".", 1)[-1], "{...}")}'
     )
     if value is None or value == "":
         return
@@ -346,7 +350,9 @@ def json_bytes(request: Message, raw_name: str, value_name: str) -> bytes:
         raise ShapeError(f"{raw_name} and {value_name} are the same {raw_name}: send one")
     value = _py(getattr(request, value_name))
     if raw_name in ("action", "options") and not isinstance(value, dict):
-        raise ShapeError(f"{value_name} must be a JSON object like {EXAMPLES[raw_name]}, not {_json_type(value)}")
+        raise ShapeError(
+            f"{value_name} must be a JSON object like {EXAMPLES[raw_name]}, not {_json_type(value)}"
+        )
     _depth(value, value_name)
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
 
@@ -355,14 +361,14 @@ def _py(message: Message) -> Any:
     """A Value/Struct/ListValue as plain JSON; integral numbers as integers (a game's ids)."""
     name = message.DESCRIPTOR.full_name
     if name == "google.protobuf.Struct":
-        return {k: _py(v) for k, v in message.fields.items()}  # type: ignore[attr-defined]
+        return {k: _py(v) for k, v in message.fields.items()}
     if name == "google.protobuf.ListValue":
-        return [_py(v) for v in message.values]  # type: ignore[attr-defined]
+        return [_py(v) for v in message.values]
     which = message.WhichOneof("kind")
     if which is None or which == "null_value":
         return None
     if which == "number_value":
-        number = message.number_value  # type: ignore[attr-defined]
+        number = message.number_value
         return int(number) if number.is_integer() and abs(number) < 2**63 else number
     if which in ("struct_value", "list_value"):
         return _py(getattr(message, which))

@@ -52,10 +52,22 @@ _MATCH = re.compile(r"/v1/matches/([^/]+)/watch")
 _TICKET = re.compile(r"/v1/tickets/(.+)/watch")  # ticket ids hold a slash (game/id)
 # Connect's HTTP status of each code (connectrpc.com/docs/protocol, "Error codes").
 HTTP_STATUS = {
-    "canceled": 499, "unknown": 500, "invalid_argument": 400, "deadline_exceeded": 504,
-    "not_found": 404, "already_exists": 409, "permission_denied": 403, "resource_exhausted": 429,
-    "failed_precondition": 400, "aborted": 409, "out_of_range": 400, "unimplemented": 501,
-    "internal": 500, "unavailable": 503, "data_loss": 500, "unauthenticated": 401,
+    "canceled": 499,
+    "unknown": 500,
+    "invalid_argument": 400,
+    "deadline_exceeded": 504,
+    "not_found": 404,
+    "already_exists": 409,
+    "permission_denied": 403,
+    "resource_exhausted": 429,
+    "failed_precondition": 400,
+    "aborted": 409,
+    "out_of_range": 400,
+    "unimplemented": 501,
+    "internal": 500,
+    "unavailable": 503,
+    "data_loss": 500,
+    "unauthenticated": 401,
 }
 
 
@@ -71,7 +83,8 @@ class _Context:
 
     def __init__(self, scope: Scope) -> None:
         metadata = [
-            (bytes(k).decode("latin-1").lower(), bytes(v).decode("latin-1")) for k, v in scope.get("headers", ())
+            (bytes(k).decode("latin-1").lower(), bytes(v).decode("latin-1"))
+            for k, v in scope.get("headers", ())
         ]
         if not any(k == "x-request-id" for k, _ in metadata):
             metadata.append(("x-request-id", uuid.uuid4().hex[:16]))
@@ -95,7 +108,9 @@ def _error_body(code: str, message: str) -> bytes:
     return json.dumps({"code": code, "message": message}).encode()
 
 
-async def _refuse(send: Send, code: str, message: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
+async def _refuse(
+    send: Send, code: str, message: str, extra: list[tuple[bytes, bytes]] | None = None
+) -> None:
     await send(
         {
             "type": "http.response.start",
@@ -125,20 +140,24 @@ class Feeds:
         match, ticket = _MATCH.fullmatch(path), _TICKET.fullmatch(path)
         if match is None and ticket is None:
             await _refuse(
-                send, "not_found",
+                send,
+                "not_found",
                 f"no feed at {path[:100]}: GET /v1/matches/<match_id>/watch?from_version=N or "
                 "GET /v1/tickets/<ticket_id>/watch (docs/http.md)",
             )
             return
         if scope["method"] not in ("GET", "HEAD"):
-            await _refuse(send, "unimplemented", f"a feed is read with GET, not {scope['method']}", [(b"allow", b"GET")])
+            await _refuse(
+                send, "unimplemented", f"a feed is read with GET, not {scope['method']}", [(b"allow", b"GET")]
+            )
             return
         query = parse_qs(bytes(scope.get("query_string", b"")).decode("latin-1"))
         if match is not None:
             since = _header(scope, b"last-event-id") or query.get("from_version", ["0"])[0]
             if not since.isascii() or not since.isdigit() or len(since) > 19:
                 await _refuse(
-                    send, "invalid_argument",
+                    send,
+                    "invalid_argument",
                     "from_version (or Last-Event-ID) must be a version: a whole number, 0 for the start",
                 )
                 return
@@ -150,7 +169,9 @@ class Feeds:
             method, name = self._servicer.WatchTicket, "ticket"
         await self._feed(scope, receive, send, method, request, name)
 
-    async def _feed(self, scope: Scope, receive: Receive, send: Send, method: Any, request: Any, name: str) -> None:
+    async def _feed(
+        self, scope: Scope, receive: Receive, send: Send, method: Any, request: Any, name: str
+    ) -> None:
         context = _Context(scope)
         structlog.contextvars.bind_contextvars(transport="sse")
         task = asyncio.current_task()

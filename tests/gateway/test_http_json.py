@@ -38,7 +38,11 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         tenants=(TenantSpec("acme"), TenantSpec("globex")),
         work_dir=work,
         log_dir=work / "logs",
-        gateway_env={"HTTP_PORT": str(http_port), "MAX_STREAMS_PER_TOKEN": str(PER_TOKEN), "GRACE_SECONDS": "2"},
+        gateway_env={
+            "HTTP_PORT": str(http_port),
+            "MAX_STREAMS_PER_TOKEN": str(PER_TOKEN),
+            "GRACE_SECONDS": "2",
+        },
         start_timeout_s=60.0,
     ) as running:
         running.http_port = http_port  # type: ignore[attr-defined]
@@ -53,8 +57,12 @@ def rpc(stack: Stack) -> Iterator[gateway_pb2_grpc.GatewayServiceStub]:
 
 
 def post(
-    stack: Stack, rpc: str, body: bytes | dict[str, Any], credential: str | None = None,
-    content_type: str = "application/json", path: str | None = None,
+    stack: Stack,
+    rpc: str,
+    body: bytes | dict[str, Any],
+    credential: str | None = None,
+    content_type: str = "application/json",
+    path: str | None = None,
 ) -> tuple[int, dict[str, str], bytes]:
     data = json.dumps(body).encode() if isinstance(body, dict) else body
     headers = {"content-type": content_type}
@@ -107,7 +115,8 @@ def test_http_json_reads_and_writes_the_games_json_as_json(stack: Stack, rpc: An
     assert "legalActions" not in view
     action = view["legalActionsValue"][0]
     answer = call(
-        stack, "SubmitAction",
+        stack,
+        "SubmitAction",
         {"match_id": match["matchId"], "command_id": "c1", "action_value": action, "return_view": True},
         view["token"],
     )
@@ -130,24 +139,36 @@ def test_http_json_reads_and_writes_the_games_json_as_json(stack: Stack, rpc: An
         legal = call(stack, "GetView", {"match_id": match["matchId"]}, seat["token"])
         if legal.get("legalActionsValue"):
             encoded = base64.b64encode(json.dumps(legal["legalActionsValue"][0]).encode()).decode()
-            again = call(stack, "SubmitAction", {"match_id": match["matchId"], "command_id": "c2", "action": encoded}, seat["token"])
+            again = call(
+                stack,
+                "SubmitAction",
+                {"match_id": match["matchId"], "command_id": "c2", "action": encoded},
+                seat["token"],
+            )
             assert "accepted" in again, again
             break
     else:
         raise AssertionError("nobody may act")
 
 
-def test_binary_answers_carry_the_bytes_only_and_binary_requests_may_send_values(stack: Stack, rpc: Any) -> None:
+def test_binary_answers_carry_the_bytes_only_and_binary_requests_may_send_values(
+    stack: Stack, rpc: Any
+) -> None:
     match, view = new_match(stack)
     status, _, data = post(
-        stack, "GetView", pb.GetViewRequest(match_id=match["matchId"]).SerializeToString(), view["token"],
+        stack,
+        "GetView",
+        pb.GetViewRequest(match_id=match["matchId"]).SerializeToString(),
+        view["token"],
         "application/proto",
     )
     assert status == 200
     answer = pb.MatchView.FromString(data)
     assert answer.view and answer.legal_actions
     assert not answer.HasField("view_value") and not answer.legal_actions_value
-    grpc_view = rpc.GetView(pb.GetViewRequest(match_id=match["matchId"]), metadata=[("authorization", f"Bearer {view['token']}")])
+    grpc_view = rpc.GetView(
+        pb.GetViewRequest(match_id=match["matchId"]), metadata=[("authorization", f"Bearer {view['token']}")]
+    )
     assert not grpc_view.HasField("view_value") and grpc_view.view == answer.view
     # gRPC: action_value accepted, both fields refused.
     request = pb.SubmitActionRequest(match_id=match["matchId"], command_id="v1")
@@ -168,38 +189,161 @@ def test_binary_answers_carry_the_bytes_only_and_binary_requests_may_send_values
 
 WRONG_SHAPES = [
     # (name, rpc, body, content type, HTTP status, what the message must say)
-    ("action as an object", "SubmitAction", b'{"match_id": "m1", "command_id": "c", "action": {"type": "x"}}',
-     "application/json", 400, "action is base64 of JSON bytes in this field; send action_value with the JSON itself"),
-    ("action as a plain string", "SubmitAction", b'{"match_id": "m1", "command_id": "c", "action": "enter_building"}',
-     "application/json", 400, "send action_value with the JSON itself"),
-    ("action_value not an object", "SubmitAction", b'{"match_id": "m1", "command_id": "c", "action_value": "pass"}',
-     "application/json", 400, "action_value must be a JSON object like {\"type\": "),
-    ("both action fields", "SubmitAction", b'{"match_id": "m1", "action": "e30=", "action_value": {"type": "x"}}',
-     "application/json", 400, "send one"),
-    ("options as an object", "CreateMatch", b'{"game_id": "rattus_cartus", "options": {}}',
-     "application/json", 400, "options is base64 of JSON bytes in this field; send options_value"),
-    ("options_value an array", "CreateMatch", b'{"game_id": "rattus_cartus", "options_value": []}',
-     "application/json", 400, "options_value must be a JSON object"),
-    ("a number for a string", "GetView", b'{"match_id": 12}', "application/json", 400, "match_id must be a string, not a number"),
-    ("a string for a boolean", "SubmitAction", b'{"return_view": "yes"}', "application/json", 400, "return_view must be true or false"),
-    ("a word for a version", "Replay", b'{"match_id": "m", "version": "latest"}', "application/json", 400, "version must be an integer"),
-    ("a string for a list", "CreateMatch", b'{"players": "ann"}', "application/json", 400, "players must be a JSON array"),
-    ("an unknown field", "GetView", b'{"match": "m1"}', "application/json", 400, "match is not a field of GetViewRequest (its fields: match_id)"),
-    ("an unknown nested field", "CreateMatch", b'{"turn_timer": {"secs": 3}}', "application/json", 400, "turn_timer.secs is not a field of TurnTimer"),
+    (
+        "action as an object",
+        "SubmitAction",
+        b'{"match_id": "m1", "command_id": "c", "action": {"type": "x"}}',
+        "application/json",
+        400,
+        "action is base64 of JSON bytes in this field; send action_value with the JSON itself",
+    ),
+    (
+        "action as a plain string",
+        "SubmitAction",
+        b'{"match_id": "m1", "command_id": "c", "action": "enter_building"}',
+        "application/json",
+        400,
+        "send action_value with the JSON itself",
+    ),
+    (
+        "action_value not an object",
+        "SubmitAction",
+        b'{"match_id": "m1", "command_id": "c", "action_value": "pass"}',
+        "application/json",
+        400,
+        'action_value must be a JSON object like {"type": ',
+    ),
+    (
+        "both action fields",
+        "SubmitAction",
+        b'{"match_id": "m1", "action": "e30=", "action_value": {"type": "x"}}',
+        "application/json",
+        400,
+        "send one",
+    ),
+    (
+        "options as an object",
+        "CreateMatch",
+        b'{"game_id": "rattus_cartus", "options": {}}',
+        "application/json",
+        400,
+        "options is base64 of JSON bytes in this field; send options_value",
+    ),
+    (
+        "options_value an array",
+        "CreateMatch",
+        b'{"game_id": "rattus_cartus", "options_value": []}',
+        "application/json",
+        400,
+        "options_value must be a JSON object",
+    ),
+    (
+        "a number for a string",
+        "GetView",
+        b'{"match_id": 12}',
+        "application/json",
+        400,
+        "match_id must be a string, not a number",
+    ),
+    (
+        "a string for a boolean",
+        "SubmitAction",
+        b'{"return_view": "yes"}',
+        "application/json",
+        400,
+        "return_view must be true or false",
+    ),
+    (
+        "a word for a version",
+        "Replay",
+        b'{"match_id": "m", "version": "latest"}',
+        "application/json",
+        400,
+        "version must be an integer",
+    ),
+    (
+        "a string for a list",
+        "CreateMatch",
+        b'{"players": "ann"}',
+        "application/json",
+        400,
+        "players must be a JSON array",
+    ),
+    (
+        "an unknown field",
+        "GetView",
+        b'{"match": "m1"}',
+        "application/json",
+        400,
+        "match is not a field of GetViewRequest (its fields: match_id)",
+    ),
+    (
+        "an unknown nested field",
+        "CreateMatch",
+        b'{"turn_timer": {"secs": 3}}',
+        "application/json",
+        400,
+        "turn_timer.secs is not a field of TurnTimer",
+    ),
     ("invalid UTF-8", "GetView", b'{"match_id": "\xff\xfe"}', "application/json", 400, "not UTF-8"),
     ("not JSON", "GetView", b'{"match_id": ', "application/json", 400, "is not JSON"),
-    ("a JSON array body", "GetView", b'["m1"]', "application/json", 400, "must be a JSON object of its fields"),
+    (
+        "a JSON array body",
+        "GetView",
+        b'["m1"]',
+        "application/json",
+        400,
+        "must be a JSON object of its fields",
+    ),
     ("deep nesting", "GetView", b"[" * 20000 + b"]" * 20000, "application/json", 400, "nests too deeply"),
-    ("deep action", "SubmitAction", b'{"action_value": {"a": ' + b"[" * 100 + b"]" * 100 + b"}}",
-     "application/json", 400, "action_value nests deeper than 64 levels"),
-    ("Watch as application/json", "Watch", b'{"match_id": "m1"}', "application/json", 415,
-     "Watch is a server stream: POST it with content-type application/connect+json"),
-    ("Watch unframed", "Watch", b'{"match_id": "m1"}', "application/connect+json", 400,
-     "Watch's request is JSON with no envelope"),
-    ("a unary call enveloped", "GetView", b"\x00\x00\x00\x00\x02{}", "application/connect+json", 415, "GetView is a unary call"),
-    ("a content type nobody reads", "GetView", b"match_id=m1", "application/x-www-form-urlencoded", 415,
-     "send application/json or application/proto"),
-    ("an RPC that does not exist", "GetMatch", b"{}", "application/json", 404, "GatewayService has no RPC named 'GetMatch'"),
+    (
+        "deep action",
+        "SubmitAction",
+        b'{"action_value": {"a": ' + b"[" * 100 + b"]" * 100 + b"}}",
+        "application/json",
+        400,
+        "action_value nests deeper than 64 levels",
+    ),
+    (
+        "Watch as application/json",
+        "Watch",
+        b'{"match_id": "m1"}',
+        "application/json",
+        415,
+        "Watch is a server stream: POST it with content-type application/connect+json",
+    ),
+    (
+        "Watch unframed",
+        "Watch",
+        b'{"match_id": "m1"}',
+        "application/connect+json",
+        400,
+        "Watch's request is JSON with no envelope",
+    ),
+    (
+        "a unary call enveloped",
+        "GetView",
+        b"\x00\x00\x00\x00\x02{}",
+        "application/connect+json",
+        415,
+        "GetView is a unary call",
+    ),
+    (
+        "a content type nobody reads",
+        "GetView",
+        b"match_id=m1",
+        "application/x-www-form-urlencoded",
+        415,
+        "send application/json or application/proto",
+    ),
+    (
+        "an RPC that does not exist",
+        "GetMatch",
+        b"{}",
+        "application/json",
+        404,
+        "GatewayService has no RPC named 'GetMatch'",
+    ),
 ]
 
 
@@ -219,8 +363,12 @@ def test_each_wrong_shape_is_named_with_the_form_it_expects(stack: Stack, shape:
 
 def test_every_http_error_has_a_connect_error_body(stack: Stack) -> None:
     port = stack.http_port  # type: ignore[attr-defined]
-    for method, path in (("GET", "/nothing/here"), ("GET", "/v1/matches"), ("POST", "/v1/matches/m/watch"),
-                         ("GET", "/v1/matches/m/watch")):
+    for method, path in (
+        ("GET", "/nothing/here"),
+        ("GET", "/v1/matches"),
+        ("POST", "/v1/matches/m/watch"),
+        ("GET", "/v1/matches/m/watch"),
+    ):
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         connection.request(method, path)
         response = connection.getresponse()
@@ -236,7 +384,9 @@ def test_every_http_error_has_a_connect_error_body(stack: Stack) -> None:
 class Feed:
     """A raw SSE reader over a socket: events as (id, event, data dict)."""
 
-    def __init__(self, stack: Stack, path: str, credential: str | None, headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, stack: Stack, path: str, credential: str | None, headers: dict[str, str] | None = None
+    ) -> None:
         self.connection = http.client.HTTPConnection("127.0.0.1", stack.http_port, timeout=30)  # type: ignore[attr-defined]
         all_headers = {**({"authorization": f"Bearer {credential}"} if credential else {}), **(headers or {})}
         self.connection.request("GET", path, headers=all_headers)
@@ -273,15 +423,19 @@ def test_a_match_can_be_followed_live_with_a_get_and_resumed_with_last_event_id(
     assert first["events"][0]["type"] == "match_created" and isinstance(first["events"][0]["data"], dict)
     assert isinstance(first["view"]["viewValue"], dict)
     answer = call(
-        stack, "SubmitAction",
-        {"match_id": match_id, "command_id": "live", "action_value": view["legalActionsValue"][0]}, view["token"],
+        stack,
+        "SubmitAction",
+        {"match_id": match_id, "command_id": "live", "action_value": view["legalActionsValue"][0]},
+        view["token"],
     )
     new_version = int(answer["accepted"]["version"])
     live_id, _, live = feed.next()
     assert live_id == str(new_version) and int(live["events"][-1]["version"]) == new_version
     feed.close()
     # Resume from the first id: the same update again, nothing before it.
-    again = Feed(stack, f"/v1/matches/{match_id}/watch", match["spectatorToken"], {"Last-Event-ID": str(version)})
+    again = Feed(
+        stack, f"/v1/matches/{match_id}/watch", match["spectatorToken"], {"Last-Event-ID": str(version)}
+    )
     resumed_id, _, resumed = again.next()
     assert resumed_id == str(new_version)
     assert [e["version"] for e in resumed["events"]] == [e["version"] for e in live["events"]]
@@ -332,7 +486,9 @@ def test_feeds_are_held_to_the_stream_caps(stack: Stack) -> None:
 
 def test_a_ticket_can_be_followed_until_it_is_matched(stack: Stack) -> None:
     key = stack.api_keys["acme"]
-    ticket = call(stack, "CreateTicket", {"game_id": GAME, "min_seats": 2, "player_id": "t1", "options_value": {}}, key)
+    ticket = call(
+        stack, "CreateTicket", {"game_id": GAME, "min_seats": 2, "player_id": "t1", "options_value": {}}, key
+    )
     feed = Feed(stack, f"/v1/tickets/{ticket['ticketId']}/watch", key)
     assert feed.response.status == 200, (ticket, feed.response.read())
     _, kind, first = feed.next()
@@ -360,7 +516,9 @@ def test_connect_streams_still_carry_json_values(stack: Stack) -> None:
     payload = json.dumps({"match_id": match["matchId"]}).encode()
     connection = http.client.HTTPConnection("127.0.0.1", stack.http_port, timeout=30)  # type: ignore[attr-defined]
     connection.request(
-        "POST", PATH + "Watch", struct.pack(">BI", 0, len(payload)) + payload,
+        "POST",
+        PATH + "Watch",
+        struct.pack(">BI", 0, len(payload)) + payload,
         {"content-type": "application/connect+json", "authorization": f"Bearer {view['token']}"},
     )
     response = connection.getresponse()
