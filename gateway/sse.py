@@ -146,7 +146,7 @@ class Feeds:
                 "GET /v1/tickets/<ticket_id>/watch (docs/http.md)",
             )
             return
-        if scope["method"] not in ("GET", "HEAD"):
+        if scope["method"] != "GET":
             await _refuse(
                 send, "unimplemented", f"a feed is read with GET, not {scope['method']}", [(b"allow", b"GET")]
             )
