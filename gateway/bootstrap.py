@@ -312,10 +312,12 @@ class Gateway:
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
         if config.http_port:  # the same servicer over Connect (gateway/connect.py)
             from gateway.connect import HttpApp, HttpServer, build_admin_connect_app, build_connect_app
+            from gateway.sse import Feeds
 
             app = HttpApp(
                 build_connect_app(servicer),
                 admin_app=build_admin_connect_app(admin_servicer),
+                feeds=Feeds(servicer),  # issue 33: Watch and WatchTicket as Server-Sent Events
                 cors_origins=config.cors_origins,
                 web_dir=config.web_dir or None,
                 stopping=self.draining,

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import mimetypes
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -35,6 +37,7 @@ from connectrpc.request import RequestContext
 from guildhall.gateway.v1 import gateway_pb2
 from guildhall.gateway.v1.gateway_pb2_grpc import GatewayServiceServicer
 
+from gateway import jsonfields
 from gateway.auth import PUBLIC, SCOPES
 from gateway.inflate import BoundedGzip
 from gateway.wire import MAX_INFLATED_BYTES, MAX_REQUEST_BYTES
@@ -182,16 +185,28 @@ def _install_decode_errors() -> None:
 
 
 class _InvalidArgumentCodec:
+    """Binary: the codec's own parse, its failure INVALID_ARGUMENT. JSON (issue 33): the game's JSON
+    as JSON values both ways, and a shape that is not the message's named with the form it
+    expects (gateway/jsonfields.py)."""
+
     def __init__(self, codec: Any) -> None:
         self._codec = codec
+        self._json = str(codec.name()).startswith("json")
 
     def name(self) -> str:
         return str(self._codec.name())
 
     def encode(self, message: Any) -> bytes:
+        if self._json:
+            return jsonfields.encode(message)
         return bytes(self._codec.encode(message))
 
     def decode(self, data: bytes | bytearray, message: Any) -> Any:
+        if self._json:
+            try:
+                return jsonfields.decode(data, message)
+            except jsonfields.ShapeError as exc:
+                raise ConnectError(Code.INVALID_ARGUMENT, str(exc)) from None
         try:
             return self._codec.decode(data, message)
         except Exception as exc:
@@ -272,8 +287,10 @@ class HttpApp:
         stopping: asyncio.Event | None = None,
         max_body_bytes: int = MAX_REQUEST_BYTES,
         admin_app: Any = None,
+        feeds: Any = None,
     ) -> None:
         self._connect = connect_app
+        self._feeds = feeds  # issue 33: the Server-Sent Events feeds (gateway/sse.py), when served
         self._admin = admin_app  # issue 34: AdminService at ADMIN_PATH, when served
         self._origins = frozenset(o.rstrip("/") for o in cors_origins if o)
         self._any_origin = "*" in self._origins
@@ -292,23 +309,33 @@ class HttpApp:
         path = str(scope.get("path", "/"))
         origin = _header(scope, b"origin")
         if origin and not self._origin_allowed(origin, scope):
-            await _plain(send, 403, b"origin not allowed\n", [(b"vary", b"Origin")])
+            await _connect_error(
+                send,
+                403,
+                "permission_denied",
+                f"origin {origin} may not call this gateway: list it in CORS_ORIGINS",
+                [(b"vary", b"Origin")],
+            )
             return
         cors = self._cors_headers(origin) if origin else []
         if scope["method"] == "OPTIONS":
             await self._preflight(scope, send, cors)
             return
         if path.startswith(SERVICE_PATH):
-            await self._rpc(scope, receive, _with_headers(send, cors))
+            await self._rpc(scope, receive, _json_errors(_with_headers(send, cors)))
         elif path.startswith(ADMIN_PATH) and self._admin is not None:
-            await self._rpc(scope, receive, _with_headers(send, cors), self._admin)
+            await self._rpc(scope, receive, _json_errors(_with_headers(send, cors)), self._admin)
+        elif path.startswith(FEED_PREFIX) and self._feeds is not None:
+            await self._feeds(scope, receive, _with_headers(send, cors))
         elif path == "/healthz":
-            ok = not self._stopping.is_set()
-            await _plain(send, 200 if ok else 503, b"ok\n" if ok else b"draining\n", cors)
+            if self._stopping.is_set():
+                await _connect_error(send, 503, "unavailable", "draining: call another replica", cors)
+            else:
+                await _plain(send, 200, b"ok\n", cors)
         elif scope["method"] in ("GET", "HEAD") and self._web is not None:
             await self._static(path, scope, send)
         else:
-            await _plain(send, 404, b"not found\n", cors)
+            await _connect_error(send, 404, "not_found", _NOT_FOUND.format(path=path[:100]), cors)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -340,7 +367,10 @@ class HttpApp:
         asked = [h.strip().lower() for h in _header(scope, b"access-control-request-headers").split(",")]
         refused = [h for h in asked if h and h not in CORS_ALLOW_HEADERS]
         if not cors or method not in ("POST", "GET") or refused:
-            await _plain(send, 403, b"preflight refused\n", [(b"vary", b"Origin")])
+            why = f"headers {', '.join(refused)} are not allowed" if refused else f"method {method or '?'}"
+            await _connect_error(
+                send, 403, "permission_denied", f"preflight refused: {why}", [(b"vary", b"Origin")]
+            )
             return
         headers = [
             *cors,
@@ -372,6 +402,10 @@ class HttpApp:
                 "request without them is not read)",
             )
             return
+        checked = await _check_call(scope, receive, send, GATEWAY if app is None else None)
+        if checked is None:
+            return
+        receive = checked
         task = asyncio.current_task()
         left = self._max_body
         gone = False
@@ -449,14 +483,191 @@ async def _plain(send: Send, status: int, body: bytes, headers: list[tuple[bytes
     await send({"type": "http.response.body", "body": body})
 
 
-async def _connect_error(send: Send, status: int, code: str, message: str) -> None:
-    import json
-
+async def _connect_error(
+    send: Send, status: int, code: str, message: str, headers: Sequence[tuple[bytes, bytes]] = ()
+) -> None:
+    """An HTTP error as Connect writes one: `{"code": ..., "message": ...}` (issue 33: every one)."""
     body = json.dumps({"code": code, "message": message}).encode()
     await send(
-        {"type": "http.response.start", "status": status, "headers": [(b"content-type", b"application/json")]}
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), *headers],
+        }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+# -- issue 33: calls that are not Connect calls, answered with what to send instead --------------
+
+FEED_PREFIX = "/v1/"
+_NOT_FOUND = (
+    "nothing is served at {path}: RPCs are POST /guildhall.gateway.v1.GatewayService/<Rpc> (Connect), "
+    "live feeds GET /v1/matches/<match_id>/watch and GET /v1/tickets/<ticket_id>/watch (docs/http.md)"
+)
+# The Connect code of an HTTP status a library answered with an empty body (Connect's own mapping).
+_HTTP_CODES = {
+    400: "invalid_argument",
+    401: "unauthenticated",
+    403: "permission_denied",
+    404: "not_found",
+    405: "unimplemented",
+    408: "deadline_exceeded",
+    409: "aborted",
+    413: "resource_exhausted",
+    415: "invalid_argument",
+    429: "resource_exhausted",
+    499: "canceled",
+    501: "unimplemented",
+    503: "unavailable",
+    504: "deadline_exceeded",
+}
+_JSON_TYPES = ("application/json", "application/proto", "application/x-protobuf", "application/protobuf")
+
+
+def _rpc_table(service: Any, path: str) -> tuple[str, str, dict[str, bool]]:
+    return service.name, path, {m.name: m.server_streaming for m in service.methods}
+
+
+GATEWAY = _rpc_table(SERVICE, SERVICE_PATH)
+
+
+def _admin_table() -> tuple[str, str, dict[str, bool]]:
+    from guildhall.admin.v1 import admin_pb2
+
+    return _rpc_table(admin_pb2.DESCRIPTOR.services_by_name["AdminService"], ADMIN_PATH)
+
+
+class _Lazy:
+    def __init__(self) -> None:
+        self._table: tuple[str, str, dict[str, bool]] | None = None
+
+    def get(self) -> tuple[str, str, dict[str, bool]]:
+        if self._table is None:
+            self._table = _admin_table()
+        return self._table
+
+
+_ADMIN = _Lazy()  # the admin protos load on first use
+
+
+async def _check_call(
+    scope: Scope, receive: Receive, send: Send, table: tuple[str, str, dict[str, bool]] | None
+) -> Receive | None:
+    """Answer a call that is not one with what to send instead (issue 33), before Connect reads
+    it: an unknown RPC (404), a stream posted as a unary call or the reverse (415), a stream's
+    request not in its Connect envelope (400). Else the receive to hand on (the envelope check
+    reads the body's first chunk, given back first)."""
+    service, prefix, rpcs = table if table is not None else _ADMIN.get()
+    rpc = str(scope.get("path", "")).removeprefix(prefix)
+    if rpc not in rpcs:
+        await _connect_error(
+            send,
+            404,
+            "unimplemented",
+            f"{service} has no RPC named {rpc[:80]!r}; its RPCs: {', '.join(sorted(rpcs))}",
+        )
+        return None
+    if scope["method"] != "POST":
+        return receive  # Connect's GET for unary calls, or its 405
+    kind = _header(scope, b"content-type").split(";")[0].strip().lower()
+    stream = rpcs[rpc]
+    if stream and kind in _JSON_TYPES:
+        await _connect_error(
+            send,
+            415,
+            "invalid_argument",
+            f"{rpc} is a server stream: POST it with content-type application/connect+json, the request "
+            "in one Connect envelope (a flags byte 0, the JSON's length as 4 big-endian bytes, the "
+            f"JSON); from a shell, follow it with GET {_FEEDS.get(rpc, '/v1/...')} (Server-Sent Events, "
+            "docs/http.md)",
+        )
+        return None
+    if not stream and kind.startswith("application/connect+"):
+        await _connect_error(
+            send,
+            415,
+            "invalid_argument",
+            f"{rpc} is a unary call: POST it with content-type application/json (or application/proto), "
+            "the request message as the whole body, no envelope",
+        )
+        return None
+    if (
+        not kind.startswith("application/grpc")
+        and kind not in _JSON_TYPES
+        and not kind.startswith("application/connect+")
+    ):
+        expected = (
+            "application/connect+json or application/connect+proto"
+            if stream
+            else "application/json or application/proto"
+        )
+        await _connect_error(
+            send,
+            415,
+            "invalid_argument",
+            f"content-type {kind or '(none)'} is not one {rpc} reads: send {expected}",
+        )
+        return None
+    if not stream or not kind.startswith("application/connect+"):
+        return receive
+    # A stream's body is envelopes: the first byte is its flags (0, or 1 compressed).
+    first: list[Mapping[str, Any]] = []
+    head = b""
+    while True:
+        message = await receive()
+        first.append(message)
+        if message["type"] != "http.request":
+            break
+        head += bytes(message.get("body", b""))
+        if len(head) >= 5 or not message.get("more_body", False):
+            break
+    if head[:1] not in (b"\x00", b"\x01") or len(head) < 5:
+        what = "JSON with no envelope" if head.lstrip()[:1] in (b"{", b"[") else "not a Connect envelope"
+        await _connect_error(
+            send,
+            400,
+            "invalid_argument",
+            f"{rpc}'s request is {what}: a stream's request is one envelope, a flags byte 0 and the "
+            "message's length as 4 big-endian bytes before it (a Connect client writes it); from a "
+            f"shell, GET {_FEEDS.get(rpc, '/v1/...')} instead (Server-Sent Events, docs/http.md)",
+        )
+        return None
+
+    async def replaying() -> Mapping[str, Any]:
+        return first.pop(0) if first else await receive()
+
+    return replaying
+
+
+_FEEDS = {"Watch": "/v1/matches/<match_id>/watch", "WatchTicket": "/v1/tickets/<ticket_id>/watch"}
+
+
+def _json_errors(send: Send) -> Send:
+    """An error a library answered without a body (connect-python's 404, 405, 415) gets a Connect
+    error body, so every HTTP error reads the same."""
+    held: dict[str, Any] = {}
+
+    async def sending(message: Mapping[str, Any]) -> None:
+        if message["type"] == "http.response.start" and int(message["status"]) >= 400:
+            headers = list(message.get("headers", ()))
+            if not any(k.lower() == b"content-type" and b"json" in bytes(v) for k, v in headers):
+                held["start"] = {**message, "headers": headers}
+                return
+        if "start" in held and message["type"] == "http.response.body":
+            start = held.pop("start")
+            status = int(start["status"])
+            text = bytes(message.get("body", b"")).decode("utf-8", "replace").strip()
+            error = {"code": _HTTP_CODES.get(status, "unknown"), "message": text or HTTPStatus(status).phrase}
+            headers = [
+                (k, v) for k, v in start["headers"] if k.lower() not in (b"content-type", b"content-length")
+            ]
+            await send({**start, "headers": [*headers, (b"content-type", b"application/json")]})
+            await send({"type": "http.response.body", "body": json.dumps(error).encode()})
+            return
+        await send(message)
+
+    return sending
 
 
 class HttpServer:

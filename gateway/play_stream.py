@@ -34,6 +34,7 @@ from gateway import metrics, wire
 from gateway.auth import Principal, denied
 from gateway.eventstore.base import MatchKey
 from gateway.faults import fault
+from gateway.jsonfields import json_bytes
 from gateway.wire import MAX_ACTION_BYTES, BadRequest, TooLarge
 
 MAX_QUEUED = 32  # actions read ahead of the one being decided, per stream
@@ -144,9 +145,10 @@ class PlaySession:
         key = self.key
         assert key is not None
         try:
-            if len(action.action) > MAX_ACTION_BYTES:
+            data = json_bytes(action, "action", "action_value")
+            if len(data) > MAX_ACTION_BYTES:
                 raise TooLarge(f"an action is at most {MAX_ACTION_BYTES} bytes")
-            if not action.action:
+            if not data:
                 raise BadRequest("action is required (the action's JSON)")
             wire.command_id(action.command_id)
             tenant = self.principal.tenant
@@ -155,7 +157,7 @@ class PlaySession:
             outcome = await self.ports.matches.submit(
                 key,
                 self.seat,
-                action.action,
+                data,
                 command_id=action.command_id,
                 expected_version=action.expected_version if action.HasField("expected_version") else None,
             )

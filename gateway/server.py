@@ -29,6 +29,7 @@ from gateway.admin.registry import OpenStreams
 from gateway.auth import SEAT, Authenticator, Principal, Tokens, denied
 from gateway.eventstore.base import MatchKey
 from gateway.faults import answer, fault
+from gateway.jsonfields import json_bytes
 from gateway.play_stream import play
 from gateway.quotas import Quotas
 from gateway.streams import StreamLimits
@@ -274,7 +275,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         if len(players) not in game.player_counts:
             counts = ", ".join(str(c) for c in game.player_counts)
             raise BadRequest(f"{game.game_id} is played by {counts} players, not {len(players)}")
-        options = wire.options(request.options)
+        options = wire.options(json_bytes(request, "options", "options_value"))
         match_id = request.match_id or uuid.uuid4().hex
         wire.match_key(principal, match_id)  # checks the id's shape
         timer = self._timer(principal, request)
@@ -319,7 +320,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         if seats not in game.player_counts:
             counts = ", ".join(str(c) for c in game.player_counts)
             raise BadRequest(f"{game.game_id} is played by {counts} players, not {seats}")
-        options = wire.options(request.options)
+        options = wire.options(json_bytes(request, "options", "options_value"))
         timer = self._timer(principal, request)
         match_id = uuid.uuid4().hex
         await self._admit(principal, match_id)
@@ -432,17 +433,18 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
     async def SubmitAction(self, request: Any, context: Any, principal: Principal) -> Any:
         key = wire.match_key(principal, request.match_id)
         seat = _seat(principal)
-        if len(request.action) > MAX_ACTION_BYTES:
+        action = json_bytes(request, "action", "action_value")
+        if len(action) > MAX_ACTION_BYTES:
             raise TooLarge(f"an action is at most {MAX_ACTION_BYTES} bytes")
-        if not request.action:
-            raise BadRequest("action is required (the action's JSON)")
+        if not action:
+            raise BadRequest("action is required (action_value: the action's JSON; or action: its bytes)")
         command_id = wire.command_id(request.command_id)
         quota = self.ports.auth.tenant(principal.tenant).quotas.actions_per_second
         await self.ports.quotas.take_action(principal.tenant, quota)
         outcome = await self.ports.matches.submit(
             key,
             seat,
-            request.action,
+            action,
             command_id=command_id,
             expected_version=request.expected_version if request.HasField("expected_version") else None,
         )
@@ -586,7 +588,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         matchmaker = self._matchmaker()
         game = self._game(request.game_id)
         player = wire.player_id(request.player_id)
-        options = wire.options(request.options)
+        options = wire.options(json_bytes(request, "options", "options_value"))
         low = int(request.min_seats) or min(game.player_counts)
         high = int(request.max_seats) or low
         if not (low <= high and low in game.player_counts and high in game.player_counts):

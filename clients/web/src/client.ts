@@ -3,6 +3,8 @@
 // with safe retries, a Watch that resumes from the last version it delivered, receipts checked with
 // the gateway's published keys, the seed checked against its commitment, and the game's static data
 // (names, texts) cached by version.
+import { toJson } from "@bufbuild/protobuf";
+import { type Value, ValueSchema } from "@bufbuild/protobuf/wkt";
 import { type Client, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import {
@@ -142,6 +144,12 @@ function parse(bytes: Uint8Array): Json {
   return bytes.length ? JSON.parse(decoder.decode(bytes)) : null;
 }
 
+/** The game's JSON from either form the gateway sends it in (issue 33): over JSON the value field
+ * (`viewValue`, `data`, ...), over binary the bytes beside it. */
+function either(value: Value | undefined, bytes: Uint8Array): Json {
+  return value !== undefined ? toJson(ValueSchema, value) : parse(bytes);
+}
+
 /** Canonical JSON (sorted keys): two actions are the same action when these are equal. */
 export function canonical(value: Json): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
@@ -189,7 +197,7 @@ export function eventOf(e: PbEvent): MatchEvent {
     version: Number(e.version),
     type: e.type,
     actor: e.actor,
-    data: parse(e.json),
+    data: either(e.data, e.json),
     timeMs: Number(e.timeMs),
     receipt: receiptOf(e.receipt),
   };
@@ -201,11 +209,11 @@ export function viewOf(v: PbView): MatchView {
     gameId: v.gameId,
     version: Number(v.version),
     seat: v.seat,
-    view: parse(v.view),
-    legalActions: v.legalActions.map(parse),
+    view: either(v.viewValue, v.view),
+    legalActions: v.legalActionsValue.length ? v.legalActionsValue.map((a) => toJson(ValueSchema, a)) : v.legalActions.map(parse),
     activeSeats: [...v.activeSeats],
     finished: v.finished,
-    outcome: v.outcome.length ? parse(v.outcome) : null,
+    outcome: v.outcomeValue !== undefined || v.outcome.length ? either(v.outcomeValue, v.outcome) : null,
     myTurn: v.seat >= 0 && v.activeSeats.includes(v.seat) && !v.finished,
   };
 }
@@ -305,7 +313,7 @@ export class GuildhallClient {
     const known = this.gameData.get(gameId);
     const r = await this.call(() => this.rpc.getGameData({ gameId, knownVersion: known?.version ?? "" }), true);
     if (r.notModified && known) return known;
-    const data = parse(r.data) as GameData;
+    const data = either(r.dataValue, r.data) as GameData;
     this.gameData.set(gameId, data);
     return data;
   }
