@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import mimetypes
 import uuid
@@ -272,8 +273,12 @@ class HttpApp:
         stopping: asyncio.Event | None = None,
         max_body_bytes: int = MAX_REQUEST_BYTES,
         admin_app: Any = None,
+        publishable_key: str = "",
     ) -> None:
         self._connect = connect_app
+        # Issue 32: the page's configuration at /config.json: the tenant's publishable key (a
+        # browser never holds a secret; PUBLISHABLE_KEY), or none (the page then asks for one).
+        self._config = json.dumps({"publishableKey": publishable_key}).encode()
         self._admin = admin_app  # issue 34: AdminService at ADMIN_PATH, when served
         self._origins = frozenset(o.rstrip("/") for o in cors_origins if o)
         self._any_origin = "*" in self._origins
@@ -305,6 +310,12 @@ class HttpApp:
         elif path == "/healthz":
             ok = not self._stopping.is_set()
             await _plain(send, 200 if ok else 503, b"ok\n" if ok else b"draining\n", cors)
+        elif path == "/config.json" and scope["method"] in ("GET", "HEAD"):
+            headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-cache"), *cors]
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send(
+                {"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else self._config}
+            )
         elif scope["method"] in ("GET", "HEAD") and self._web is not None:
             await self._static(path, scope, send)
         else:
