@@ -61,12 +61,20 @@ function placesSvg(ctx: BoardContext, places: Place[]): SVGElement {
   for (const p of places) rows.set(Math.round(p.y * 50), [...(rows.get(Math.round(p.y * 50)) ?? []), p]);
   const above = new Set<string>();
   for (const row of rows.values()) row.sort((a, b) => a.x - b.x).forEach((p, i) => i % 2 && above.add(p.id));
+  // On a crowded board (a market grid) a label would cover its neighbours': it is left to the
+  // tooltip, unless the place is on offer now.
+  const crowded = new Set(
+    places
+      .filter((p) => places.some((q) => q !== p && Math.abs(q.x - p.x) * (W - 2 * pad) < 120 && Math.abs(q.y - p.y) * (H - 2 * pad) < 40))
+      .map((p) => p.id),
+  );
   const short = (name: string) => (name.length > 22 ? `${name.slice(0, 21)}…` : name);
   for (const p of places) {
     const [x, y] = at(p);
     const choice = ctx.choosable(p.kind, p.id) ?? ctx.choosable("place", p.id);
     const g = s("g", { class: `place${choice ? " choosable" : ""}`, "data-place": p.id });
-    g.append(s("circle", { cx: x, cy: y, r: 16 }), s("text", { x, y: above.has(p.id) ? y - 24 : y + 36, "text-anchor": "middle" }, short(p.name)));
+    g.append(s("circle", { cx: x, cy: y, r: crowded.has(p.id) ? 11 : 16 }));
+    if (!crowded.has(p.id) || choice) g.append(s("text", { x, y: above.has(p.id) ? y - 24 : y + 36, "text-anchor": "middle" }, short(p.name)));
     g.append(s("title", {}, `${p.name}${p.text ? `: ${p.text}` : ""}`));
     if (choice) {
       g.setAttribute("role", "button");
