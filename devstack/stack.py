@@ -112,6 +112,8 @@ class Stack:
         self.rules: dict[str, RulesProcess] = {}
         self.gateways: list[GatewayProcess] = []
         self.api_key = ""  # the local tenant's, when `tenants` is None
+        # Issue 32: the local tenant's publishable key (the web table's, served at /config.json).
+        self.publishable_key = ""
         self.api_keys: dict[str, str] = {}  # tenant -> key, when `tenants` are TenantSpecs
         # Platform-wide keys (issue 23), added to every tenants file the stack writes: the
         # operator's (webhook dead letters) and the bot workers' (`bot_workers` of them started).
@@ -228,6 +230,7 @@ class Stack:
         assert directory is not None
         if self._tenants is None:
             self.api_key = local_tenant(directory)
+            self.publishable_key = (directory / "publishable-key").read_text().strip()
         else:  # the caller's tenants, and so the caller's keys (or keys made up for TenantSpecs)
             keys_dir_for(directory / "signing")
             (directory / "tenants.json").write_text(json.dumps(self._tenants_document(), indent=2))
@@ -242,6 +245,7 @@ class Stack:
             # Finished matches leave Redis after ARCHIVE_RETENTION_SECONDS (1 h by default) for here.
             "ARCHIVE_DIR": str(directory / "archive"),
             **({"LOG_LEVEL": self._log_level} if self._log_level else {}),
+            **({"PUBLISHABLE_KEY": self.publishable_key} if self.publishable_key else {}),
             **self._gateway_env,
         }
         for replica in range(self._replicas):
@@ -352,10 +356,18 @@ def local_tenant(directory: Path) -> str:
         key_file.write_text(new_api_key() + "\n")
         key_file.chmod(0o600)
     api_key = key_file.read_text().strip()
+    # Issue 32: the web table's key (scope publishable: tables and seats only), served to the page.
+    page_key_file = directory / "publishable-key"
+    if not page_key_file.is_file():
+        page_key_file.write_text(new_api_key() + "\n")
+    page_key = page_key_file.read_text().strip()
     document = {
         "tenants": {
             LOCAL_TENANT: {
-                "keys": [{"id": "local-1", "sha256": hash_key(api_key), "scopes": ["tenant", "auditor"]}],
+                "keys": [
+                    {"id": "local-1", "sha256": hash_key(api_key), "scopes": ["tenant", "auditor"]},
+                    {"id": "web-1", "sha256": hash_key(page_key), "scopes": ["publishable"]},
+                ],
                 "quotas": {
                     "open_tickets": 10_000,
                     "active_matches": 10_000,
@@ -413,6 +425,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         gateway_port=gateway_port,
         work_dir=args.dir,
         gateway_env=http_env,
+        bot_workers=1,  # plays the bot seats of tables (issue 32: the web table has no bots of its own)
+        bot_think_s=0.8,  # a person can follow what the bots do
     )
     with _stop_on_signals() as stop, stack:
         _log.info("stack up", redis=stack.redis_url, gateway=stack.gateway_targets[0], **stack.targets)

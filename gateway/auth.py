@@ -37,6 +37,10 @@ AUDITOR = "auditor"  # reads raw streams and audits; changes nothing
 SEAT = "seat"  # one player at one match
 SPECTATOR = "spectator"  # the public view of one match
 PUBLIC = "public"  # no credentials needed
+# Issue 32: the one key a browser may hold (the web table's page). It lists the games, reads their
+# data, opens private tables and claims seats with an invite code: nothing that reads or touches
+# an existing match (the seat and spectator tokens it obtains do that, each for its own match).
+PUBLISHABLE = "publishable"
 # Platform-wide keys (the tenants file's "operators" section, issue 23), not a tenant's:
 OPERATOR = "operator"  # lists and replays any tenant's webhook dead letters
 BOTWORKER = "botworker"  # the platform's bot worker: leases bot seats and their tokens
@@ -44,15 +48,15 @@ ADMIN = "admin"  # issue 34: the admin API (gateway/admin/): tenants, keys, usag
 
 # What each scope may call: the one place this is decided (tests call every RPC with every scope).
 SCOPES: Mapping[str, frozenset[str]] = {
-    "ListGames": frozenset({TENANT, AUDITOR, SEAT, SPECTATOR}),
+    "ListGames": frozenset({TENANT, AUDITOR, SEAT, SPECTATOR, PUBLISHABLE}),
     "GetPublicKeys": frozenset({PUBLIC}),
     "CreateTicket": frozenset({TENANT}),
     "GetTicket": frozenset({TENANT}),
     "CancelTicket": frozenset({TENANT}),
     "WatchTicket": frozenset({TENANT}),
     "CreateMatch": frozenset({TENANT}),
-    "CreateTable": frozenset({TENANT}),
-    "ClaimSeat": frozenset({TENANT}),
+    "CreateTable": frozenset({TENANT, PUBLISHABLE}),  # tables are private; metered per key
+    "ClaimSeat": frozenset({TENANT, PUBLISHABLE}),  # needs the table's invite code
     "IssueToken": frozenset({TENANT}),
     "ListMatches": frozenset({TENANT, AUDITOR}),
     "GetView": frozenset({SEAT, SPECTATOR, TENANT}),
@@ -64,7 +68,7 @@ SCOPES: Mapping[str, frozenset[str]] = {
     "ReadEvents": frozenset({AUDITOR}),
     "ExportMatch": frozenset({AUDITOR}),
     "Play": frozenset({SEAT}),
-    "GetGameData": frozenset({TENANT, AUDITOR, SEAT, SPECTATOR}),
+    "GetGameData": frozenset({TENANT, AUDITOR, SEAT, SPECTATOR, PUBLISHABLE}),
     # issue 23: ratings, webhook dead letters, platform bots
     "GetRatings": frozenset({TENANT}),
     "ListLeaderboard": frozenset({TENANT}),
@@ -92,7 +96,20 @@ SCOPES: Mapping[str, frozenset[str]] = {
         )
     },  # fmt: skip
 }
-KEY_SCOPES = frozenset({TENANT, AUDITOR})  # the scopes an API key may be given
+KEY_SCOPES = frozenset({TENANT, AUDITOR, PUBLISHABLE})  # the scopes an API key may be given
+
+
+def check_key_scopes(scopes: object) -> str | None:
+    """Why a tenant key cannot have these scopes, or None: a non-empty list of KEY_SCOPES, and a
+    publishable key has that scope alone (it is handed to browsers: it must not grow a secret's
+    rights by being listed beside one)."""
+    if not isinstance(scopes, list | tuple | set | frozenset) or not scopes or not set(scopes) <= KEY_SCOPES:
+        return f"scopes must be a non-empty list of {sorted(KEY_SCOPES)}"
+    if PUBLISHABLE in scopes and len(set(scopes)) > 1:
+        return "a publishable key has the scope publishable alone"
+    return None
+
+
 OPERATOR_SCOPES = frozenset({OPERATOR, BOTWORKER, ADMIN})  # the scopes of an operators' key
 
 API_KEY_PREFIX = "ghk_"
@@ -132,6 +149,9 @@ class Quotas:
     active_matches: int = 500
     actions_per_second: float = 200.0
     reads_per_second: float = 2000.0
+    # Issue 32: private tables a publishable key (a browser's) may open per minute, each key its
+    # own bucket (a burst of a minute's worth): a leaked page key cannot fill the tenant's matches.
+    tables_per_minute: float = 20.0
 
 
 @dataclass(frozen=True)
@@ -193,8 +213,9 @@ def parse_tenants(document: object) -> dict[str, Tenant]:
                 raise TenantsError(f"{at}: the same key hash is configured twice")
             seen_hashes.add(digest)
             scopes = entry.get("scopes", [TENANT])
-            if not isinstance(scopes, list) or not scopes or not set(scopes) <= KEY_SCOPES:
-                raise TenantsError(f"{at}: scopes must be a non-empty list of {sorted(KEY_SCOPES)}")
+            problem = check_key_scopes(scopes) if isinstance(scopes, list) else "scopes must be a list"
+            if problem:
+                raise TenantsError(f"{at}: {problem}")
             keys.append(ApiKey(tenant_id, str(entry.get("id", number)), digest, frozenset(scopes)))
         quotas = _parse_quotas(body.get("quotas", {}), where)
         timer = _parse_timer(body.get("turn_timer", {}), where)
@@ -232,7 +253,7 @@ def parse_operators(document: object) -> tuple[ApiKey, ...]:
 
 
 def _parse_quotas(body: object, where: str) -> Quotas:
-    names = {"open_tickets", "active_matches", "actions_per_second", "reads_per_second"}
+    names = {"open_tickets", "active_matches", "actions_per_second", "reads_per_second", "tables_per_minute"}
     if not isinstance(body, dict) or set(body) - names:
         raise TenantsError(f"{where}: quotas take {', '.join(sorted(names))}")
     values = {**Quotas().__dict__, **body}
@@ -244,6 +265,7 @@ def _parse_quotas(body: object, where: str) -> Quotas:
         int(values["active_matches"]),
         float(values["actions_per_second"]),
         float(values["reads_per_second"]),
+        float(values["tables_per_minute"]),
     )
 
 
@@ -481,11 +503,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     new = commands.add_parser("new-key", help="print a new API key and the entry for TENANTS_FILE")
     new.add_argument("--id", default="k1", help="the key's id (logs name it)")
-    new.add_argument("--scopes", default="tenant", help="comma-separated: tenant, auditor")
+    new.add_argument(
+        "--scopes", default="tenant", help="comma-separated: tenant, auditor; or publishable alone"
+    )
     args = parser.parse_args(argv)
     scopes = [s for s in args.scopes.split(",") if s]
-    if not scopes or not (set(scopes) <= KEY_SCOPES or set(scopes) <= OPERATOR_SCOPES):
-        parser.error(f"scopes must be some of {sorted(KEY_SCOPES)} or of {sorted(OPERATOR_SCOPES)}")
+    if not scopes or not (check_key_scopes(scopes) is None or set(scopes) <= OPERATOR_SCOPES):
+        parser.error(
+            f"scopes must be some of {sorted(KEY_SCOPES)} (publishable alone) or of {sorted(OPERATOR_SCOPES)}"
+        )
     key = new_api_key()
     print(f"API key (give it to the tenant; it is not stored anywhere): {key}")
     where = "operators" if set(scopes) <= OPERATOR_SCOPES else "the tenant's"

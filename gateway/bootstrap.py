@@ -267,6 +267,8 @@ class Gateway:
         matchmaker = Matchmaker(redis, subscriber=subscriber)
         self.matchmaker = matchmaker
         tables = Tables(redis)
+        from gateway.seatnames import SeatNames
+
         self.ports = Ports(
             matches=matches,
             auth=auth,
@@ -276,6 +278,7 @@ class Gateway:
             games=games,
             matchmaker=matchmaker,
             tables=tables,
+            names=SeatNames(tables),
             timer_policy=_timer_policy,
             check_options=check_options,
             stopping=self.stopping,
@@ -321,6 +324,7 @@ class Gateway:
                 cors_origins=config.cors_origins,
                 web_dir=config.web_dir or None,
                 stopping=self.draining,
+                publishable_key=config.publishable_key,
             )
             self.http = HttpServer(app, config.host, config.http_port, grace_s=config.grace_s)
             await self.http.start()

@@ -288,9 +288,13 @@ class HttpApp:
         max_body_bytes: int = MAX_REQUEST_BYTES,
         admin_app: Any = None,
         feeds: Any = None,
+        publishable_key: str = "",
     ) -> None:
         self._connect = connect_app
         self._feeds = feeds  # issue 33: the Server-Sent Events feeds (gateway/sse.py), when served
+        # Issue 32: the page's configuration at /config.json: the tenant's publishable key (a
+        # browser never holds a secret; PUBLISHABLE_KEY), or none (the page then asks for one).
+        self._config = json.dumps({"publishableKey": publishable_key}).encode()
         self._admin = admin_app  # issue 34: AdminService at ADMIN_PATH, when served
         self._origins = frozenset(o.rstrip("/") for o in cors_origins if o)
         self._any_origin = "*" in self._origins
@@ -332,6 +336,12 @@ class HttpApp:
                 await _connect_error(send, 503, "unavailable", "draining: call another replica", cors)
             else:
                 await _plain(send, 200, b"ok\n", cors)
+        elif path == "/config.json" and scope["method"] in ("GET", "HEAD"):
+            headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-cache"), *cors]
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send(
+                {"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else self._config}
+            )
         elif scope["method"] in ("GET", "HEAD") and self._web is not None:
             await self._static(path, scope, send)
         else:

@@ -30,7 +30,7 @@ from typing import Any
 from guildhall.common.v1 import common_pb2
 from guildhall.gateway.v1 import gateway_pb2
 
-from gateway import metrics, wire
+from gateway import metrics, seatnames, wire
 from gateway.auth import Principal, denied
 from gateway.eventstore.base import MatchKey
 from gateway.faults import fault
@@ -203,7 +203,8 @@ class PlaySession:
                 self.known = outcome.version
                 updates.append(
                     gateway_pb2.PlayUpdate(
-                        events=[wire.event_pb(e, key) for e in events], view=wire.view_pb(view, key.match_id)
+                        events=[wire.event_pb(e, key) for e in events],
+                        view=await seatnames.view_pb(self.ports, view, key),
                     )
                 )
         if not updates:
@@ -235,11 +236,11 @@ class PlaySession:
             self.known = events[-1].version
             update = gateway_pb2.PlayUpdate(events=[wire.event_pb(e, key) for e in events])
             if self.known >= view.version:
-                update.view.CopyFrom(wire.view_pb(view, key.match_id))
+                update.view.CopyFrom(await seatnames.view_pb(self.ports, view, key))
             updates.append(update)
         if first and not updates:  # nothing new: the current view, so the client can draw
             self.known = view.version
-            updates.append(gateway_pb2.PlayUpdate(view=wire.view_pb(view, key.match_id)))
+            updates.append(gateway_pb2.PlayUpdate(view=await seatnames.view_pb(self.ports, view, key)))
         return updates
 
 

@@ -223,6 +223,20 @@ class Quotas:
             )
         self._leases[bucket] = _Lease(granted - 1, now + LEASE_TTL_S)
 
+    async def take_table(self, tenant: str, key_id: str, per_minute: float) -> None:
+        """Issue 32: one private table from a publishable key's own bucket (a burst of a minute's
+        worth). Tables are rare, so no lease: one trip to Redis per table."""
+        bucket = f"gh:{{quota:{tenant}}}:tables:{key_id}"
+        granted, retry_ms = await self._bucket(
+            keys=[bucket], args=[per_minute / 60.0, max(1.0, per_minute), 1]
+        )
+        if int(granted) <= 0:
+            raise QuotaExceeded(
+                "tables_per_minute",
+                f"over the quota of {per_minute:g} tables per minute for this publishable key",
+                max(1, int(retry_ms)),
+            )
+
     async def admit_match(self, tenant: str, match_id: str, limit: int) -> None:
         """Count a new match against the tenant's active matches (idempotent per match id)."""
         if int(await self._admit(keys=[active_key(tenant)], args=[match_id, limit])) != 1:

@@ -24,9 +24,9 @@ import structlog
 from guildhall.common.v1 import common_pb2
 from guildhall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
-from gateway import audit_wire, integrations, metrics, wire
+from gateway import audit_wire, integrations, metrics, seatnames, wire
 from gateway.admin.registry import OpenStreams
-from gateway.auth import SEAT, Authenticator, Principal, Tokens, denied
+from gateway.auth import PUBLISHABLE, SEAT, TENANT, Authenticator, Principal, Tokens, denied
 from gateway.eventstore.base import MatchKey
 from gateway.faults import answer, fault
 from gateway.jsonfields import json_bytes
@@ -74,6 +74,8 @@ class Ports:
     streams: StreamLimits = field(default_factory=StreamLimits)
     # Issue 34: the streams open here by tenant, which a suspension ends (gateway/admin/registry.py).
     open_streams: OpenStreams = field(default_factory=OpenStreams)
+    # Issue 32: the names players chose at private tables, in every view (gateway/seatnames.py).
+    names: Any = None
 
 
 # -- exception -> status, in one place -----------------------------------------------------------
@@ -322,6 +324,10 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
             raise BadRequest(f"{game.game_id} is played by {counts} players, not {seats}")
         options = wire.options(json_bytes(request, "options", "options_value"))
         timer = self._timer(principal, request)
+        if PUBLISHABLE in principal.scopes and TENANT not in principal.scopes:
+            # A browser's key (issue 32): its own bucket of tables per minute.
+            per_minute = self.ports.auth.tenant(principal.tenant).quotas.tables_per_minute
+            await self.ports.quotas.take_table(principal.tenant, principal.key_id, per_minute)
         match_id = uuid.uuid4().hex
         await self._admit(principal, match_id)
         # Seats are named after the invite's claim order; the match exists from the start so
@@ -354,6 +360,8 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         if self.ports.tables is None:
             raise BadRequest("private tables are not enabled on this gateway")
         player = wire.player_id(request.player_id)
+        # Issue 32: the name every viewer sees; without one, the player id is the name.
+        name = wire.display_name(request.display_name or player[:40])
         if not request.invite_code or len(request.invite_code) > 128:
             return gateway_pb2.ClaimSeatResponse(
                 rejection=common_pb2.Rejection(code=BAD_INVITE, message="no table has this invite code")
@@ -367,6 +375,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
                     rejection=common_pb2.Rejection(code=code, message=str(exc))
                 )
             raise
+        if name and self.ports.names is not None:
+            await self.ports.tables.name_seat(principal.tenant, match_id, seat, name)
+            self.ports.names.forget(MatchKey(principal.tenant, match_id))
         token, _ = self.ports.tokens.issue(principal.tenant, match_id, seat)
         return gateway_pb2.ClaimSeatResponse(
             seat=gateway_pb2.SeatToken(seat=seat, player_id=player, token=token), match_id=match_id
@@ -427,7 +438,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         key = wire.match_key(principal, request.match_id)
         await self._take_read(principal)
         view = await self.ports.matches.get_view(key, principal.seat)
-        return wire.view_pb(view, key.match_id)
+        return await seatnames.view_pb(self.ports, view, key)
 
     @unary("SubmitAction")
     async def SubmitAction(self, request: Any, context: Any, principal: Principal) -> Any:
@@ -478,7 +489,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
                 raise  # a bug of ours: INTERNAL, logged, as everywhere else
             _log.warning("view not attached", reason=type(exc).__name__)
             return
-        response.accepted.view.CopyFrom(wire.view_pb(view, key.match_id))
+        response.accepted.view.CopyFrom(await seatnames.view_pb(self.ports, view, key))
 
     async def _after_submit(self, key: MatchKey, outcome: Any) -> gateway_pb2.SubmitActionResponse:
         response = wire.submitted_pb(outcome, key)
@@ -552,11 +563,11 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
             known = events[-1].version
             update = gateway_pb2.WatchUpdate(events=[wire.event_pb(e, key) for e in events])
             if known >= view.version:
-                update.view.CopyFrom(wire.view_pb(view, key.match_id))
+                update.view.CopyFrom(await seatnames.view_pb(self.ports, view, key))
             updates.append(update)
         if first and not updates:  # nothing new: the current view, so the client can draw
             known = view.version
-            updates.append(gateway_pb2.WatchUpdate(view=wire.view_pb(view, key.match_id)))
+            updates.append(gateway_pb2.WatchUpdate(view=await seatnames.view_pb(self.ports, view, key)))
         return updates, known
 
     # -- matchmaking ---------------------------------------------------------------------------
@@ -669,7 +680,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         key = wire.match_key(principal, request.match_id)
         await self._take_read(principal)
         view = await self.ports.matches.replay(key, int(request.version), principal.seat)
-        return wire.view_pb(view, key.match_id)
+        return await seatnames.view_pb(self.ports, view, key)
 
     @unary("Audit")
     async def Audit(self, request: Any, context: Any, principal: Principal) -> Any:

@@ -65,6 +65,7 @@ class Config:
     http_port: int = 0
     cors_origins: tuple[str, ...] = ()
     web_dir: str = ""
+    publishable_key: str = ""  # issue 32: served to the web table at /config.json
     # Caps on open Play and Watch streams on this replica (gateway/streams.py: why these values).
     max_streams_per_token: int = DEFAULT_PER_TOKEN
     max_streams_per_spectator_token: int = DEFAULT_PER_SPECTATOR_TOKEN
@@ -275,6 +276,11 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         help=helped("comma-separated browser origins allowed to call the HTTP port", "CORS_ORIGINS", ""),
     )
     parser.add_argument(
+        "--publishable-key",
+        default=env.get("PUBLISHABLE_KEY", ""),
+        help=helped("a publishable key the web table gets at /config.json", "PUBLISHABLE_KEY", ""),
+    )
+    parser.add_argument(
         "--web-dir",
         default=env.get("WEB_DIR", ""),
         help=helped("serve the web table's files from here on the HTTP port", "WEB_DIR", ""),
@@ -344,6 +350,7 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         http_port=args.http_port,
         cors_origins=tuple(o.strip() for o in args.cors_origins.split(",") if o.strip()),
         web_dir=args.web_dir,
+        publishable_key=args.publishable_key,
         max_streams_per_token=args.max_streams_per_token,
         max_streams_per_spectator_token=args.max_streams_per_spectator_token,
         max_streams_per_tenant=args.max_streams_per_tenant,

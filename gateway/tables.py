@@ -5,6 +5,8 @@ Keys (each table under its own hash tag, so tables spread over a Redis Cluster):
     gh:tbl:{<tenant>:<code>}         hash: match, seats, created_ms, then
                                      seat:<n> -> player id and player:<id> -> n per claimed seat
     gh:tbl:{<tenant>:<match>}:code   string: the match's invite code (opening again returns it)
+    gh:tbl:{<tenant>:<match>}:names  hash: seat -> the name its player chose (issue 32), kept
+                                     NAMES_TTL_S after the last claim: it outlives the invite
 
 Both expire with the table (`ttl_s`, a week by default): an unclaimed seat is not held forever.
 The code is 100 bits from the CSPRNG, written in Crockford's base32 (no I, L, O, U; read
@@ -32,6 +34,8 @@ _CODE = re.compile(f"[{_CROCKFORD}]{{{_CODE_LENGTH}}}")
 _READ_AS = str.maketrans({"I": "1", "L": "1", "O": "0", "-": None, " ": None})
 _ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 MAX_PLAYER_ID = 128
+MAX_DISPLAY_NAME = 40
+NAMES_TTL_S = 90 * 24 * 3600  # the names of a table's seats, shown to its viewers (issue 32)
 
 # KEYS: code index.  ARGV: new code, ttl ms.  Returns the match's code (the existing one if any).
 _RESERVE = """
@@ -194,6 +198,23 @@ class Tables:
             which = int(reply[2])
             raise SeatTaken("every seat is taken" if which < 0 else f"seat {which} is taken", match_id)
         return match_id, int(reply[2])
+
+    @staticmethod
+    def _names_key(tenant: str, match_id: str) -> str:
+        return f"gh:tbl:{{{tenant}:{match_id}}}:names"
+
+    async def name_seat(self, tenant: str, match_id: str, seat: int, name: str) -> None:
+        """Record the name the player of `seat` chose at the table (claiming again may rename)."""
+        _check_id("tenant", tenant)
+        _check_id("match_id", match_id)
+        key = self._names_key(tenant, match_id)
+        await self._redis.hset(key, str(seat), name)
+        await self._redis.pexpire(key, NAMES_TTL_S * 1000)
+
+    async def names(self, tenant: str, match_id: str) -> dict[int, str]:
+        """Seat -> the name its player chose, for the seats whose players named themselves."""
+        fields = await self._redis.hgetall(self._names_key(tenant, match_id))
+        return {int(_text(k)): _text(v) for k, v in fields.items()}
 
     async def seats(self, tenant: str, code: str) -> tuple[str, int, dict[int, str]]:
         """The table's match id, seat count and claimed seats (seat -> player id)."""

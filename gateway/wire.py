@@ -62,6 +62,14 @@ def player_id(text: str, name: str = "player_id") -> str:
     return text
 
 
+def display_name(text: str) -> str:
+    """A name chosen at a table (issue 32): 1-40 printable characters, spaces trimmed."""
+    name = " ".join(text.split())
+    if not 1 <= len(name) <= 40 or not name.isprintable():
+        raise BadRequest("display_name must be 1-40 printable characters")
+    return name
+
+
 # A page cursor is one this gateway issued (issue 30 item 4: "99999999999999999999" reached ZREVRANGE
 # as an out-of-range integer, INTERNAL / HTTP 500). Offsets past this are no page anyone reads.
 MAX_OFFSET_CURSOR = 10**9

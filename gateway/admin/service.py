@@ -17,7 +17,7 @@ from gateway.admin.usecases import Admin, invalid, redact
 from gateway.auth import Authenticator, Principal
 from gateway.server import unary
 
-_QUOTAS = ("open_tickets", "active_matches", "actions_per_second", "reads_per_second")
+_QUOTAS = ("open_tickets", "active_matches", "actions_per_second", "reads_per_second", "tables_per_minute")
 
 
 @dataclass

@@ -22,7 +22,7 @@ from gateway.admin.log import AdminLog, LogEntry
 from gateway.admin.offboard import OffboardReport, StillRunning, offboard, running_matches
 from gateway.admin.registry import TenantRecords, TenantRegistry, new_record, now_ms, tenant_of
 from gateway.admin.usage import DAY, HOUR, UsageMeter, parse_period
-from gateway.auth import KEY_SCOPES, TENANT, AuthError, TenantsError, hash_key, new_api_key
+from gateway.auth import TENANT, AuthError, TenantsError, check_key_scopes, hash_key, new_api_key
 from gateway.eventstore.base import AuditReport
 
 _ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
@@ -136,8 +136,9 @@ class Admin:
         if key_id in taken:
             raise AdminError(grpc.StatusCode.ALREADY_EXISTS, f"tenant {tenant_id!r} has a key {key_id!r}")
         scopes = scopes or [TENANT]
-        if not set(scopes) <= KEY_SCOPES:
-            raise invalid(f"a tenant key's scopes are some of {sorted(KEY_SCOPES)}")
+        problem = check_key_scopes(list(scopes))
+        if problem:
+            raise invalid(f"a tenant key's {problem}")
         api_key = new_api_key()
         entry = {"id": key_id, "sha256": hash_key(api_key), "scopes": sorted(set(scopes))}
         after = {

@@ -42,6 +42,46 @@ export interface Receipt extends ReceiptFields {
   version: number;
 }
 
+/** One slot of a description's template (guildhall.common.v1.DescriptionArg). */
+export interface DescriptionArg {
+  name: string;
+  text: string;
+  kind: string;
+  id: string;
+}
+
+/** An event in words, made for its viewer (guildhall.common.v1.Description). */
+export interface Description {
+  key: string;
+  text: string;
+  template: string;
+  args: DescriptionArg[];
+  internal: boolean;
+}
+
+/** One step of a decision option (guildhall.common.v1.DecisionChoice). */
+export interface DecisionChoice {
+  step: string;
+  label: string;
+  kind: string;
+  id: string;
+}
+
+export interface DecisionOption {
+  choices: DecisionChoice[];
+  /** Index into the same view's legalActions. */
+  action: number;
+}
+
+/** What a seat is asked now, in words, over its legal actions (guildhall.common.v1.Decision). */
+export interface Decision {
+  seat: number;
+  prompt: string;
+  options: DecisionOption[];
+  key: string;
+  simultaneous: boolean;
+}
+
 export interface MatchEvent {
   version: number;
   type: string;
@@ -49,6 +89,15 @@ export interface MatchEvent {
   data: Json;
   timeMs: number;
   receipt: Receipt | null;
+  /** The event in words for this viewer, or null when the game has no presentation. */
+  description: Description | null;
+}
+
+/** A description's template rendered with the seats' names ({player} args of kind "seat"). */
+export function renderDescription(d: Description, seatName: (seat: number) => string): string {
+  if (!d.template) return d.text;
+  const values = new Map(d.args.map((a) => [a.name, a.kind === "seat" && a.id !== "" ? seatName(Number(a.id)) : a.text]));
+  return d.template.replace(/\{(\w+)\}/g, (slot, name: string) => values.get(name) ?? slot);
 }
 
 export interface MatchView {
@@ -64,6 +113,12 @@ export interface MatchView {
   outcome: Json | null;
   /** Whether this seat owes a decision now. */
   myTurn: boolean;
+  /** What this seat is asked now, in words (with legalActions), or null. */
+  decision: Decision | null;
+  /** Each seat's name as chosen at the table, "" where none was. */
+  seatNames: string[];
+  /** The seats played by the platform's bots, with their kind ("random", "greedy"). */
+  bots: { seat: number; kind: string }[];
 }
 
 export interface Accepted {
@@ -200,6 +255,15 @@ export function eventOf(e: PbEvent): MatchEvent {
     data: either(e.data, e.json),
     timeMs: Number(e.timeMs),
     receipt: receiptOf(e.receipt),
+    description: e.description
+      ? {
+          key: e.description.key,
+          text: e.description.text,
+          template: e.description.template,
+          args: e.description.args.map((a) => ({ name: a.name, text: a.text, kind: a.kind, id: a.id })),
+          internal: e.description.internal,
+        }
+      : null,
   };
 }
 
@@ -215,6 +279,21 @@ export function viewOf(v: PbView): MatchView {
     finished: v.finished,
     outcome: v.outcomeValue !== undefined || v.outcome.length ? either(v.outcomeValue, v.outcome) : null,
     myTurn: v.seat >= 0 && v.activeSeats.includes(v.seat) && !v.finished,
+    decision:
+      v.decision && v.decision.options.length
+        ? {
+            seat: v.decision.seat,
+            prompt: v.decision.prompt,
+            key: v.decision.key,
+            simultaneous: v.decision.simultaneous,
+            options: v.decision.options.map((o) => ({
+              action: o.action,
+              choices: o.choices.map((c) => ({ step: c.step, label: c.label, kind: c.kind, id: c.id })),
+            })),
+          }
+        : null,
+    seatNames: [...v.seatNames],
+    bots: v.bots.map((b) => ({ seat: b.seat, kind: b.kind })),
   };
 }
 
@@ -418,13 +497,17 @@ export class GuildhallClient {
     };
   }
 
-  async createTable(gameId: string, seats: number) {
-    const r = await this.call(() => this.rpc.createTable({ gameId, seats }), false);
+  /** A private table; `bots` gives seats to the platform's bot worker ({seat: kind}). */
+  async createTable(gameId: string, seats: number, opts: { bots?: Record<number, string> } = {}) {
+    const bots = Object.entries(opts.bots ?? {}).map(([seat, kind]) => ({ seat: Number(seat), kind }));
+    const r = await this.call(() => this.rpc.createTable({ gameId, seats, bots }), false);
     return { matchId: r.matchId, inviteCode: r.inviteCode, spectatorToken: r.spectatorToken };
   }
 
-  async claimSeat(inviteCode: string, playerId: string) {
-    const r = await this.call(() => this.rpc.claimSeat({ inviteCode, playerId }), false);
+  /** Claim a seat with an invite code; `displayName` is shown to everyone at the table. */
+  async claimSeat(inviteCode: string, playerId: string, displayName = "") {
+    // Safe to retry: the same player id claiming again gets the same seat.
+    const r = await this.call(() => this.rpc.claimSeat({ inviteCode, playerId, displayName }), true);
     if (r.result.case === "rejection") throw rejectionFor(r.result.value.code, r.result.value.message);
     const seat = r.result.case === "seat" ? r.result.value : undefined;
     return { matchId: r.matchId, seat: seat?.seat ?? -1, token: seat?.token ?? "" };

@@ -1,0 +1,60 @@
+// The log: what happened, from each event's description rendered with the seats' names; engine
+// bookkeeping hidden unless "show all" is ticked; newest first, so the latest is always in sight.
+import { type MatchEvent, renderDescription } from "../../src/index.js";
+import { h, words } from "./dom.js";
+
+export class Log {
+  readonly root: HTMLElement;
+  private readonly list: HTMLElement;
+  private readonly all: HTMLInputElement;
+  private readonly events: MatchEvent[] = [];
+  private names: string[] = [];
+
+  constructor() {
+    this.list = h("ol", { class: "log", "data-testid": "log", reversed: "", "aria-live": "polite", tabindex: "0", "aria-label": "The log, newest first" });
+    this.all = h("input", { type: "checkbox", id: "log-all", "data-testid": "log-all" }) as HTMLInputElement;
+    this.all.addEventListener("change", () => this.draw());
+    this.root = h(
+      "section",
+      { class: "panel log-panel", "aria-labelledby": "log-title" },
+      h("div", { class: "panel-head" }, h("h2", { id: "log-title" }, "What happened"), h("label", { class: "small" }, this.all, " show all")),
+      this.list,
+    );
+  }
+
+  add(events: MatchEvent[], names: string[]) {
+    const known = new Set(this.events.map((e) => e.version));
+    for (const e of events) if (!known.has(e.version)) this.events.push(e);
+    this.names = names;
+    this.draw();
+  }
+
+  setNames(names: string[]) {
+    if (names.join("\u0000") === this.names.join("\u0000")) return;
+    this.names = names;
+    this.draw();
+  }
+
+  /** The match_ended event's reason, if any ("resigned", "finished", ...). */
+  endReason(): string | null {
+    const ended = this.events.find((e) => e.type === "match_ended");
+    return ended ? String(ended.data?.reason ?? "") : null;
+  }
+
+  private line(e: MatchEvent): string {
+    const seatName = (seat: number) => this.names[seat] ?? `Player ${seat + 1}`;
+    if (e.description) return renderDescription(e.description, seatName);
+    const who = e.actor >= 0 ? `${seatName(e.actor)}: ` : "";
+    return `${who}${words(e.type)}`;
+  }
+
+  private draw() {
+    const items: HTMLElement[] = [];
+    for (const e of [...this.events].sort((a, b) => b.version - a.version)) {
+      const internal = e.description?.internal ?? false;
+      if (internal && !this.all.checked) continue;
+      items.push(h("li", { "data-version": String(e.version), class: internal ? "internal" : "" }, this.line(e)));
+    }
+    this.list.replaceChildren(...items);
+  }
+}

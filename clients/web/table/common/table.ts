@@ -1,0 +1,280 @@
+// A match's live page, as a seat or as a spectator: the board (the game's own, or the fallback),
+// the decision panel, the players, the log, refusals, resign and the end screen.
+import { type DecisionChoice, type GuildhallClient, type MatchView, Rejected } from "../../src/index.js";
+import { BOARDS } from "../games/index.js";
+import { fallbackBoard } from "../games/fallback.js";
+import type { BoardContext } from "../games/board.js";
+import { DecisionWalk, decisionPanel } from "./decision.js";
+import { button, errorText, h, words } from "./dom.js";
+import { endScreen } from "./endscreen.js";
+import { Log } from "./log.js";
+import { Catalog, sectionsOf, seatColour, seatNames } from "./names.js";
+import { Refusals } from "./refusals.js";
+import { type SeatRecord, keepSeat, pageClient } from "./session.js";
+
+const catalogs = new Map<string, Promise<{ catalog: Catalog; sections: Record<string, string> }>>();
+
+export function catalogFor(client: GuildhallClient, gameId: string) {
+  let found = catalogs.get(gameId);
+  if (!found) {
+    found = Promise.all([client.getGameData(gameId), client.listGames()]).then(([data, games]) => ({
+      catalog: new Catalog(data),
+      sections: sectionsOf(games.find((g) => g.gameId === gameId)?.jsonSchemas.view),
+    }));
+    catalogs.set(gameId, found);
+  }
+  return found;
+}
+
+/** The board's context for one view (the same names and colours everywhere on the page). */
+export function boardContext(view: MatchView, catalog: Catalog, names: string[], walk: DecisionWalk | null, choose: (c: DecisionChoice) => void): BoardContext {
+  return {
+    data: catalog.data,
+    view: view.view,
+    seat: view.seat >= 0 ? view.seat : null,
+    seatNames: names,
+    seatColour,
+    name: (kind, id) => catalog.name(kind, id),
+    choosable: (kind, id) => (walk ? walk.choosable(kind, id, catalog.placeKind(String(id))) : null),
+    choose,
+  };
+}
+
+export function drawBoard(root: HTMLElement, view: MatchView, ctx: BoardContext, sections: Record<string, string>) {
+  const board = BOARDS[view.gameId];
+  try {
+    if (board) board.render(root, ctx);
+    else fallbackBoard(sections).render(root, ctx);
+  } catch (error) {
+    // A board that cannot draw this view must not take the table down: the fallback draws it.
+    console.warn("board failed; drawing the fallback", error);
+    fallbackBoard(sections).render(root, ctx);
+  }
+}
+
+function headline(view: MatchView): string {
+  const v = view.view ?? {};
+  const parts: string[] = [];
+  if (v.round !== undefined && v.round !== null) parts.push(`Round ${v.round}${v.rounds ? ` of ${v.rounds}` : ""}`);
+  else if (v.turn !== undefined && typeof v.turn === "number") parts.push(`Turn ${v.turn}`);
+  if (typeof v.phase === "string" && v.phase) parts.push(words(v.phase));
+  return parts.join(" · ");
+}
+
+export async function tablePage(app: HTMLElement, matchId: string, record: SeatRecord | null, asSeat: boolean) {
+  const base = pageClient();
+  const token = asSeat ? (record?.token ?? "") : (record?.spectatorToken ?? "");
+  if (!token) {
+    app.replaceChildren(h("div", { class: "page" }, h("p", { class: "error" }, "This browser holds no seat or spectator pass for this match."), h("p", {}, h("a", { href: "#/" }, "Back to the start"))));
+    return;
+  }
+  const client = base.as(token);
+  let view = await client.getView(matchId);
+  const { catalog, sections } = await catalogFor(base, view.gameId);
+  let names = seatNames(view);
+  if (record && !record.title) keepSeat({ ...record, title: catalog.data.title });
+
+  const refusals = new Refusals();
+  const log = new Log();
+  const title = h("h1", { class: "match-title" }, catalog.data.title);
+  const sub = h("p", { class: "headline", "data-testid": "headline" });
+  const status = h("p", { class: "status", "data-testid": "status", "aria-live": "polite" });
+  const boardBox = h("div", { class: "board-box", "data-testid": "board" });
+  const side = h("div", { class: "side" });
+  const decisionBox = h("div", { "data-testid": "decision-box" });
+  const players = h("section", { class: "panel", "aria-labelledby": "players-title" });
+  const end = h("div", {});
+  const tools = h("section", { class: "panel tools", "aria-label": "Match tools" });
+  side.append(decisionBox, players, log.root, tools);
+  const page = h(
+    "div",
+    { class: "page match", "data-testid": asSeat ? "seat-page" : "spectator" },
+    h("div", { class: "match-head" }, title, sub, status),
+    refusals.root,
+    end,
+    h("div", { class: "columns" }, h("section", { class: "main", id: "board", "aria-label": "Board" }, boardBox), side),
+  );
+  app.replaceChildren(page);
+
+  // Tools: invite, spectate, replay, audit, resign.
+  const invite = record?.inviteCode ?? "";
+  const here = `${location.origin}${location.pathname}`;
+  const toolItems = h("ul", { class: "links" });
+  if (invite && asSeat) {
+    const link = `${here}#/join?code=${encodeURIComponent(invite)}`;
+    toolItems.append(h("li", {}, "Invite a friend: ", h("a", { href: link, "data-testid": "invite-link" }, "invite link"), " ", h("code", {}, invite)));
+  }
+  if (record?.spectatorToken) {
+    const watch = `#/watch?m=${matchId}&t=${encodeURIComponent(record.spectatorToken)}`;
+    toolItems.append(h("li", {}, h("a", { href: watch, "data-testid": "spectate-link" }, "Spectator link"), " (sees only the public table)"));
+  }
+  toolItems.append(h("li", {}, h("a", { href: `#/replay?m=${matchId}` }, "Replay"), " · ", h("a", { href: `#/audit?m=${matchId}` }, "Check the receipts"), " · ", h("a", { href: "#/" }, "My matches")));
+  tools.append(h("h2", {}, "Table"), toolItems);
+  const resignBox = h("div", { class: "resign" });
+  if (asSeat) tools.append(resignBox);
+
+  let walk: DecisionWalk | null = null;
+  let walkVersion = -1;
+  let sending = false;
+  let simultaneousStart: number[] | null = null;
+
+  const drawResign = () => {
+    resignBox.replaceChildren();
+    if (view.finished) return;
+    const ask = button("Resign…", () => {
+      resignBox.replaceChildren(
+        h("p", {}, "Resign this match? The others play on without you."),
+        button("Yes, resign", () => void resign(), { class: "danger", "data-testid": "resign-confirm" }),
+        " ",
+        button("Cancel", drawResign, { class: "secondary", "data-testid": "resign-cancel" }),
+      );
+      (resignBox.querySelector("[data-testid=resign-confirm]") as HTMLElement | null)?.focus();
+    }, { class: "secondary", "data-testid": "resign" });
+    resignBox.append(ask);
+  };
+
+  const resign = async () => {
+    try {
+      await client.resign(matchId);
+    } catch (error) {
+      refusals.show(errorText(error));
+    }
+    drawResign();
+  };
+
+  const nameList = (seats: number[]) => {
+    const list = seats.map((s) => (s === view.seat ? "you" : names[s]));
+    return list.length <= 1 ? (list[0] ?? "nobody") : `${list.slice(0, -1).join(", ")} and ${list.at(-1)}`;
+  };
+
+  const drawPlayers = () => {
+    const table = h("table", { class: "players", "data-testid": "players" });
+    table.append(h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Now"), h("th", { scope: "col", class: "num" }, "Score"))));
+    const body = h("tbody");
+    const seatViews: unknown[] = Array.isArray(view.view?.seats) ? view.view.seats : [];
+    names.forEach((name, seat) => {
+      const score = (seatViews[seat] as { score?: number } | undefined)?.score;
+      const now = view.finished ? "" : view.activeSeats.includes(seat) ? "to act" : simultaneousStart?.includes(seat) ? "decided" : "";
+      body.append(
+        h(
+          "tr",
+          { class: seat === view.seat ? "me" : "" },
+          h("th", { scope: "row" }, h("span", { class: "swatch", style: `background:${seatColour(seat)}` }), " ", name, seat === view.seat ? " (you)" : ""),
+          h("td", {}, now),
+          h("td", { class: "num" }, score === undefined ? "" : String(score)),
+        ),
+      );
+    });
+    table.append(body);
+    players.replaceChildren(h("h2", { id: "players-title" }, "Players"), h("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": "Players" }, table));
+  };
+
+  const draw = () => {
+    names = seatNames(view);
+    log.setNames(names);
+    sub.textContent = headline(view);
+    // Who has decided, while this seat is in a simultaneous decision.
+    simultaneousStart = view.decision?.simultaneous ? (simultaneousStart ?? [...view.activeSeats]) : null;
+    if (view.finished) status.textContent = "The match is over.";
+    else if (view.myTurn) status.textContent = view.decision?.simultaneous ? `Your decision (at the same time as ${nameList(view.activeSeats.filter((s) => s !== view.seat)) || "nobody else"}).` : "Your turn.";
+    else if (!view.activeSeats.length) status.textContent = "Waiting for the table to fill.";
+    else status.textContent = `Waiting for ${nameList(view.activeSeats)}${view.activeSeats.length > 1 ? " (deciding at the same time)" : ""}.`;
+    boardBox.setAttribute("data-version", String(view.version));
+    boardBox.setAttribute("data-state", view.finished ? "finished" : view.myTurn ? "my-turn" : "waiting");
+
+    if (view.myTurn && view.decision) {
+      if (!walk || walkVersion !== view.version) {
+        walk = new DecisionWalk(view.decision);
+        walkVersion = view.version;
+      }
+    } else walk = null;
+
+    const ctx = boardContext(view, catalog, names, walk && !sending ? walk : null, (c) => void choose(c));
+    drawBoard(boardBox, view, ctx, sections);
+
+    decisionBox.replaceChildren();
+    if (walk) decisionBox.append(decisionPanel(walk, sending, (c) => void choose(c), back));
+    else if (!view.finished && asSeat && view.myTurn) {
+      // A game without a presentation: its legal actions, as they are.
+      const panel = h("section", { class: "decision", "data-testid": "decision" }, h("h2", {}, "Your move"));
+      for (const action of view.legalActions) panel.append(button(words(String(action?.type ?? "action")), () => void send(action), { "data-testid": "choice" }));
+      decisionBox.append(panel);
+    } else if (!view.finished) {
+      decisionBox.append(h("section", { class: "decision waiting", "data-testid": "waiting" }, h("p", {}, asSeat ? status.textContent ?? "" : `Spectating. ${status.textContent ?? ""}`)));
+    }
+    drawPlayers();
+    if (view.finished) {
+      end.replaceChildren(endScreen(view, names, log.endReason()));
+      if (record) keepSeat({ ...record, finished: true });
+    }
+    if (asSeat) drawResign();
+  };
+
+  const back = () => {
+    walk?.back();
+    draw();
+    (decisionBox.querySelector("[data-testid=choice]") as HTMLElement | null)?.focus();
+  };
+
+  const choose = async (choice: DecisionChoice) => {
+    if (!walk || sending) return;
+    const option = walk.take(choice);
+    if (!option) {
+      draw();
+      (decisionBox.querySelector("[data-testid=choice]") as HTMLElement | null)?.focus();
+      return;
+    }
+    await send(view.legalActions[option.action]);
+  };
+
+  const send = async (action: unknown) => {
+    if (sending) return;
+    sending = true;
+    draw();
+    try {
+      const accepted = await client.submit(matchId, action, { expectedVersion: view.version, returnView: true });
+      if (accepted.view && accepted.view.version > view.version) view = accepted.view;
+    } catch (error) {
+      refusals.show(error instanceof Rejected ? `Refused: ${error.message}` : `Not sent: ${errorText(error)}`);
+      try {
+        view = await client.getView(matchId);
+      } catch {
+        // the Watch below brings the next view
+      }
+      walk = null;
+    } finally {
+      sending = false;
+      draw();
+      (decisionBox.querySelector("[data-testid=choice]") as HTMLElement | null)?.focus();
+    }
+  };
+
+  draw();
+  const stop = new AbortController();
+  window.addEventListener("hashchange", () => stop.abort(), { once: true });
+  // A friend taking a seat appends nothing (no new version for the Watch): while a seat waits for
+  // its player, the view is read again now and then to learn the name.
+  const waitingForNames = window.setInterval(() => {
+    const empty = view.seatNames.some((n, seat) => !n && !view.bots.some((b) => b.seat === seat));
+    if (stop.signal.aborted || view.finished || !empty) return;
+    client
+      .getView(matchId)
+      .then((fresh) => {
+        if (fresh.version >= view.version && fresh.seatNames.join("\u0000") !== view.seatNames.join("\u0000")) {
+          view = fresh;
+          draw();
+        }
+      })
+      .catch(() => undefined);
+  }, 2000);
+  stop.signal.addEventListener("abort", () => window.clearInterval(waitingForNames));
+  try {
+    for await (const update of client.watch(matchId, 0, { signal: stop.signal })) {
+      if (update.view && update.view.version >= view.version) view = update.view;
+      log.add(update.events, seatNames(view));
+      draw();
+    }
+  } catch (error) {
+    if (!stop.signal.aborted) refusals.show(`The live connection ended: ${errorText(error)}. Reload the page to reconnect.`);
+  }
+}
