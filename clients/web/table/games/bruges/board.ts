@@ -213,7 +213,8 @@ export const board: GameBoard = {
     const active = new Set(((v.active ?? []) as number[]).map(Number));
     for (const s of order) playersEl.append(playerArea(ctx, look, v, s, s.player === ctx.seat, active.has(s.player)));
 
-    root.replaceChildren(el("div", { class: "gb-bruges" }, boardEl, playersEl));
+    // The frame is a size container: the layout follows the width the shell gives the board.
+    root.replaceChildren(el("div", { class: "gb-frame" }, el("div", { class: "gb-bruges" }, boardEl, playersEl)));
   },
 };
 

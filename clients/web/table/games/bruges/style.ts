@@ -2,7 +2,7 @@
 // its own: the table's bundle carries it). Every class is prefixed "gb-" and scoped to .gb-bruges.
 export const CSS = `
 .gb-bruges { display: grid; grid-template-columns: minmax(620px, 3fr) minmax(300px, 2fr); gap: 12px; align-items: start; color: #222; font: 13px/1.35 system-ui, sans-serif; }
-@media (max-width: 1100px) { .gb-bruges { grid-template-columns: 1fr; } }
+.gb-frame { container-type: inline-size; }
 .gb-bruges h4 { margin: 8px 0 4px; font-size: 13px; color: #4a3b22; }
 .gb-bruges .gb-board { background: #f4efe2; border: 1px solid #d9cfb5; border-radius: 8px; padding: 8px 10px; }
 .gb-bruges .gb-caption { font-weight: 600; color: #4a3b22; }
@@ -68,4 +68,7 @@ export const CSS = `
 .gb-bruges .gb-back { width: 16px; height: 22px; border-radius: 3px; }
 .gb-bruges .gb-choosable { cursor: pointer; outline: 3px solid #ff9800; outline-offset: 1px; box-shadow: 0 0 0 5px rgba(255,152,0,.35); }
 .gb-bruges .gb-choosable:hover, .gb-bruges .gb-choosable:focus-visible { outline-color: #e65100; box-shadow: 0 0 0 6px rgba(230,81,0,.45); }
+/* Narrow frames (last: they override the rules above). */
+@container (max-width: 1000px) { .gb-bruges { grid-template-columns: 1fr; } }
+@container (max-width: 760px) { .gb-bruges .gb-canals { grid-template-columns: 1fr; } .gb-bruges .gb-threats { grid-template-columns: repeat(3, 1fr); } }
 `;

@@ -220,7 +220,8 @@ export const board: GameBoard = {
     const active = new Set(((v.active ?? []) as number[]).map(Number));
     for (const s of order) playersEl.append(tavern(ctx, look, v, s, byId.get(`tavern.${s.player}`), s.player === ctx.seat, active.has(s.player), questCard, where));
 
-    root.replaceChildren(el("div", { class: "gw-waterdeep" }, boardEl, playersEl));
+    // The frame is a size container: the layout follows the width the shell gives the board.
+    root.replaceChildren(el("div", { class: "gw-frame" }, el("div", { class: "gw-waterdeep" }, boardEl, playersEl)));
   },
 };
 

@@ -2,7 +2,7 @@
 // Every class is prefixed "gw-" and scoped to .gw-waterdeep.
 export const CSS = `
 .gw-waterdeep { display: grid; grid-template-columns: minmax(640px, 3fr) minmax(320px, 2fr); gap: 12px; align-items: start; color: #222; font: 13px/1.35 system-ui, sans-serif; }
-@media (max-width: 1100px) { .gw-waterdeep { grid-template-columns: 1fr; } }
+.gw-frame { container-type: inline-size; }
 .gw-waterdeep h4 { margin: 8px 0 4px; font-size: 13px; color: #30402a; }
 .gw-waterdeep .gw-board { background: #eef1e6; border: 1px solid #c9d0b6; border-radius: 8px; padding: 8px 10px; }
 .gw-waterdeep .gw-caption { font-weight: 600; color: #30402a; margin-bottom: 3px; }
@@ -37,6 +37,7 @@ export const CSS = `
 .gw-waterdeep .gw-lot { min-height: 44px; }
 .gw-waterdeep .gw-empty-lot { border: 1px dashed #b9c2a0; border-radius: 5px; display: flex; align-items: center; justify-content: center; }
 .gw-waterdeep .gw-tile { background: #fff; border: 1px solid #7b6c4c; border-radius: 5px; overflow: hidden; height: 100%; box-sizing: border-box; }
+.gw-waterdeep .gw-slot .gw-tile { height: auto; }
 .gw-waterdeep .gw-tile-head { font-weight: 700; padding: 1px 5px; font-size: 12px; }
 .gw-waterdeep .gw-tile > .gw-small, .gw-waterdeep .gw-tile > .gw-agents { padding: 0 5px; }
 .gw-waterdeep .gw-stock { font-weight: 700; color: #1d5d1d; }
@@ -59,4 +60,7 @@ export const CSS = `
 .gw-waterdeep .gw-done { display: inline-block; background: #f2f2ee; border-left: 5px solid; border-radius: 3px; padding: 0 5px; margin: 1px; }
 .gw-waterdeep .gw-choosable { cursor: pointer; outline: 3px solid #ff9800; outline-offset: 1px; box-shadow: 0 0 0 5px rgba(255,152,0,.35); }
 .gw-waterdeep .gw-choosable:hover, .gw-waterdeep .gw-choosable:focus-visible { outline-color: #e65100; box-shadow: 0 0 0 6px rgba(230,81,0,.45); }
+/* Narrow frames (last: they override the rules above). */
+@container (max-width: 1000px) { .gw-waterdeep { grid-template-columns: 1fr; } }
+@container (max-width: 760px) { .gw-waterdeep .gw-basics { grid-template-columns: repeat(2, 1fr); } .gw-waterdeep .gw-lots { grid-template-columns: repeat(3, 1fr); } }
 `;
