@@ -58,31 +58,56 @@ def _encode(spec: Any, value: Any) -> Any:
     return json.loads(spec.codec.encode_json(value))
 
 
+def _choice(c: Any) -> dict[str, str]:
+    return {"step": c.step, "label": c.label, "kind": c.kind, "id": c.id}
+
+
+def _next(decision: Any, chosen: list[Any]) -> list[Any]:
+    """The distinct choices shown after `chosen` (the shell's walk, docs/clients.md)."""
+    step: list[Any] = []
+    for o in decision.options:
+        if list(o.choices[: len(chosen)]) == chosen and len(o.choices) > len(chosen):
+            c = o.choices[len(chosen)]
+            if c not in step:
+                step.append(c)
+    return step
+
+
 def _current_step(decision: Any) -> list[dict[str, str]]:
     """The choices a person is shown once the steps that name nothing (What do you do? -> Play a
     card) are answered with their first choice: the step where the board has something to offer."""
     chosen: list[Any] = []
     while True:
-        options = [
-            o for o in decision.options if list(o.choices[: len(chosen)]) == chosen and len(o.choices) > len(chosen)
-        ]
-        if not options:
-            return []
-        step: list[Any] = []
-        for o in options:
-            c = o.choices[len(chosen)]
-            if c not in step:
-                step.append(c)
-        if any(c.kind for c in step) or len(step) == 0:
-            return [{"step": c.step, "label": c.label, "kind": c.kind, "id": c.id} for c in step]
+        step = _next(decision, chosen)
+        if not step or any(c.kind for c in step):
+            return [_choice(c) for c in step]
         chosen.append(step[0])
+
+
+def _steps(decision: Any) -> Iterator[list[dict[str, str]]]:
+    """Every step of a decision, each reached once by some path (Bruges: which card, which action,
+    then which canal space; Waterdeep: which building, then which space of it)."""
+    seen: set[str] = set()
+    stack: list[list[Any]] = [[]]
+    while stack:
+        chosen = stack.pop()
+        step = _next(decision, chosen)
+        if not step:
+            continue
+        question = step[0].step
+        if question not in seen:
+            seen.add(question)
+            yield [_choice(c) for c in step]
+        stack.extend([*chosen, c] for c in step)
 
 
 def _fixtures(game: str) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
     """(the fixture for the screenshot: the first decision past mid-game of the game's `shown`
     key; mid-game fixtures for every seat and a spectator; one fixture per kind of
-    decision met over whole playouts)."""
+    decision step met over whole playouts)."""
     spec = GAMES[game]
+    present = spec.presentation
+    assert present is not None
     conf = GAMES_UNDER_TEST[game]
     players = conf["players"]
     data = json.loads(game_data_json(spec))
@@ -100,30 +125,31 @@ def _fixtures(game: str) -> tuple[dict[str, Any], list[dict[str, Any]], list[dic
 
     mid: list[dict[str, Any]] = []
     shown: dict[str, Any] = {}
-    decisions: dict[tuple[str, frozenset[str]], dict[str, Any]] = {}
+    decisions: dict[tuple[str, str, frozenset[str]], dict[str, Any]] = {}
     for n, seed in enumerate(conf["seeds"]):
         playout = random_playout(spec, players, seed)
         state = spec.start(playout.config)
         half = len(playout.steps) // 2
         for i, step in enumerate(playout.steps):
             for seat in spec.active_players(state):
-                decision = spec.presentation.decision(state, seat, spec.legal_actions(state, seat))
+                decision = present.decision(state, seat, spec.legal_actions(state, seat))
+                for choices in _steps(decision):
+                    kinds = frozenset(c["kind"] for c in choices if c["kind"] in conf["kinds"])
+                    key = (decision.key, choices[0]["step"], kinds)
+                    if kinds and key not in decisions:
+                        decisions[key] = fixture(state, seat, choices)
                 choices = _current_step(decision)
                 kinds = frozenset(c["kind"] for c in choices if c["kind"] in conf["kinds"])
-                if kinds and (decision.key, kinds) not in decisions:
-                    decisions[(decision.key, kinds)] = fixture(state, seat, choices)
-                key, kind = conf["shown"]
-                if n == 0 and i >= half and not shown and decision.key == key and kind in kinds:
+                key_shown, kind_shown = conf["shown"]
+                if n == 0 and i >= half and not shown and decision.key == key_shown and kind_shown in kinds:
                     shown = fixture(state, seat, choices)
             if n == 0 and i == half:
-                for seat in [*range(players), None]:
-                    owes = seat is not None and seat in spec.active_players(state)
-                    choices = (
-                        _current_step(spec.presentation.decision(state, seat, spec.legal_actions(state, seat)))
-                        if owes and seat is not None
-                        else []
-                    )
-                    mid.append(fixture(state, seat, choices))
+                for viewer in [*range(players), None]:
+                    choices = []
+                    if viewer is not None and viewer in spec.active_players(state):
+                        actions = spec.legal_actions(state, viewer)
+                        choices = _current_step(present.decision(state, viewer, actions))
+                    mid.append(fixture(state, viewer, choices))
             state = spec.evolve(state, step.events)
     assert shown, f"no {conf['shown']} decision after mid-game"
     return shown, mid, list(decisions.values())
@@ -153,7 +179,7 @@ def page(bundle: str) -> Iterator[Any]:
         page = context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
-        page.set_content("<!doctype html><html><head><meta charset=utf-8></head><body><div id=root></div></body></html>")
+        page.set_content("<!doctype html><meta charset=utf-8><div id=root></div>")
         page.add_script_tag(content=bundle)
         page.errors = errors  # type: ignore[attr-defined]
         page.documents = set()  # type: ignore[attr-defined]
@@ -163,11 +189,11 @@ def page(bundle: str) -> Iterator[Any]:
 
 def _render(page: Any, fixture: dict[str, Any]) -> None:
     """Draw a fixture; the game data document crosses into the page once per game."""
-    if fixture["game"] not in page.documents:  # type: ignore[attr-defined]
+    if fixture["game"] not in page.documents:
         page.evaluate("([game, data]) => window.__setData(game, data)", [fixture["game"], fixture["data"]])
-        page.documents.add(fixture["game"])  # type: ignore[attr-defined]
+        page.documents.add(fixture["game"])
     page.evaluate("fixture => window.__render(fixture)", {**fixture, "data": None})
-    assert not page.errors, page.errors  # type: ignore[attr-defined]
+    assert not page.errors, page.errors
 
 
 # What the page shows of the board: every place drawn, each name (as text or tooltip), hands,
@@ -198,7 +224,7 @@ def _names(data: dict[str, Any]) -> dict[tuple[str, str], str]:
     return {(c["kind"], c["id"]): c["name"] for c in data["components"]}
 
 
-def _check_fixture(page: Any, fixture: dict[str, Any], kinds: set[str]) -> dict[str, Any]:
+def _check_fixture(page: Any, fixture: dict[str, Any], kinds: set[str]) -> None:
     _render(page, fixture)
     seen = page.evaluate(READ)
     data, view, seat = fixture["data"], fixture["view"], fixture["seat"]
@@ -253,7 +279,6 @@ def _check_fixture(page: Any, fixture: dict[str, Any], kinds: set[str]) -> dict[
     # And nothing else is.
     offered = {(c["kind"], c["id"]) for c in fixture["choices"]}
     assert all((b["kind"], b["id"]) in offered for b in seen["buttons"]), seen["buttons"]
-    return seen
 
 
 def _click_and_keys(page: Any, fixture: dict[str, Any], kinds: set[str]) -> None:
