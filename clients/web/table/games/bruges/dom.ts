@@ -1,0 +1,90 @@
+// Small DOM helpers for the Bruges board (kept in this folder: a game's board is one folder).
+import type { BoardContext, Choice } from "../board.js";
+
+type Child = Node | string | number | null | undefined | false;
+
+/** An element with attributes (class, title, data-*, style...) and children (null/false skipped). */
+export function el(tag: string, attrs: Record<string, string | undefined> = {}, ...children: Child[]): HTMLElement {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined) node.setAttribute(k, v);
+  for (const c of children) if (c !== null && c !== undefined && c !== false) node.append(typeof c === "number" ? String(c) : c);
+  return node;
+}
+
+/**
+ * Mark `node` as the current step's `choice` when there is one: a focusable button (role, tabindex,
+ * aria-label with the choice's label) that calls ctx.choose on click, Enter or Space.
+ */
+export function offer(node: HTMLElement, choice: Choice | null, ctx: BoardContext): HTMLElement {
+  if (!choice) return node;
+  node.setAttribute("role", "button");
+  node.tabIndex = 0;
+  // A seat's choice is labelled "Player N" by the gateway, which knows no names: say the name.
+  const label = choice.kind === "seat" ? (ctx.seatNames[Number(choice.id)] ?? choice.label) : choice.label;
+  node.setAttribute("aria-label", label);
+  node.dataset.choiceKind = choice.kind;
+  node.dataset.choiceId = choice.id;
+  node.classList.add("gb-choosable");
+  const base = node.getAttribute("title");
+  node.title = base && base !== label ? `${base}\n→ ${label}` : label;
+  node.addEventListener("click", (event) => {
+    event.stopPropagation();
+    ctx.choose(choice);
+  });
+  node.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      event.stopPropagation();
+      ctx.choose(choice);
+    }
+  });
+  return node;
+}
+
+/** Inject a stylesheet once per document (the boards ship their CSS inside their bundle). */
+export function ensureStyle(id: string, css: string): void {
+  if (document.getElementById(id)) return;
+  const style = document.createElement("style");
+  style.id = id;
+  style.textContent = css;
+  document.head.append(style);
+}
+
+/** A seat's display name (never its raw index). */
+export function seatName(ctx: BoardContext, seat: number): string {
+  return ctx.seatNames[seat] ?? `Player ${seat + 1}`;
+}
+
+/** Black or white text, whichever reads on a background colour (#rgb, #rrggbb or rgb()/hsl()). */
+const inks = new Map<string, string>();
+export function inkOn(background: string): string {
+  const known = inks.get(background);
+  if (known) return known;
+  const probe = document.createElement("span");
+  probe.style.color = background;
+  document.body.append(probe);
+  const rgb = getComputedStyle(probe).color.match(/\d+(\.\d+)?/g)?.map(Number) ?? [0, 0, 0];
+  probe.remove();
+  const [r, g, b] = rgb;
+  const ink = 0.299 * r + 0.587 * g + 0.114 * b > 150 ? "#1b1b1b" : "#ffffff";
+  inks.set(background, ink);
+  return ink;
+}
+
+/** A round token in a seat's colour with the seat's initial: a marker, a pawn, an agent. */
+export function pawn(ctx: BoardContext, seat: number, extra = ""): HTMLElement {
+  const colour = ctx.seatColour(seat);
+  const name = seatName(ctx, seat);
+  return el(
+    "span",
+    { class: `gb-pawn ${extra}`.trim(), style: `background:${colour};color:${inkOn(colour)}`, title: name, "data-seat": String(seat) },
+    initial(name),
+  );
+}
+
+function initial(name: string): string {
+  const m = name.match(/\d+$/);
+  if (m) return `P${m[0]}`;
+  const letters = name.trim().replace(/[^\p{L}\p{N}]/gu, "");
+  return letters ? letters[0].toUpperCase() + (letters[1] ?? "").toLowerCase() : "?";
+}
