@@ -104,7 +104,7 @@ function area(c: Ctx, place: Place, at: [number, number]): SVGElement {
   let px = x + 16;
   let py = y + 84;
   const next = () => {
-    px += 42;
+    px += 36;
     if (px > x + AREA_W - 20) {
       px = x + 16;
       py += 30;
@@ -166,6 +166,22 @@ function offBoard(c: Ctx): SVGElement {
   return g;
 }
 
+/** What the marks mean, in the corner the city leaves free. */
+function legend(x: number, y: number): SVGElement {
+  const g = s("g", { class: "bd-legend", "font-size": 11, fill: "#333" });
+  g.append(s("path", { d: `M${x} ${y} q6 -5 12 0 t12 0`, fill: "none", stroke: "#4a86c5", "stroke-width": 2 }));
+  g.append(s("text", { x: x + 30, y: y + 4 }, "river area"));
+  g.append(s("circle", { cx: x + 12, cy: y + 20, r: 7, fill: "#111", stroke: "#d32f2f", "stroke-width": 2 }));
+  g.append(s("text", { x: x + 12, y: y + 24, "text-anchor": "middle", fill: "#fff", "font-weight": 700 }, "!"));
+  g.append(s("text", { x: x + 30, y: y + 24 }, "trouble marker"));
+  g.append(s("path", { d: `M${x + 4} ${y + 44} l8 -8 l8 8 v8 h-16 z`, fill: "#ccc", stroke: "#222" }));
+  g.append(s("text", { x: x + 30, y: y + 46 }, "building (owner)"));
+  g.append(s("line", { x1: x, x2: x + 24, y1: y + 62, y2: y + 62, stroke: "#b39c6b", "stroke-width": 4, "stroke-dasharray": "6 4" }));
+  g.append(s("text", { x: x + 30, y: y + 66 }, "bridge or border"));
+  g.append(s("text", { x: x + 30, y: y + 86 }, "T troll, D demon"));
+  return g;
+}
+
 function mapSvg(c: Ctx): SVGElement {
   const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "Ankh-Morpork board" });
   svg.append(s("rect", { x: 0, y: 0, width: W, height: H, fill: "#f7f1e1" }));
@@ -183,8 +199,18 @@ function mapSvg(c: Ctx): SVGElement {
     }
   }
   for (const a of c.areas) svg.append(area(c, a, at.get(a.id) as [number, number]));
+  svg.append(legend(14, 18));
   svg.append(offBoard(c));
   return svg;
+}
+
+/** The choice of an own City Area card when the step asks for one (its ability): the same area
+ * choice also stands for the area on the map, where a minion or a building would go. The contract
+ * says which thing a choice stands for (kind, id), not which of its drawings: the step's question
+ * tells a City Area card apart. */
+function cityAreaCard(ctx: BoardContext, area: number): ReturnType<BoardContext["choosable"]> {
+  const choice = ctx.choosable("area", area);
+  return choice && /City Area card/i.test(choice.step) ? choice : null;
 }
 
 function playerArea(c: Ctx, seat: Json): HTMLElement {
@@ -205,7 +231,7 @@ function playerArea(c: Ctx, seat: Json): HTMLElement {
     row(
       "City Area cards",
       ...(owned.length
-        ? owned.map((a: Json) => card(ctx.name("area", a.area) ?? a.name, ctx.choosable("area", a.area), ctx))
+        ? owned.map((a: Json) => card(ctx.name("area", a.area) ?? a.name, me ? cityAreaCard(ctx, a.area) : null, ctx))
         : [h("span", { class: "bd-muted" }, "none")]),
     ),
   );

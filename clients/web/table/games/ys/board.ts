@@ -313,11 +313,11 @@ function throne(c: Ctx, x0: number, y0: number): SVGElement {
   const info = `Ship deck: ${plural(v.ship_deck_size ?? 0, "card")}`;
   g.append(s("text", { x: x0 + w - 14, y: y0 + 22, "text-anchor": "end", "font-size": 12, fill: "#444" }, info));
   if (pool.length) {
-    g.append(s("text", { x: x0 + 250, y: y0 + hgt - 16, "font-size": 12 }, "Port gems:"));
+    g.append(s("text", { x: x0 + 250, y: y0 + 46, "font-size": 12 }, "Port gems:"));
     pool.forEach((gem, j) => {
       const node = s("g", { class: "bd-pool-gem" });
-      node.append(s("rect", { class: "bd-hit", x: x0 + 318 + j * 22 - 10, y: y0 + hgt - 30, width: 20, height: 20, fill: "transparent", stroke: "transparent" }));
-      node.append(svgGem(x0 + 318 + j * 22, y0 + hgt - 20, gem, 6));
+      node.append(s("rect", { class: "bd-hit", x: x0 + 318 + j * 22 - 10, y: y0 + 32, width: 20, height: 20, fill: "transparent", stroke: "transparent" }));
+      node.append(svgGem(x0 + 318 + j * 22, y0 + 42, gem, 6));
       tip(node, gemName(c, gem));
       offer(node, c.ctx.choosable("gem", gem), c.ctx);
       g.append(node);
@@ -378,7 +378,7 @@ function playerArea(c: Ctx, seat: Json): HTMLElement {
   const box = playerBox(ctx, p, (v.active ?? []).includes(p));
   box.append(row("Gold", h("b", {}, String(seat.score))));
   box.append(row("Gems", gems(c, seat.gems)));
-  if (seat.order_card) box.append(row("Order card", ctx.name("order_card", seat.order_card) ?? `Order card ${seat.order_card}`));
+  if (seat.order_card) box.append(row("Order card", String(seat.order_card)));
   box.append(row("In front of the screen", ...(seat.front?.length ? brokerTokens(c, p, seat.front, "in front of the screen", me) : [h("span", { class: "bd-muted" }, "none")])));
   if (!me) box.append(row("Behind the screen", plural(seat.screen_size ?? 0, "broker")));
   if (seat.bid) box.append(row("Bid", seat.bid.length ? seat.bid.join(" + ") : "none"));
