@@ -27,6 +27,7 @@ from services.registry import GAMES
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "clients" / "web"
 IMAGES = ROOT / "docs" / "images" / "boards"
+ARTIFACTS = ROOT / "var" / "test-artifacts" / "web" / "boards"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 SEAT_NAMES = ["Ada", "Bruno", "Chiara", "Dmitri", "Esi"]
@@ -139,7 +140,8 @@ RAW = """() => {
   const root = document.getElementById('root');
   const texts = [root.innerText, root.textContent];
   for (const node of root.querySelectorAll('*')) for (const a of node.attributes) texts.push(a.value);
-  return texts.filter(t => /undefined|NaN|\\[object Object\\]/.test(t)).slice(0, 5);
+  const raw = /undefined|NaN|\\[object Object\\]/;
+  return texts.filter(t => raw.test(t)).map(t => t.slice(Math.max(0, t.search(raw) - 60), t.search(raw) + 30)).slice(0, 5);
 }"""
 OFFERED = """() => [...document.querySelectorAll('#root .bd-choosable')].map(n => ({
   kind: n.dataset.choiceKind, id: n.dataset.choiceId, label: n.getAttribute('aria-label'),
@@ -198,3 +200,46 @@ def test_the_board_draws_the_game_and_offers_the_choices_on_it(page: Any, game: 
         if scenario["kind"] == SHOWCASE[game]:
             IMAGES.mkdir(parents=True, exist_ok=True)
             page.locator("#root").screenshot(path=str(IMAGES / f"{game}.png"))
+
+
+def _check_drawn(page: Any, game: str, data: dict[str, Any], views: dict[str, Any], players: int) -> None:
+    """Every place by name, the seats by name, nothing raw, the viewer's area set apart."""
+    names = _names(data)
+    for viewer in [*range(players), None]:
+        fixture = {
+            "game": game,
+            "view": views[str(viewer)],
+            "seat": viewer,
+            "seatNames": SEAT_NAMES[:players],
+            "decision": None,
+            "chosen": [],
+        }
+        page.evaluate("text => window.__render(JSON.parse(text))", json.dumps(fixture))
+        assert not page.errors, page.errors
+        text = page.evaluate("() => document.getElementById('root').textContent")
+        assert not [p["name"] for p in data["places"] if p["name"] not in text], (game, viewer)
+        assert not page.evaluate(RAW), (game, viewer, page.evaluate(RAW))
+        visible = page.locator("#root").inner_text()
+        assert all(SEAT_NAMES[seat] in visible for seat in range(players)), (game, viewer)
+        assert page.locator("#root .bd-me").count() == (0 if viewer is None else 1)
+        if viewer is not None:
+            mine = page.locator("#root .bd-me").inner_text()
+            for kind, card in _hand(game, views[str(viewer)], viewer):
+                assert names[(kind, card)] in mine, (game, viewer, names[(kind, card)])
+
+
+@pytest.mark.parametrize("game", list(DRAWN))
+def test_the_board_draws_the_smallest_table_midway_and_at_the_end(page: Any, game: str) -> None:
+    spec = GAMES[game]
+    players = min(spec.player_counts)
+    data = json.loads(game_data_json(spec))
+    page.evaluate("text => { window.__data = JSON.parse(text) }", json.dumps(data))
+    playout = random_playout(spec, players, SEED)
+    state = spec.start(playout.config)
+    for step in playout.steps[: len(playout.steps) // 2]:
+        state = spec.evolve(state, step.events)
+    for moment, at in (("midway", state), ("end", playout.final)):
+        views = {str(v): _json(spec, spec.view(at, v)) for v in [*range(players), None]}
+        _check_drawn(page, game, data, views, players)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)  # the spectator's board, to look at
+        page.locator("#root").screenshot(path=str(ARTIFACTS / f"{game}-{players}p-{moment}.png"))

@@ -103,18 +103,22 @@ function area(c: Ctx, place: Place, at: [number, number]): SVGElement {
   // minions, trolls, demons
   let px = x + 16;
   let py = y + 84;
-  const next = () => {
-    px += 36;
-    if (px > x + AREA_W - 20) {
+  // each piece with its count when more than one ("×2"), wrapping to a second line
+  const slot = (n: number) => {
+    const width = n > 1 ? 40 : 24;
+    if (px + width > x + AREA_W + 4) {
       px = x + 16;
       py += 30;
     }
+    const at = px;
+    px += width;
+    return at;
   };
   (a.minions ?? []).forEach((n: number, seat: number) => {
     if (!n) return;
     const colour = ctx.seatColour(seat);
-    g.append(piece(px, py, colour, `×${n}`, `${plural(n, `minion`)} of ${seatName(ctx, seat)}`, "minion"));
-    next();
+    const at = slot(n);
+    g.append(piece(at, py, colour, n > 1 ? `×${n}` : "", `${plural(n, `minion`)} of ${seatName(ctx, seat)}`, "minion"));
   });
   for (const [count, owner] of [
     [a.trolls ?? 0, TROLL],
@@ -122,9 +126,9 @@ function area(c: Ctx, place: Place, at: [number, number]): SVGElement {
   ] as const) {
     if (!count) continue;
     const troll = owner === TROLL;
-    const node = piece(px, py, troll ? "#6d4c41" : "#7b1fa2", `×${count}`, troll ? plural(count, "troll") : plural(count, "demon"), troll ? "troll" : "demon");
+    const at = slot(count);
+    const node = piece(at, py, troll ? "#6d4c41" : "#7b1fa2", count > 1 ? `×${count}` : "", troll ? plural(count, "troll") : plural(count, "demon"), troll ? "troll" : "demon");
     g.append(offer(node, ctx.choosable("owner", owner), ctx));
-    next();
   }
   const foot: string[] = [];
   if (typeof a.controller === "number" && a.controller >= 0) foot.push(`control: ${seatName(ctx, a.controller)}`);

@@ -99,14 +99,15 @@ function building(c: Ctx, slot: number, x: number, y: number, w: number): SVGEle
   if (b.discard_rats) supply.push(`discard ${plural(b.discard_rats, "rat")}`);
   if (b.look) supply.push(`look at ${plural(b.look, "Nun-row card")}`);
   let cy = y + 54;
-  const [sup, sh] = para(x + 10, cy, `Supply: ${supply.join(" and ") || "nothing"}`, 38, { "font-weight": 600 });
+  const chars = Math.floor((w - 20) / 6.6); // about 6.6 px a character at 11 px
+  const [sup, sh] = para(x + 10, cy, `Supply: ${supply.join(" and ") || "nothing"}`, chars - 3, { "font-weight": 600 });
   g.append(sup);
   cy += sh + 2;
   const action = component(c, "building_action", b.building)?.values ?? {};
-  const [pre, ph] = para(x + 10, cy, `Premium: ${action.premium ?? "?"}`, 40);
+  const [pre, ph] = para(x + 10, cy, `Premium: ${action.premium ?? "?"}`, chars);
   g.append(pre);
   cy += ph + 2;
-  const [std, sth] = para(x + 10, cy, `Standard: ${action.standard ?? "?"}`, 40);
+  const [std, sth] = para(x + 10, cy, `Standard: ${action.standard ?? "?"}`, chars);
   g.append(std);
   cy += sth + 6;
   // the entry spaces, in order, with who entered
@@ -125,7 +126,7 @@ function building(c: Ctx, slot: number, x: number, y: number, w: number): SVGEle
   }
   cy += 26;
   const names = entries.map((seat) => seatName(ctx, seat));
-  const [who, wh] = para(x + 10, cy, entries.length ? `Entered: ${names.join(", ")}` : "Nobody entered yet", 40);
+  const [who, wh] = para(x + 10, cy, entries.length ? `Entered: ${names.join(", ")}` : "Nobody entered yet", chars);
   g.append(who);
   cy += wh;
   const premium = v.premium?.[slot];

@@ -171,7 +171,7 @@ function areaBox(c: Ctx, k: number, area: string, place: string, x: number, y: n
     const ship = v.ports?.[k - 1] ?? "";
     const shipData = c.ctx.data.components.find((cp) => cp.kind === "ship" && cp.id === ship);
     g.append(s("text", { x: cx, y: cy, "text-anchor": "middle", "font-size": 12 }, ship ? c.ctx.name("ship", ship) ?? ship : "no ship"));
-    if (shipData && shipData.values) {
+    if (shipData?.values?.large) {
       const gems: string[] = [shipData.values.large, ...(shipData.values.small ?? [])];
       gems.forEach((gem, j) => g.append(tip(svgGem(cx - 24 + j * 24, cy + 20, gem, j === 0 ? 9 : 6), gemName(c, gem))));
     }
