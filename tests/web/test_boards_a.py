@@ -69,9 +69,17 @@ def scenarios(game: str) -> list[dict[str, Any]]:
     for i, step in enumerate(playout.steps):
         if i >= steps * 0.3 and len(found) < len(DRAWN[game]):
             for seat in spec.active_players(state):
+                assert spec.presentation is not None
                 decision = spec.presentation.decision(state, seat, spec.legal_actions(state, seat))
                 for option in decision.options:
-                    at = next((j for j, c in enumerate(option.choices) if c.kind in DRAWN[game] and c.kind not in found), None)
+                    at = next(
+                        (
+                            j
+                            for j, c in enumerate(option.choices)
+                            if c.kind in DRAWN[game] and c.kind not in found
+                        ),
+                        None,
+                    )
                     if at is None:
                         continue
                     found[option.choices[at].kind] = {
@@ -93,7 +101,14 @@ def harness(tmp_path_factory: pytest.TempPathFactory) -> str:
     assert esbuild.is_file(), "clients/web is not set up: `make web`"
     out = tmp_path_factory.mktemp("harness") / "harness.js"
     subprocess.run(
-        [str(esbuild), "table/games/harness.ts", "--bundle", "--format=iife", "--target=es2022", f"--outfile={out}"],
+        [
+            str(esbuild),
+            "table/games/harness.ts",
+            "--bundle",
+            "--format=iife",
+            "--target=es2022",
+            f"--outfile={out}",
+        ],
         cwd=WEB,
         check=True,
         capture_output=True,
@@ -111,9 +126,11 @@ def page(harness: str) -> Iterator[Any]:
         page = browser.new_page(viewport={"width": 1500, "height": 1000})
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
-        page.set_content("<!doctype html><html><body style='margin:0;background:#faf8f3'><div id=root></div></body></html>")
+        page.set_content(
+            "<!doctype html><html><body style='margin:0;background:#faf8f3'><div id=root></div></body></html>"
+        )
         page.add_script_tag(content=harness)
-        page.errors = errors
+        setattr(page, "errors", errors)  # noqa: B010 (read by the tests)
         yield page
         browser.close()
 
@@ -141,7 +158,8 @@ RAW = """() => {
   const texts = [root.innerText, root.textContent];
   for (const node of root.querySelectorAll('*')) for (const a of node.attributes) texts.push(a.value);
   const raw = /undefined|NaN|\\[object Object\\]/;
-  return texts.filter(t => raw.test(t)).map(t => t.slice(Math.max(0, t.search(raw) - 60), t.search(raw) + 30)).slice(0, 5);
+  const around = t => t.slice(Math.max(0, t.search(raw) - 60), t.search(raw) + 30);
+  return texts.filter(t => raw.test(t)).map(around).slice(0, 5);
 }"""
 OFFERED = """() => [...document.querySelectorAll('#root .bd-choosable')].map(n => ({
   kind: n.dataset.choiceKind, id: n.dataset.choiceId, label: n.getAttribute('aria-label'),
@@ -190,13 +208,17 @@ def test_the_board_draws_the_game_and_offers_the_choices_on_it(page: Any, game: 
             assert (node["kind"], node["id"], node["label"]) in keys, (game, node)
             assert node["role"] == "button" and node["tabindex"] == "0"
         assert {(n["kind"], n["id"]) for n in offered} == {(c["kind"], c["id"]) for c in step}, game
-        target = page.locator(f'#root .bd-choosable[data-choice-kind="{choice["kind"]}"][data-choice-id="{choice["id"]}"]')
+        target = page.locator(
+            f'#root .bd-choosable[data-choice-kind="{choice["kind"]}"][data-choice-id="{choice["id"]}"]'
+        )
         target.first.click()
         assert page.evaluate("() => window.__chosen") == [choice]
         _render(page, game, scenario, seat, scenario["chosen"])
         target.first.focus()
         page.keyboard.press("Enter")
         assert page.evaluate("() => window.__chosen") == [choice]
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)  # each kind of choice offered, to look at
+        page.locator("#root").screenshot(path=str(ARTIFACTS / f"{game}-choosing-{scenario['kind']}.png"))
         if scenario["kind"] == SHOWCASE[game]:
             IMAGES.mkdir(parents=True, exist_ok=True)
             page.locator("#root").screenshot(path=str(IMAGES / f"{game}.png"))

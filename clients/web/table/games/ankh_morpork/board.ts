@@ -57,6 +57,16 @@ function piece(x: number, y: number, fill: string, label: string, tipText: strin
   return tip(g, tipText);
 }
 
+/** The choice of a troll or a demon (kind "owner") in this area. Such a step names its area in
+ * its question ("Remove whose minion from Dolly Sisters?"), not in the choice: a troll is offered
+ * where the question says, or in every area when it names none. */
+function neutralPiece(c: Ctx, owner: number, place: Place): ReturnType<BoardContext["choosable"]> {
+  const choice = c.ctx.choosable("owner", owner);
+  if (!choice) return null;
+  const named = c.areas.filter((a) => choice.step.includes(a.name));
+  return named.length === 0 || named.some((a) => a.id === place.id) ? choice : null;
+}
+
 function area(c: Ctx, place: Place, at: [number, number]): SVGElement {
   const ctx = c.ctx;
   const a: Json = (c.view.areas ?? []).find((v: Json) => String(v.area) === place.id) ?? {};
@@ -105,7 +115,7 @@ function area(c: Ctx, place: Place, at: [number, number]): SVGElement {
   let py = y + 84;
   // each piece with its count when more than one ("×2"), wrapping to a second line
   const slot = (n: number) => {
-    const width = n > 1 ? 40 : 24;
+    const width = n > 1 ? 46 : 26;
     if (px + width > x + AREA_W + 4) {
       px = x + 16;
       py += 30;
@@ -128,7 +138,7 @@ function area(c: Ctx, place: Place, at: [number, number]): SVGElement {
     const troll = owner === TROLL;
     const at = slot(count);
     const node = piece(at, py, troll ? "#6d4c41" : "#7b1fa2", count > 1 ? `×${count}` : "", troll ? plural(count, "troll") : plural(count, "demon"), troll ? "troll" : "demon");
-    g.append(offer(node, ctx.choosable("owner", owner), ctx));
+    g.append(offer(node, neutralPiece(c, owner, place), ctx));
   }
   const foot: string[] = [];
   if (typeof a.controller === "number" && a.controller >= 0) foot.push(`control: ${seatName(ctx, a.controller)}`);

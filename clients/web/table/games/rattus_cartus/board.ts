@@ -93,7 +93,7 @@ function building(c: Ctx, slot: number, x: number, y: number, w: number): SVGEle
     return offer(g, ctx.choosable("place", id), ctx);
   }
   g.append(s("text", { x: x + 10, y: y + 36, "font-size": 16, "font-weight": 700 }, ctx.name("building", b.building) ?? b.building));
-  g.append(s("text", { x: x + w - 10, y: y + 36, "text-anchor": "end", "font-size": 11, fill: "#5d4037" }, ctx.name("class", klass) ?? klass));
+  g.append(s("text", { x: x + w - 10, y: y + 16, "text-anchor": "end", "font-size": 11, "font-weight": 700, fill: "#5d4037" }, ctx.name("class", klass) ?? klass));
   const supply: string[] = [];
   if (b.draw) supply.push(`draw ${plural(b.draw, "card")}`);
   if (b.discard_rats) supply.push(`discard ${plural(b.discard_rats, "rat")}`);

@@ -316,8 +316,8 @@ function throne(c: Ctx, x0: number, y0: number): SVGElement {
     g.append(s("text", { x: x0 + 250, y: y0 + 46, "font-size": 12 }, "Port gems:"));
     pool.forEach((gem, j) => {
       const node = s("g", { class: "bd-pool-gem" });
-      node.append(s("rect", { class: "bd-hit", x: x0 + 318 + j * 22 - 10, y: y0 + 32, width: 20, height: 20, fill: "transparent", stroke: "transparent" }));
-      node.append(svgGem(x0 + 318 + j * 22, y0 + 42, gem, 6));
+      node.append(s("rect", { class: "bd-hit", x: x0 + 334 + j * 22 - 10, y: y0 + 32, width: 20, height: 20, fill: "transparent", stroke: "transparent" }));
+      node.append(svgGem(x0 + 334 + j * 22, y0 + 42, gem, 6));
       tip(node, gemName(c, gem));
       offer(node, c.ctx.choosable("gem", gem), c.ctx);
       g.append(node);

@@ -123,7 +123,7 @@ export const KIT_CSS = `
 .bd-choosable:hover, .bd-choosable:focus { outline: 3px solid #b35c00; background-color: #ffe08a; }
 svg .bd-choosable { outline: none; }
 svg .bd-choosable > .bd-hit { stroke: #e08a00; stroke-width: 5; }
-svg .bd-choosable:hover > .bd-hit, svg .bd-choosable:focus > .bd-hit { stroke: #b35c00; stroke-width: 7; fill: #ffe08a; }
+svg .bd-choosable:hover > .bd-hit, svg .bd-choosable:focus > .bd-hit { stroke: #b35c00; stroke-width: 8; }
 svg text { font-family: system-ui, sans-serif; }
 `;
 
