@@ -10,7 +10,7 @@ import { KIT_CSS, card, h, ink, offer, playerBox, plural, row, s, seatName, styl
 type Json = any;
 
 const W = 1000;
-const H = 720;
+const H = 746;
 const CLASS_FILL: Record<string, string> = {
   peasantry: "#c8e6c9",
   bourgeoisie: "#fff3b0",
@@ -83,7 +83,7 @@ function building(c: Ctx, slot: number, x: number, y: number, w: number): SVGEle
   const id = String(slot);
   const b: Json = v.row?.[slot];
   const g = s("g", { class: "bd-building", "data-place": id, opacity: b ? 1 : 0.45 });
-  const hgt = 232;
+  const hgt = 258;
   const klass = b ? component(c, "building", b.building)?.values?.class ?? "" : "";
   g.append(s("rect", { class: "bd-hit", x, y, width: w, height: hgt, rx: 10, fill: b ? CLASS_FILL[klass] ?? "#fff" : "#eee", stroke: "#5d4037", "stroke-width": 2 }));
   g.append(s("text", { x: x + 10, y: y + 16, "font-size": 11, fill: "#5d4037" }, placeName(c, id)));
@@ -93,12 +93,12 @@ function building(c: Ctx, slot: number, x: number, y: number, w: number): SVGEle
     return offer(g, ctx.choosable("place", id), ctx);
   }
   g.append(s("text", { x: x + 10, y: y + 36, "font-size": 16, "font-weight": 700 }, ctx.name("building", b.building) ?? b.building));
-  g.append(s("text", { x: x + w - 10, y: y + 16, "text-anchor": "end", "font-size": 11, "font-weight": 700, fill: "#5d4037" }, ctx.name("class", klass) ?? klass));
+  g.append(s("text", { x: x + 10, y: y + 52, "font-size": 11, "font-style": "italic", fill: "#5d4037" }, `${ctx.name("class", klass) ?? klass} building`));
   const supply: string[] = [];
   if (b.draw) supply.push(`draw ${plural(b.draw, "card")}`);
   if (b.discard_rats) supply.push(`discard ${plural(b.discard_rats, "rat")}`);
   if (b.look) supply.push(`look at ${plural(b.look, "Nun-row card")}`);
-  let cy = y + 54;
+  let cy = y + 70;
   const chars = Math.floor((w - 20) / 6.6); // about 6.6 px a character at 11 px
   const [sup, sh] = para(x + 10, cy, `Supply: ${supply.join(" and ") || "nothing"}`, chars - 3, { "font-weight": 600 });
   g.append(sup);
@@ -132,10 +132,11 @@ function building(c: Ctx, slot: number, x: number, y: number, w: number): SVGEle
   const premium = v.premium?.[slot];
   if (typeof premium === "number" && premium >= 0) {
     g.append(s("text", { x: x + 10, y: cy + 4, "font-size": 11, "font-weight": 700 }, `Premium action: ${seatName(ctx, premium)}`));
+    cy += 16;
   }
   if (v.phase === "resolve" && v.resolving === slot) {
-    g.append(s("rect", { x: x + w - 86, y: y + hgt - 26, width: 78, height: 18, rx: 9, fill: "#3e2723" }));
-    g.append(s("text", { x: x + w - 47, y: y + hgt - 13, "text-anchor": "middle", "font-size": 11, fill: "#fff" }, "resolving"));
+    g.append(s("rect", { x: x + 8, y: cy - 4, width: 110, height: 18, rx: 9, fill: "#3e2723" }));
+    g.append(s("text", { x: x + 63, y: cy + 9, "text-anchor": "middle", "font-size": 11, fill: "#fff" }, "resolving now"));
   }
   return offer(g, ctx.choosable("place", id), ctx);
 }
@@ -246,7 +247,7 @@ function mapSvg(c: Ctx): SVGElement {
   const bw = (W - 140 - 190 - 2 * 10) / Math.max(1, slots.length);
   slots.forEach((p, i) => svg.append(building(c, Number(p.id), 140 + i * (bw + 10), 10, bw)));
   svg.append(supply(c, W - 180, 10));
-  const midY = 252;
+  const midY = 278;
   const discard: string[] = v.discard ?? [];
   svg.append(deck(c, "population_deck", 10, midY + 30, plural(v.deck_size ?? 0, "card")));
   svg.append(nunRow(c, 140, midY, W - 140 - 190));
