@@ -1,0 +1,165 @@
+// Small drawing helpers for this board (HTML and SVG elements, clickable choices, seat colours).
+// The same file sits in each of the boards ys, ankh_morpork and rattus_cartus: a board folder is
+// self-contained (table/games/board.ts is the only shared contract).
+import type { BoardContext, Choice } from "../board.js";
+
+export const SVG_NS = "http://www.w3.org/2000/svg";
+
+type Attrs = Record<string, string | number | boolean | null | undefined>;
+type Child = Node | string | number | null | undefined | false;
+
+function fill(node: Element, attrs: Attrs | undefined, children: Child[]): void {
+  for (const [key, value] of Object.entries(attrs ?? {})) {
+    if (value === null || value === undefined || value === false) continue;
+    node.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+/** An HTML element. */
+export function h(tag: string, attrs?: Attrs, ...children: Child[]): HTMLElement {
+  const node = document.createElement(tag);
+  fill(node, attrs, children);
+  return node;
+}
+
+/** An SVG element. */
+export function s(tag: string, attrs?: Attrs, ...children: Child[]): SVGElement {
+  const node = document.createElementNS(SVG_NS, tag) as SVGElement;
+  fill(node, attrs, children);
+  return node;
+}
+
+/** A tooltip: `<title>` in SVG, the title attribute in HTML. */
+export function tip<T extends Element>(node: T, text: string): T {
+  if (node instanceof SVGElement) node.prepend(s("title", {}, text));
+  else node.setAttribute("title", text);
+  return node;
+}
+
+/** Mark `node` as the place to pick `choice`: a focusable, highlighted button. */
+export function offer<T extends Element>(node: T, choice: Choice | null, ctx: BoardContext): T {
+  if (!choice) return node;
+  node.setAttribute("role", "button");
+  node.setAttribute("tabindex", "0");
+  node.setAttribute("aria-label", choice.label);
+  node.setAttribute("data-choice-kind", choice.kind);
+  node.setAttribute("data-choice-id", choice.id);
+  node.classList.add("bd-choosable");
+  node.addEventListener("click", (event) => {
+    event.stopPropagation();
+    ctx.choose(choice);
+  });
+  node.addEventListener("keydown", (event) => {
+    const key = (event as KeyboardEvent).key;
+    if (key === "Enter" || key === " ") {
+      event.preventDefault();
+      event.stopPropagation();
+      ctx.choose(choice);
+    }
+  });
+  return node;
+}
+
+/** A seat's name as chosen at the table. */
+export function seatName(ctx: BoardContext, seat: number): string {
+  return ctx.seatNames[seat] ?? `Player ${seat + 1}`;
+}
+
+const inks = new Map<string, string>();
+
+/** Black or white, whichever reads better on `colour` (any CSS colour). */
+export function ink(colour: string): string {
+  let found = inks.get(colour);
+  if (found) return found;
+  const probe = document.createElement("span");
+  probe.style.color = colour;
+  document.body.append(probe);
+  const rgb = (getComputedStyle(probe).color.match(/[\d.]+/g) ?? ["0", "0", "0"]).map(Number);
+  probe.remove();
+  const [r, g, b] = rgb.map((v) => {
+    const c = v / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  const luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  found = luminance > 0.3 ? "#111" : "#fff";
+  inks.set(colour, found);
+  return found;
+}
+
+/** A CSS block added to the page once. */
+export function style(id: string, css: string): void {
+  if (document.getElementById(id)) return;
+  const node = document.createElement("style");
+  node.id = id;
+  node.textContent = css;
+  document.head.append(node);
+}
+
+/** The classes every board of this kit shares (highlight of what can be picked, player areas). */
+export const KIT_CSS = `
+.bd-root { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; font: 13px/1.35 system-ui, sans-serif; color: #222; }
+.bd-map { flex: 1 1 720px; min-width: 480px; max-width: 1100px; background: #fffdf7; border: 1px solid #e3dccb; border-radius: 8px; }
+.bd-map svg { display: block; width: 100%; height: auto; }
+.bd-side { flex: 0 1 340px; min-width: 280px; display: flex; flex-direction: column; gap: 8px; }
+.bd-player { background: #fff; border: 1px solid #e3dccb; border-left: 6px solid var(--seat); border-radius: 6px; padding: 6px 10px; }
+.bd-player.bd-me { border: 3px solid var(--seat); border-left-width: 10px; background: #fffaf0; box-shadow: 0 1px 6px rgba(0,0,0,.15); }
+.bd-player h4 { margin: 0 0 4px; font-size: 14px; display: flex; align-items: center; gap: 6px; }
+.bd-player .bd-you { font-size: 11px; background: var(--seat); color: var(--ink); border-radius: 8px; padding: 0 6px; }
+.bd-player .bd-turn { font-size: 11px; border: 1px solid #8a6d3b; border-radius: 8px; padding: 0 6px; color: #8a6d3b; }
+.bd-swatch { display: inline-block; width: 12px; height: 12px; border-radius: 50%; background: var(--seat); border: 1px solid rgba(0,0,0,.4); }
+.bd-row { margin: 2px 0; }
+.bd-row > .bd-key { color: #6b5b3e; margin-right: 4px; }
+.bd-hand { margin-top: 6px; padding: 6px; border-radius: 6px; background: #f4efe2; border: 1px dashed #b9a77a; }
+.bd-hand > .bd-key { display: block; font-weight: 600; color: #3b2f1e; margin-bottom: 3px; }
+.bd-card { display: inline-block; padding: 2px 8px; margin: 2px; border-radius: 5px; background: #fff; border: 1px solid #b9a77a; font-size: 12px; }
+.bd-card.bd-new { border-style: dashed; }
+.bd-token { display: inline-flex; align-items: center; justify-content: center; min-width: 20px; height: 20px; padding: 0 3px; margin: 1px; border-radius: 10px; background: var(--seat, #ccc); color: var(--ink, #111); border: 1px solid rgba(0,0,0,.45); font-weight: 700; font-size: 12px; box-sizing: border-box; }
+.bd-muted { color: #8a8170; }
+.bd-choosable { cursor: pointer; outline: 3px solid #e08a00; outline-offset: 1px; background-color: #fff1c9; }
+.bd-choosable:hover, .bd-choosable:focus { outline: 3px solid #b35c00; background-color: #ffe08a; }
+svg .bd-choosable { outline: none; }
+svg .bd-choosable > .bd-hit { stroke: #e08a00; stroke-width: 5; }
+svg .bd-choosable:hover > .bd-hit, svg .bd-choosable:focus > .bd-hit { stroke: #b35c00; stroke-width: 8; }
+svg text { font-family: system-ui, sans-serif; }
+`;
+
+/** The player area's frame: name, colour, "you", whose turn. */
+export function playerBox(ctx: BoardContext, seat: number, active: boolean): HTMLElement {
+  const colour = ctx.seatColour(seat);
+  const me = ctx.seat === seat;
+  const box = h("section", {
+    class: me ? "bd-player bd-me" : "bd-player",
+    "data-seat": seat,
+    style: `--seat: ${colour}; --ink: ${ink(colour)}`,
+  });
+  box.append(
+    h(
+      "h4",
+      {},
+      h("span", { class: "bd-swatch" }),
+      seatName(ctx, seat),
+      me ? h("span", { class: "bd-you" }, "you") : null,
+      active ? h("span", { class: "bd-turn" }, "to play") : null,
+    ),
+  );
+  offer(box, ctx.choosable("seat", seat), ctx);
+  return box;
+}
+
+/** `key: value` line of a player area. */
+export function row(key: string, ...value: Child[]): HTMLElement {
+  return h("div", { class: "bd-row" }, h("span", { class: "bd-key" }, `${key}:`), ...value);
+}
+
+/** A card by name (a chip), clickable when `choice`. */
+export function card(label: string, choice: Choice | null, ctx: BoardContext, extra = ""): HTMLElement {
+  return offer(h("span", { class: `bd-card ${extra}`.trim() }, label), choice, ctx);
+}
+
+export function plural(n: number, word: string, many = `${word}s`): string {
+  return `${n} ${n === 1 ? word : many}`;
+}
