@@ -228,6 +228,7 @@ class Gateway:
             grace_s=config.webhook_grace_s,
         )
         webhooks.usage = usage
+        bot_seats.usage = usage
         store = HookedEventStore(
             redis,
             webhooks,

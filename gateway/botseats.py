@@ -100,8 +100,9 @@ return held
 """
 
 # KEYS: due, info, leases.  ARGV: '1' done / '0' give back, when it may be claimed again (ms),
-# lease ids...
+# lease ids...  Returns {member, since} of each seat released as done (its usage is charged).
 _RELEASE = """
+local done = {}
 for i = 3, #ARGV do
   local member = redis.call('HGET', KEYS[3], ARGV[i])
   redis.call('HDEL', KEYS[3], ARGV[i])
@@ -112,6 +113,8 @@ for i = 3, #ARGV do
       if ARGV[1] == '1' then
         redis.call('HDEL', KEYS[2], member)
         redis.call('ZREM', KEYS[1], member)
+        done[#done + 1] = member
+        done[#done + 1] = tostring(info.since)
       else
         info.lease = nil
         redis.call('HSET', KEYS[2], member, cjson.encode(info))
@@ -120,7 +123,7 @@ for i = 3, #ARGV do
     end
   end
 end
-return 1
+return done
 """
 
 # Bot fill. KEYS: botfill, botspec, tickets.  ARGV: now ms, limit.  Due requests whose ticket is
@@ -224,9 +227,12 @@ def _text(value: Any) -> str:
 class BotSeats:
     """Bot seats and bot-filled tickets on a `redis.asyncio` client (plain or cluster)."""
 
-    def __init__(self, redis: Any, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, redis: Any, *, clock: Callable[[], float] = time.time, usage: Any = None) -> None:
         self.redis = redis
         self.clock = clock
+        # Issue 34: a bot seat's time from its enlistment to its release as done, charged to its
+        # tenant once (gateway/admin/usage.py, in memory), whichever workers held it meanwhile.
+        self.usage = usage
         guard = ColdClusterGuard(redis)
         self._enlist = guarded_script(redis, guard, _ENLIST)
         self._claim = guarded_script(redis, guard, _CLAIM)
@@ -273,8 +279,16 @@ class BotSeats:
 
     async def release(self, lease_ids: list[str], *, done: bool, retry_in_s: float = 0.0) -> None:
         if lease_ids:
-            again = self._now_ms() + int(retry_in_s * 1000)
-            await self._release(keys=[_DUE, _INFO, _LEASES], args=["1" if done else "0", again, *lease_ids])
+            now = self._now_ms()
+            again = now + int(retry_in_s * 1000)
+            finished = await self._release(
+                keys=[_DUE, _INFO, _LEASES], args=["1" if done else "0", again, *lease_ids]
+            )
+            if self.usage is not None:
+                for member, since in zip(finished[::2], finished[1::2], strict=True):
+                    tenant = _text(member).split(SEP)[0]
+                    seconds = max(0, now - int(float(_text(since)))) // 1000
+                    self.usage.count(tenant, "bot_seat_seconds", seconds)
 
     async def lease_until_ms(self, lease_s: float) -> int:
         return self._now_ms() + int(lease_s * 1000)

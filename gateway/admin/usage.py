@@ -2,7 +2,8 @@
 
 Counters (`COUNTERS`): matches created and finished, actions accepted, events and bytes stored
 (the event store's appends), webhook deliveries (2xx answers), Play/Watch/WatchTicket stream
-seconds. (`bot_seat_seconds` is reserved: not counted yet, see docs/deploy.md.)
+seconds, and bot seat seconds (a platform bot seat's time from its enlistment to its release as
+done, charged once by gateway/botseats.py).
 
 Decisions (question -> decision):
 - The hot path makes no Redis call for usage: `count` adds to a dict in this replica's memory.

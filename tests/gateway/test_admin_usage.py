@@ -138,3 +138,32 @@ def test_open_streams_are_charged_at_every_flush_not_only_when_they_end(
     asyncio.run(run())
     at = datetime.fromtimestamp(NOW, UTC)
     assert redis_client.hget(usage_key("acme", DAY, at), "stream_seconds") == b"120"
+
+
+def test_a_bot_seat_is_charged_once_from_its_enlistment_to_its_release_as_done(
+    redis_url: str, redis_client: redis.Redis
+) -> None:
+    from gateway.botseats import BotSeats
+
+    now = [NOW]
+
+    async def run() -> None:
+        client = aioredis.Redis.from_url(redis_url)
+        meter = UsageMeter(client, clock=lambda: now[0])
+        seats = BotSeats(client, clock=lambda: now[0], usage=meter)
+        await seats.enlist("acme", "m-bots", "ys", {1: "greedy", 2: "random"})
+        now[0] += 30
+        first = await seats.claim("worker-a", 2, lease_s=60)
+        assert len(first) == 2
+        await seats.release([first[0].lease_id], done=False)  # given back: not charged
+        now[0] += 60
+        second = await seats.claim("worker-b", 1, lease_s=60)
+        await seats.release([second[0].lease_id, first[1].lease_id], done=True)
+        await seats.release([first[1].lease_id], done=True)  # a repeated release is not charged
+        await meter.flush()
+        await client.aclose()
+
+    asyncio.run(run())
+    at = datetime.fromtimestamp(NOW, UTC)
+    # Two seats, each 90 s from enlistment to done, whichever worker held them.
+    assert redis_client.hget(usage_key("acme", DAY, at), "bot_seat_seconds") == b"180"
