@@ -46,6 +46,11 @@ class Names:
             kind, id_ = str(component["kind"]), str(component["id"])
             self.kinds.setdefault(kind, {})[id_] = str(component["name"])
             seen[id_] = seen.get(id_, 0) + 1
+        for place in document.get("places", ()):  # the board's places: by their kind and as "place"
+            id_, name = str(place["id"]), str(place["name"])
+            for kind in {str(place["kind"]), "place"}:
+                self.kinds.setdefault(kind, {})[id_] = name
+            seen[id_] = seen.get(id_, 0) + 1
         self.by_id = {
             id_: name
             for kind in self.kinds.values()
@@ -83,7 +88,8 @@ class Names:
         for candidate in candidates:
             kind = self.field_kinds.get(candidate)
             if kind:
-                found = self.kinds[kind].get(text) or self.kinds[kind].get(_base(text))
+                names = self.kinds.get(kind, {})
+                found = names.get(text) or names.get(_base(text))
                 if found:
                     return found
         if isinstance(value, str):

@@ -84,7 +84,6 @@ def components(catalog: Any) -> Built:
         "party": "party (a seat, or the neutral player with 2 players)",
         "window": "character-card window",
         "phase": "phase",
-        "place": "place (only the empty id; the board's places are in `places`)",
     }
     components = [
         Component(

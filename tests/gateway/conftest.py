@@ -29,6 +29,8 @@ ACME_KEY = "ghk_acme-tenant-key-for-tests-000000000000000"
 ACME_AUDITOR = "ghk_acme-auditor-key-for-tests-00000000000000"
 GLOBEX_KEY = "ghk_globex-tenant-key-for-tests-0000000000000"
 GLOBEX_AUDITOR = "ghk_globex-auditor-key-for-tests-000000000000"
+# A browser's key (issue 32): only ListGames, GetGameData, CreateTable and ClaimSeat.
+ACME_PUBLISHABLE = "ghk_acme-publishable-key-for-tests-0000000000"
 
 
 def tenants_document(actions_per_second: float = 10_000, active_matches: int = 10_000) -> dict[str, Any]:
@@ -37,21 +39,16 @@ def tenants_document(actions_per_second: float = 10_000, active_matches: int = 1
         "active_matches": active_matches,
         "actions_per_second": actions_per_second,
     }
-    return {
-        "tenants": {
-            name: {
-                "keys": [
-                    {"id": f"{name}-app", "sha256": hash_key(key), "scopes": ["tenant"]},
-                    {"id": f"{name}-audit", "sha256": hash_key(auditor), "scopes": ["auditor"]},
-                ],
-                "quotas": quotas,
-            }
-            for name, key, auditor in (
-                ("acme", ACME_KEY, ACME_AUDITOR),
-                ("globex", GLOBEX_KEY, GLOBEX_AUDITOR),
-            )
-        }
-    }
+    tenants: dict[str, Any] = {}
+    for name, key, auditor in (("acme", ACME_KEY, ACME_AUDITOR), ("globex", GLOBEX_KEY, GLOBEX_AUDITOR)):
+        keys = [
+            {"id": f"{name}-app", "sha256": hash_key(key), "scopes": ["tenant"]},
+            {"id": f"{name}-audit", "sha256": hash_key(auditor), "scopes": ["auditor"]},
+        ]
+        tenants[name] = {"keys": keys, "quotas": quotas}
+    acme_web = {"id": "acme-web", "sha256": hash_key(ACME_PUBLISHABLE), "scopes": ["publishable"]}
+    tenants["acme"]["keys"].append(acme_web)
+    return {"tenants": tenants}
 
 
 def private_database(redis_url: str, slot: int) -> str:

@@ -15,8 +15,8 @@ from guildhall.gateway.v1 import gateway_pb2 as pb
 from guildhall.gateway.v1 import gateway_pb2_grpc
 from prometheus_client import REGISTRY
 
-from gateway.auth import AUDITOR, PUBLIC, SCOPES, SEAT, SPECTATOR, TENANT
-from tests.gateway.conftest import ACME_AUDITOR, ACME_KEY, GLOBEX_KEY, InProcess, bearer
+from gateway.auth import AUDITOR, PUBLIC, PUBLISHABLE, SCOPES, SEAT, SPECTATOR, TENANT
+from tests.gateway.conftest import ACME_AUDITOR, ACME_KEY, ACME_PUBLISHABLE, GLOBEX_KEY, InProcess, bearer
 
 _ids = itertools.count()
 
@@ -96,7 +96,15 @@ def call(gw: InProcess, rpc: str, request: Any, metadata: list[tuple[str, str]])
     return code_of(lambda: method(request, metadata=metadata, timeout=10))
 
 
-@pytest.mark.parametrize("rpc", sorted(SCOPES))
+# The GatewayService's RPCs (the AdminService's are held to the same table in test_admin.py).
+GATEWAY_RPCS = sorted(pb.DESCRIPTOR.services_by_name["GatewayService"].methods_by_name)
+
+
+def test_every_gateway_rpc_is_in_the_scope_table() -> None:
+    assert set(GATEWAY_RPCS) <= set(SCOPES)
+
+
+@pytest.mark.parametrize("rpc", GATEWAY_RPCS)
 def test_the_scope_table_holds_for_every_rpc_and_every_credential(fake_gateway: InProcess, rpc: str) -> None:
     created = new_match(fake_gateway)
     credentials = {
@@ -104,6 +112,7 @@ def test_the_scope_table_holds_for_every_rpc_and_every_credential(fake_gateway: 
         AUDITOR: ACME_AUDITOR,
         SEAT: created.seats[0].token,
         SPECTATOR: created.spectator_token,
+        PUBLISHABLE: ACME_PUBLISHABLE,
     }
     allowed = SCOPES[rpc]
     for scope, credential in credentials.items():
