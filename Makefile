@@ -27,7 +27,7 @@ gen: gen/.stamp
 gen/.stamp: $(VENV)/.installed $(PROTOS)
 	rm -rf gen && mkdir -p gen
 	$(PY) -m grpc_tools.protoc -Iprotos --python_out=gen --pyi_out=gen --grpc_python_out=gen $(PROTOS)
-	@# The Connect (HTTP) side of the gateway's services: gateway_connect.py, admin_connect.py (gateway/connect.py).
+	@# The Connect (HTTP) side of the gateway's services: gateway_connect.py, admin_connect.py (gateway/api/connect.py).
 	$(PY) -m grpc_tools.protoc -Iprotos --plugin=protoc-gen-connect-python=$(VENV)/bin/protoc-gen-connect-python \
 	  --connect-python_out=gen protos/guildhall/gateway/v1/gateway.proto protos/guildhall/admin/v1/admin.proto
 	touch $@

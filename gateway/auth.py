@@ -77,7 +77,7 @@ SCOPES: Mapping[str, frozenset[str]] = {
     "ClaimBotSeats": frozenset({BOTWORKER}),
     "RenewBotSeats": frozenset({BOTWORKER}),
     "ReleaseBotSeats": frozenset({BOTWORKER}),
-    # issue 34: guildhall.admin.v1.AdminService (gateway/admin/service.py), the operator plane
+    # issue 34: guildhall.admin.v1.AdminService (gateway/api/admin.py), the operator plane
     **{
         rpc: frozenset({ADMIN})
         for rpc in (

@@ -25,14 +25,14 @@ from grpc_reflection.v1alpha import reflection
 from guildhall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
 from gateway import metrics
+from gateway.api.server import GatewayServicer, Ports, game_data_from_describe, games_from_describe
+from gateway.api.streams import StreamLimits
+from gateway.api.wire import MAX_REQUEST_BYTES
 from gateway.auth import Authenticator, Tenant, Tokens, load_operators, load_tenants
 from gateway.quotas import Quotas
-from gateway.server import GatewayServicer, Ports, game_data_from_describe, games_from_describe
 from gateway.settings import Config
-from gateway.streams import StreamLimits
 from gateway.watch import WatchHub, stream_versions
 from gateway.webhooks.address import AddressPolicy
-from gateway.wire import MAX_REQUEST_BYTES
 
 _log = structlog.get_logger("gateway")
 
@@ -268,7 +268,7 @@ class Gateway:
         matchmaker = Matchmaker(redis, subscriber=subscriber)
         self.matchmaker = matchmaker
         tables = Tables(redis)
-        from gateway.seatnames import SeatNames
+        from gateway.api.seatnames import SeatNames
 
         self.ports = Ports(
             matches=matches,
@@ -295,8 +295,8 @@ class Gateway:
             open_streams=open_streams,
         )
 
-        # Protobuf garbage is INVALID_ARGUMENT, not grpc.aio's UNKNOWN (gateway/undecodable.py).
-        from gateway.undecodable import UndecodableRequests
+        # Protobuf garbage is INVALID_ARGUMENT, not grpc.aio's UNKNOWN (gateway/api/undecodable.py).
+        from gateway.api.undecodable import UndecodableRequests
 
         server = grpc.aio.server(options=GRPC_OPTIONS, interceptors=[UndecodableRequests()])
         servicer = GatewayServicer(self.ports)
@@ -314,9 +314,9 @@ class Gateway:
         await server.start()
         for name in ("", service_name):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
-        if config.http_port:  # the same servicer over Connect (gateway/connect.py)
-            from gateway.connect import HttpApp, HttpServer, build_admin_connect_app, build_connect_app
-            from gateway.sse import Feeds
+        if config.http_port:  # the same servicer over Connect (gateway/api/connect.py)
+            from gateway.api.connect import HttpApp, HttpServer, build_admin_connect_app, build_connect_app
+            from gateway.api.sse import Feeds
 
             app = HttpApp(
                 build_connect_app(servicer),
@@ -391,8 +391,8 @@ class Gateway:
         from guildhall.admin.v1 import admin_pb2_grpc
 
         from gateway.admin.log import AdminLog
-        from gateway.admin.service import AdminPorts, AdminServicer
         from gateway.admin.usecases import Admin
+        from gateway.api.admin import AdminPorts, AdminServicer
 
         config = self.config
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gateway.api.streams import DEFAULT_PER_SPECTATOR_TOKEN, DEFAULT_PER_TENANT, DEFAULT_PER_TOKEN
 from gateway.retention import DEFAULT_ARCHIVE_DIR, DEFAULT_RETENTION_S
-from gateway.streams import DEFAULT_PER_SPECTATOR_TOKEN, DEFAULT_PER_TENANT, DEFAULT_PER_TOKEN
 from gateway.usecases.cache import DEFAULT_CACHE_MB
 from gateway.webhooks.address import AddressPolicy
 
@@ -60,13 +60,13 @@ class Config:
     webhook_lease_s: float = 30.0
     webhook_grace_s: float = 30.0
     rules: dict[str, str] = field(default_factory=dict)  # game id -> gRPC target
-    # The same service over HTTP (Connect; gateway/connect.py): its port (0: off), the browser
+    # The same service over HTTP (Connect; gateway/api/connect.py): its port (0: off), the browser
     # origins allowed to call it (CORS; none by default) and the web table's files to serve.
     http_port: int = 0
     cors_origins: tuple[str, ...] = ()
     web_dir: str = ""
     publishable_key: str = ""  # issue 32: served to the web table at /config.json
-    # Caps on open Play and Watch streams on this replica (gateway/streams.py: why these values).
+    # Caps on open Play and Watch streams on this replica (gateway/api/streams.py: why these values).
     max_streams_per_token: int = DEFAULT_PER_TOKEN
     max_streams_per_spectator_token: int = DEFAULT_PER_SPECTATOR_TOKEN
     max_streams_per_tenant: int = DEFAULT_PER_TENANT

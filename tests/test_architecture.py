@@ -314,3 +314,32 @@ def test_no_gateway_module_is_over_800_lines() -> None:
     }
     too_long = {path: lines for path, lines in sizes.items() if lines > GATEWAY_MODULE_MAX_LINES}
     assert not too_long, f"split these (over {GATEWAY_MODULE_MAX_LINES} lines): {too_long}"
+
+
+# The gateway's transports live in gateway/api/; outside it only the wiring may import them.
+WIRING = {"gateway/bootstrap.py", "gateway/settings.py", "gateway/__main__.py"}
+
+
+def _imports_gateway_api(tree: ast.AST) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if node.module == "gateway.api" or node.module.startswith("gateway.api."):
+                return True
+            if node.module == "gateway" and any(alias.name == "api" for alias in node.names):
+                return True
+        if isinstance(node, ast.Import) and any(a.name.startswith("gateway.api") for a in node.names):
+            return True
+    return False
+
+
+def test_only_the_wiring_imports_the_gateways_transports() -> None:
+    offenders = [
+        str(path.relative_to(ROOT))
+        for path in sorted((ROOT / "gateway").rglob("*.py"))
+        if "api" not in path.relative_to(ROOT / "gateway").parts[:1]
+        and str(path.relative_to(ROOT)) not in WIRING
+        and _imports_gateway_api(ast.parse(path.read_text()))
+    ]
+    assert not offenders, f"use cases, domain and stores must not import gateway/api/: {offenders}"
+    assert _imports_gateway_api(ast.parse("from gateway.api import wire"))
+    assert _imports_gateway_api(ast.parse("from gateway import api"))

@@ -34,7 +34,7 @@ REDACTED = "<redacted>"
 
 class AdminError(AuthError):
     """A refused admin request with its status (AuthError carries code and message, and
-    gateway/faults.py maps it as it is)."""
+    gateway/api/faults.py maps it as it is)."""
 
 
 def not_found(tenant_id: str) -> AdminError:

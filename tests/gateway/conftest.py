@@ -256,8 +256,8 @@ def fake_gateway(redis_url: str) -> Iterator[InProcess]:
     import redis.asyncio as aioredis
     from guildhall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
+    from gateway.api.server import GatewayServicer, Ports
     from gateway.quotas import Quotas
-    from gateway.server import GatewayServicer, Ports
     from gateway.signing import KeyRing
     from gateway.watch import WatchHub
 

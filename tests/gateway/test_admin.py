@@ -395,9 +395,9 @@ def test_every_admin_rpc_is_in_the_scope_table_and_served_over_connect() -> None
     """Connect (HTTP) serves the same servicer: every AdminService RPC is mapped, admin scope only."""
     from guildhall.admin.v1.admin_pb2_grpc import AdminServiceServicer
 
-    from gateway.admin.service import AdminServicer
+    from gateway.api.admin import AdminServicer
+    from gateway.api.connect import ConnectService
     from gateway.auth import ADMIN, SCOPES
-    from gateway.connect import ConnectService
 
     service = pb.DESCRIPTOR.services_by_name["AdminService"]
     names = [m.name for m in service.methods]

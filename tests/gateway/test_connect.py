@@ -26,7 +26,7 @@ from guildhall.gateway.v1 import gateway_pb2_grpc
 
 from devstack.processes import free_port
 from devstack.stack import Stack, TenantSpec
-from gateway import jsonfields
+from gateway.api import jsonfields
 from gateway.auth import SCOPES
 
 GAME = "rattus_cartus"

@@ -13,7 +13,7 @@ import msgspec
 import pytest
 from guildhall.common.v1 import common_pb2
 
-from gateway import wire
+from gateway.api import wire
 from gateway.domain.describe import describe_gateway_event
 from gateway.domain.match import JSON, TurnTimedOut
 from gateway.eventstore.base import MatchKey

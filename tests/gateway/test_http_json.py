@@ -21,7 +21,7 @@ from guildhall.gateway.v1 import gateway_pb2_grpc
 
 from devstack.processes import free_port
 from devstack.stack import Stack, TenantSpec
-from gateway import jsonfields
+from gateway.api import jsonfields
 
 GAME = "rattus_cartus"
 PATH = "/guildhall.gateway.v1.GatewayService/"

@@ -1,4 +1,4 @@
-"""Issue 30 item 1: a compressed request inflates with a running limit (gateway/inflate.py)."""
+"""Issue 30 item 1: a compressed request inflates with a running limit (gateway/api/inflate.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from connectrpc.code import Code
 from connectrpc.errors import ConnectError
 
-from gateway.inflate import CHUNK_BYTES, BoundedGzip, InflateLimit, inflate_gzip
+from gateway.api.inflate import CHUNK_BYTES, BoundedGzip, InflateLimit, inflate_gzip
 from tests.gateway.test_connect import BOMB_INFLATED, gzip_bomb
 
 LIMIT = 1024 * 1024

@@ -14,14 +14,14 @@ import redis.asyncio as aioredis
 from guildhall.gateway.v1 import gateway_pb2 as pb
 from guildhall.gateway.v1 import gateway_pb2_grpc
 
-from gateway import wire
+from gateway.api import wire
+from gateway.api.faults import fault
+from gateway.api.server import GatewayServicer, Ports
 from gateway.auth import Authenticator, Tokens, parse_tenants
 from gateway.eventstore.async_redis import AsyncRedisEventStore
 from gateway.eventstore.base import MatchKey
 from gateway.eventstore.redis_store import match_keys
-from gateway.faults import fault
 from gateway.quotas import Quotas
-from gateway.server import GatewayServicer, Ports
 from gateway.signing import KeyRing
 from gateway.usecases import InvalidRequest
 from gateway.watch import CHANNEL, WatchHub, stream_versions

@@ -18,11 +18,11 @@ import redis.exceptions
 
 from devstack.processes import RedisProcess
 from gateway import metrics
+from gateway.api.faults import fault
 from gateway.eventstore.async_redis import NotReplicated, is_store_fault, tenant_active_key
 from gateway.eventstore.base import EventStoreUnavailable, MatchKey
 from gateway.eventstore.entries import decode_entries
 from gateway.eventstore.redis_store import match_keys
-from gateway.faults import fault
 from gateway.quotas import FAIL_OPEN_MAX_S, QuotaExceeded, Quotas
 from gateway.subscription import ClusterSubscriber, live_messages
 from tests.gateway.gwcore_support import gateway

@@ -20,11 +20,11 @@ import redis.asyncio as aioredis
 from guildhall.gateway.v1 import gateway_pb2 as pb
 from guildhall.gateway.v1 import gateway_pb2_grpc
 
+from gateway.api.server import GatewayServicer, Ports
+from gateway.api.streams import StreamLimits
 from gateway.auth import Authenticator, Tokens, parse_tenants
 from gateway.quotas import Quotas
-from gateway.server import GatewayServicer, Ports
 from gateway.signing import KeyRing
-from gateway.streams import StreamLimits
 from gateway.watch import WatchHub
 from tests.gateway.conftest import ACME_KEY, GLOBEX_KEY, FakeMatches, bearer, tenants_document
 

@@ -179,7 +179,9 @@ def test_friends_play_a_whole_match_by_clicking(stack: Stack, browser: Any, tena
         reloaded = second_tab = shot = scanned = False
         deadline = time.monotonic() + MATCH_DEADLINE_S
         while not all(_state(p) == "finished" for p in pages.values()):
-            assert time.monotonic() < deadline, f"{game}: not finished after {MATCH_DEADLINE_S} s ({clicks} clicks)"
+            assert time.monotonic() < deadline, (
+                f"{game}: not finished after {MATCH_DEADLINE_S} s ({clicks} clicks)"
+            )
             acted = False
             for who, page in list(pages.items()):
                 if _click_a_choice(page, rng):
@@ -262,9 +264,10 @@ def test_an_invited_friend_plays_and_the_browser_credentials_reach_no_other_matc
                 ):
                     with pytest.raises(GatewayError) as refused:
                         call()
-                    assert refused.value.status in (grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.NOT_FOUND), (
-                        refused.value
-                    )
+                    assert refused.value.status in (
+                        grpc.StatusCode.PERMISSION_DENIED,
+                        grpc.StatusCode.NOT_FOUND,
+                    ), refused.value
     finally:
         ann.close()
         bob.close()
@@ -282,8 +285,11 @@ def test_refusals_stay_until_dismissed_and_a_resigned_table_of_bots_finishes(
         stale.route("**/guildhall.gateway.v1.GatewayService/Watch", lambda route: route.abort())
         stale.goto(f"{_base(stack)}#/play?m={match_id}")
         for page in (ann.page, stale):
-            page.wait_for_function("() => document.querySelector('[data-testid=board]')?.dataset.state === 'my-turn'"
-                                   " && document.querySelector('[data-testid=choice]:not([disabled])')", timeout=60_000)
+            page.wait_for_function(
+                "() => document.querySelector('[data-testid=board]')?.dataset.state === 'my-turn'"
+                " && document.querySelector('[data-testid=choice]:not([disabled])')",
+                timeout=60_000,
+            )
         rng = random.Random(1)
         version = int(ann.page.locator("[data-testid=board]").get_attribute("data-version") or 0)
         while int(ann.page.locator("[data-testid=board]").get_attribute("data-version") or 0) == version:
@@ -304,7 +310,8 @@ def test_refusals_stay_until_dismissed_and_a_resigned_table_of_bots_finishes(
         ann.page.click("[data-testid=resign]")
         ann.page.click("[data-testid=resign-confirm]")
         ann.page.wait_for_function(
-            "() => document.querySelector('[data-testid=log]')?.innerText.includes('Ann resigns')", timeout=15_000
+            "() => document.querySelector('[data-testid=log]')?.innerText.includes('Ann resigns')",
+            timeout=15_000,
         )
     finally:
         ann.close()

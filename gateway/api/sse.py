@@ -5,7 +5,7 @@ for `curl -N`, a shell script or a browser's EventSource behind a proxy that add
     GET /v1/tickets/<ticket_id>/watch
 
 Each update is one event whose data is one line of JSON, the same shapes as Connect's JSON codec
-(gateway/jsonfields.py: views, legal actions and events as JSON values, not base64):
+(gateway/api/jsonfields.py: views, legal actions and events as JSON values, not base64):
 
     id: 7
     event: update
@@ -21,7 +21,7 @@ a comment line every KEEPALIVE_S so proxies keep it open.
 
 Nothing here is a second implementation: each feed calls the servicer's own Watch or WatchTicket
 with the request's headers as metadata, so authentication (`authorization: Bearer ...`), the
-scope table, the read quota, the caps on open streams per token and tenant (gateway/streams.py),
+scope table, the read quota, the caps on open streams per token and tenant (gateway/api/streams.py),
 metrics and the log line are the gRPC port's.
 """
 
@@ -41,7 +41,7 @@ import structlog
 from connectrpc.errors import ConnectError
 from guildhall.gateway.v1 import gateway_pb2
 
-from gateway import jsonfields
+from gateway.api import jsonfields
 
 Scope = Mapping[str, Any]
 Receive = Callable[[], Awaitable[Mapping[str, Any]]]

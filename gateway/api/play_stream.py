@@ -30,12 +30,13 @@ from typing import Any
 from guildhall.common.v1 import common_pb2
 from guildhall.gateway.v1 import gateway_pb2
 
-from gateway import metrics, seatnames, wire
+from gateway import metrics
+from gateway.api import seatnames, wire
+from gateway.api.faults import fault
+from gateway.api.jsonfields import json_bytes
+from gateway.api.wire import MAX_ACTION_BYTES, BadRequest, TooLarge
 from gateway.auth import Principal, denied
 from gateway.eventstore.base import MatchKey
-from gateway.faults import fault
-from gateway.jsonfields import json_bytes
-from gateway.wire import MAX_ACTION_BYTES, BadRequest, TooLarge
 
 MAX_QUEUED = 32  # actions read ahead of the one being decided, per stream
 _END = object()  # the client closed its side: answer what is queued, then end
@@ -43,7 +44,7 @@ _END = object()  # the client closed its side: answer what is queued, then end
 
 class PlaySession:
     """One Play stream: open, then actions in and updates out, until the client closes it, the
-    match ends and the client leaves, or the gateway drains. `ports` is gateway.server.Ports."""
+    match ends and the client leaves, or the gateway drains. `ports` is gateway.api.server.Ports."""
 
     def __init__(self, ports: Any, principal: Principal, requests: AsyncIterator[Any]) -> None:
         if principal.seat is None:
@@ -122,7 +123,7 @@ class PlaySession:
             await self._inbox.put(_END)
         except asyncio.CancelledError:
             raise
-        except Exception as error:  # undecodable bytes (gateway/undecodable.py), a broken stream
+        except Exception as error:  # undecodable bytes (gateway/api/undecodable.py), a broken stream
             await self._inbox.put(error)
         self._wake.set()
 
@@ -245,7 +246,7 @@ class PlaySession:
 
 
 async def play(ports: Any, principal: Principal, requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
-    """The Play RPC's body, for the servicer (gateway/server.py)."""
+    """The Play RPC's body, for the servicer (gateway/api/server.py)."""
     session = PlaySession(ports, principal, requests)
     with ports.streams.hold(principal, "Play"):  # the caps on open streams, released at the end
         metrics.PLAY_STREAMS.inc()

@@ -18,7 +18,7 @@ from gateway.eventstore.base import MatchKey
 MAX_ACTION_BYTES = 64 * 1024
 MAX_OPTIONS_BYTES = 64 * 1024
 MAX_REQUEST_BYTES = 1024 * 1024  # the gateway's transport limit: actions and options are small
-# What a compressed HTTP request may inflate to (gateway/inflate.py): the same as an uncompressed
+# What a compressed HTTP request may inflate to (gateway/api/inflate.py): the same as an uncompressed
 # one, since the message it holds has the same limit; checked while inflating, not after.
 MAX_INFLATED_BYTES = MAX_REQUEST_BYTES
 _COMMAND_ID = re.compile(r"[\x21-\x7e]{1,64}")  # printable ASCII, no spaces

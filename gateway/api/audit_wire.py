@@ -1,5 +1,5 @@
 """Audit and ExportMatch on the wire: the request's receipts checked and converted, the answers
-as protobuf (the transports share them, as they share gateway/wire.py for the other RPCs)."""
+as protobuf (the transports share them, as they share gateway/api/wire.py for the other RPCs)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Any
 
 from guildhall.gateway.v1 import gateway_pb2
 
+from gateway.api.wire import BadRequest
 from gateway.domain.audit import HeldReceipt
 from gateway.usecases.audit import MAX_CLIENT_RECEIPTS
-from gateway.wire import BadRequest
 
 
 def held_receipts(request: Any) -> list[HeldReceipt]:

@@ -9,9 +9,9 @@ import grpc
 import structlog
 
 from gateway import metrics
+from gateway.api.wire import BadRequest, TooLarge
 from gateway.auth import AuthError
 from gateway.quotas import QuotaExceeded
-from gateway.wire import BadRequest, TooLarge
 
 _log = structlog.get_logger("rpc")
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import grpc
 
-from gateway.wire import BadRequest
+from gateway.api.wire import BadRequest
 
 
 class _Undecodable:
@@ -73,7 +73,7 @@ class UndecodableRequests(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 async for request in requests:
                     if isinstance(request, _Undecodable):
                         # Raised where the handler reads its requests: it ends the stream with
-                        # INVALID_ARGUMENT (gateway/faults.py) after whatever it has answered.
+                        # INVALID_ARGUMENT (gateway/api/faults.py) after whatever it has answered.
                         raise UndecodableMessage(request.message)
                     yield request
 

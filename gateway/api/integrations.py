@@ -1,7 +1,7 @@
 """The RPCs of tenant integrations (issue 23): ratings and leaderboards, webhook dead letters,
 the bot worker's leases; and the bot-seat checks CreateMatch, CreateTable and CreateTicket share.
 
-Each handler is a method body `(servicer, request, context, principal)`; gateway/server.py
+Each handler is a method body `(servicer, request, context, principal)`; gateway/api/server.py
 attaches them to GatewayServicer under its `unary` wrapper (authentication against THE scope
 table, log line, status mapping), so they read like the servicer's own.
 """
@@ -15,11 +15,11 @@ from typing import Any
 import structlog
 from guildhall.gateway.v1 import gateway_pb2 as pb
 
-from gateway import wire
+from gateway.api import wire
+from gateway.api.wire import BadRequest
 from gateway.auth import Principal
 from gateway.botseats import NOT_THERE_YET_S, BotLease, BotSeatError, bot_player_id, check_kind
 from gateway.eventstore.base import MatchKey
-from gateway.wire import BadRequest
 
 _log = structlog.get_logger("rpc")
 

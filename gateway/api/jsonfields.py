@@ -31,7 +31,7 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
-from gateway.wire import MAX_ACTION_BYTES, MAX_OPTIONS_BYTES, BadRequest
+from gateway.api.wire import MAX_ACTION_BYTES, MAX_OPTIONS_BYTES, BadRequest
 
 PACKAGE = "guildhall.gateway.v1."
 MAX_DEPTH = 64  # a game's actions, options and views nest a few levels; past this is an attack

@@ -16,7 +16,7 @@ from typing import Any
 
 from guildhall.gateway.v1 import gateway_pb2
 
-from gateway import wire
+from gateway.api import wire
 from gateway.eventstore.base import MatchKey
 
 REFRESH_S = 1.0
@@ -62,7 +62,7 @@ def seat_count(view: Any) -> int:
 
 
 async def view_pb(ports: Any, view: Any, key: MatchKey) -> gateway_pb2.MatchView:
-    """wire.view_pb with the seats' names (ports: gateway.server.Ports)."""
+    """wire.view_pb with the seats' names (ports: gateway.api.server.Ports)."""
     out = wire.view_pb(view, key.match_id)
     names = getattr(ports, "names", None)
     if names is not None:

@@ -37,10 +37,10 @@ from connectrpc.request import RequestContext
 from guildhall.gateway.v1 import gateway_pb2
 from guildhall.gateway.v1.gateway_pb2_grpc import GatewayServiceServicer
 
-from gateway import jsonfields
+from gateway.api import jsonfields
+from gateway.api.inflate import BoundedGzip
+from gateway.api.wire import MAX_INFLATED_BYTES, MAX_REQUEST_BYTES
 from gateway.auth import PUBLIC, SCOPES
-from gateway.inflate import BoundedGzip
-from gateway.wire import MAX_INFLATED_BYTES, MAX_REQUEST_BYTES
 
 _log = structlog.get_logger("http")
 
@@ -175,7 +175,7 @@ def _unimplemented(rpc: str, stream: bool, grpc: bool = False) -> Callable[..., 
 
 def _install_decode_errors() -> None:
     """A request body that is not the RPC's message is INVALID_ARGUMENT (as on the gRPC port,
-    gateway/undecodable.py), not connect-python's UNKNOWN: its codecs are wrapped once."""
+    gateway/api/undecodable.py), not connect-python's UNKNOWN: its codecs are wrapped once."""
     from connectrpc import _codec
 
     for name, codec in list(_codec._codecs.items()):
@@ -187,7 +187,7 @@ def _install_decode_errors() -> None:
 class _InvalidArgumentCodec:
     """Binary: the codec's own parse, its failure INVALID_ARGUMENT. JSON (issue 33): the game's JSON
     as JSON values both ways, and a shape that is not the message's named with the form it
-    expects (gateway/jsonfields.py)."""
+    expects (gateway/api/jsonfields.py)."""
 
     def __init__(self, codec: Any) -> None:
         self._codec = codec
@@ -222,7 +222,7 @@ def build_connect_app(servicer: Any) -> Any:
     from guildhall.gateway.v1.gateway_connect import GatewayServiceASGIApplication
 
     _install_decode_errors()
-    # Requests inflate with a running limit (gateway/inflate.py), not whole and then measured.
+    # Requests inflate with a running limit (gateway/api/inflate.py), not whole and then measured.
     return GatewayServiceASGIApplication(
         ConnectService(servicer),
         read_max_bytes=MAX_REQUEST_BYTES,
@@ -231,7 +231,7 @@ def build_connect_app(servicer: Any) -> Any:
 
 
 def build_admin_connect_app(servicer: Any) -> Any:
-    """Issue 34: guildhall.admin.v1.AdminService over `servicer` (gateway/admin/service.py), the
+    """Issue 34: guildhall.admin.v1.AdminService over `servicer` (gateway/api/admin.py), the
     same adapter as GatewayService's; HttpApp serves it at ADMIN_PATH."""
     from guildhall.admin.v1 import admin_pb2
     from guildhall.admin.v1.admin_connect import AdminServiceASGIApplication
@@ -291,7 +291,7 @@ class HttpApp:
         publishable_key: str = "",
     ) -> None:
         self._connect = connect_app
-        self._feeds = feeds  # issue 33: the Server-Sent Events feeds (gateway/sse.py), when served
+        self._feeds = feeds  # issue 33: the Server-Sent Events feeds (gateway/api/sse.py), when served
         # Issue 32: the page's configuration at /config.json: the tenant's publishable key (a
         # browser never holds a secret; PUBLISHABLE_KEY), or none (the page then asks for one).
         self._config = json.dumps({"publishableKey": publishable_key}).encode()

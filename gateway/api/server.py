@@ -5,8 +5,8 @@ one use case and maps the answer to protobuf. Nothing here knows a game's rules;
 builds clients (bootstrap.py does). Everything is asyncio: a Watch stream is a coroutine
 parked on its match's signal (gateway/watch.py), never a thread.
 
-Errors: use-case exceptions become status codes in one place (gateway/faults.py); request
-checks and protobuf conversion are gateway/wire.py's; rejections are answers. One log line per
+Errors: use-case exceptions become status codes in one place (gateway/api/faults.py); request
+checks and protobuf conversion are gateway/api/wire.py's; rejections are answers. One log line per
 call with a request id, tenant, match and seat in context.
 """
 
@@ -24,17 +24,18 @@ import structlog
 from guildhall.common.v1 import common_pb2
 from guildhall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
-from gateway import audit_wire, integrations, metrics, seatnames, wire
+from gateway import metrics
 from gateway.admin.registry import OpenStreams
+from gateway.api import audit_wire, integrations, seatnames, wire
+from gateway.api.faults import answer, fault
+from gateway.api.jsonfields import json_bytes
+from gateway.api.play_stream import play
+from gateway.api.streams import StreamLimits
+from gateway.api.wire import MAX_ACTION_BYTES, BadRequest, TooLarge
 from gateway.auth import PUBLISHABLE, SEAT, TENANT, Authenticator, Principal, Tokens, denied
 from gateway.eventstore.base import MatchKey
-from gateway.faults import answer, fault
-from gateway.jsonfields import json_bytes
-from gateway.play_stream import play
 from gateway.quotas import Quotas
-from gateway.streams import StreamLimits
 from gateway.watch import WatchHub
-from gateway.wire import MAX_ACTION_BYTES, BadRequest, TooLarge
 
 _log = structlog.get_logger("rpc")
 
@@ -70,11 +71,11 @@ class Ports:
     ratings: Any = None
     webhooks: Any = None
     bots: Any = None
-    # Issue 30: caps on the Play and Watch streams open on this replica (gateway/streams.py).
+    # Issue 30: caps on the Play and Watch streams open on this replica (gateway/api/streams.py).
     streams: StreamLimits = field(default_factory=StreamLimits)
     # Issue 34: the streams open here by tenant, which a suspension ends (gateway/admin/registry.py).
     open_streams: OpenStreams = field(default_factory=OpenStreams)
-    # Issue 32: the names players chose at private tables, in every view (gateway/seatnames.py).
+    # Issue 32: the names players chose at private tables, in every view (gateway/api/seatnames.py).
     names: Any = None
 
 
@@ -747,7 +748,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         return audit_wire.exported_pb(exported)
 
 
-# Issue 23's RPCs (ratings, webhook dead letters, the bot worker's leases): gateway/integrations.py.
+# Issue 23's RPCs (ratings, webhook dead letters, the bot worker's leases): gateway/api/integrations.py.
 for _rpc, _handler in integrations.HANDLERS.items():
     setattr(GatewayServicer, _rpc, unary(_rpc)(_handler))
 

@@ -1,7 +1,7 @@
 """guildhall.admin.v1.AdminService: the thin servicer over gateway/admin/usecases.py.
 
 Authentication, the scope table (`admin`), log lines, metrics and the fault-to-status mapping
-are the GatewayService's own (gateway/server.py's `unary` wrapper), on both ports.
+are the GatewayService's own (gateway/api/server.py's `unary` wrapper), on both ports.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from guildhall.admin.v1 import admin_pb2 as pb
 from guildhall.admin.v1 import admin_pb2_grpc
 
 from gateway.admin.usecases import Admin, invalid, redact
+from gateway.api.server import unary
 from gateway.auth import Authenticator, Principal
-from gateway.server import unary
 
 _QUOTAS = ("open_tickets", "active_matches", "actions_per_second", "reads_per_second", "tables_per_minute")
 

@@ -19,8 +19,8 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
+from gateway.api.wire import TooLarge
 from gateway.auth import Principal
-from gateway.wire import TooLarge
 
 # A seat needs a Play stream (or Watch + unary calls) and maybe a few tabs or a reconnect that
 # overlaps the stream it replaces: 8 leaves room for that and refuses a loop opening streams.
