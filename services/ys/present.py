@@ -10,6 +10,7 @@ King's Favor throne are simultaneous secret decisions. Label tables are built on
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -142,6 +143,16 @@ VIEW_SECTIONS: dict[str, str] = {
 
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
 _WHAT = "What do you do?"
+_PLACE_ONE = Choice(_WHAT, "Place one of your brokers")
+_FACE_UP = Choice("Face up or face down?", "face up")
+_FACE_DOWN = Choice("Face up or face down?", "face down")
+
+
+@functools.lru_cache(maxsize=4096)
+def _choice(step: str, label: str, kind: str = "", id: str = "") -> Choice:
+    """The same Choice for the same words: a placement decision lists up to 190 options of a few
+    dozen distinct choices, built on every action (issue 31 asks decisions to cost little)."""
+    return Choice(step, label, kind, id)
 
 
 def _ordinal(n: int) -> str:
@@ -157,7 +168,7 @@ class _Text(Labels):
         return Choice(step, f"{prefix}{self.card_label(card)}", "character", card)
 
     def place_choice(self, step: str, place: str) -> Choice:
-        return Choice(step, self.place_names.get(place, place), PLACE_KIND, place)
+        return _choice(step, self.place_names.get(place, place), PLACE_KIND, place)
 
     def gem_choice(self, step: str, colour: str, label: str = "") -> Choice:
         return Choice(step, label or colour, "gem", colour)
@@ -284,13 +295,13 @@ class _Text(Labels):
             steps: list[Choice] = []
             if isinstance(a, PlaceBroker):
                 if several:
-                    steps.append(Choice(_WHAT, "Place one of your brokers"))
+                    steps.append(_PLACE_ONE)
                 where = ""
                 if len(fronts) > 1:
                     where = " from in front of your screen" if a.from_front else " from behind your screen"
-                steps.append(Choice("Which broker?", f"Broker {a.value}{where}", "broker", str(a.value)))
+                steps.append(_choice("Which broker?", f"Broker {a.value}{where}", "broker", str(a.value)))
                 if len(faces) > 1:
-                    steps.append(Choice("Face up or face down?", "face up" if a.face_up else "face down"))
+                    steps.append(_FACE_UP if a.face_up else _FACE_DOWN)
                 steps.append(self.place_choice("Where?", a.place))
             elif isinstance(a, PlaceNeutral):
                 if several:
@@ -439,7 +450,7 @@ def _distinct(options: list[Option]) -> tuple[Option, ...]:
     paths: dict[tuple[tuple[str, str], ...], int] = {}
     out = []
     for option in options:
-        path = tuple((c.step, c.label) for c in option.choices)
+        path = tuple([(c.step, c.label) for c in option.choices])
         n = paths.get(path, 0)
         paths[path] = n + 1
         if n:
