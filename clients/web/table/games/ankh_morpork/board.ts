@@ -197,7 +197,7 @@ function legend(x: number, y: number): SVGElement {
 }
 
 function mapSvg(c: Ctx): SVGElement {
-  const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "Ankh-Morpork board" });
+  const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, role: "group", "aria-label": "Ankh-Morpork board" });
   svg.append(s("rect", { x: 0, y: 0, width: W, height: H, fill: "#f7f1e1" }));
   const at = layout(c.areas);
   // the bridges and borders between neighbouring areas, under the areas

@@ -40,15 +40,55 @@ export function tip<T extends Element>(node: T, text: string): T {
   return node;
 }
 
-/** Mark `node` as the place to pick `choice`: a focusable, highlighted button. */
+/**
+ * Mark `node` as the place to pick `choice`: highlighted, and covered by a focusable button
+ * labelled with the choice (an empty element over the whole of `node`, its last child). The
+ * button holds no text of its own, so its name is exactly the choice's label while `node` keeps
+ * showing (and a screen reader keeps reading) everything it draws; no interactive element ends
+ * up inside another. A click anywhere on `node`, or Enter/Space on the button, picks it.
+ */
 export function offer<T extends Element>(node: T, choice: Choice | null, ctx: BoardContext): T {
   if (!choice) return node;
-  node.setAttribute("role", "button");
-  node.setAttribute("tabindex", "0");
-  node.setAttribute("aria-label", choice.label);
-  node.setAttribute("data-choice-kind", choice.kind);
-  node.setAttribute("data-choice-id", choice.id);
-  node.classList.add("bd-choosable");
+  node.classList.add("bd-offered");
+  const svg = node instanceof SVGElement;
+  const button = svg ? s("rect", { fill: "transparent" }) : h("span");
+  button.setAttribute("class", "bd-choosable");
+  button.setAttribute("role", "button");
+  button.setAttribute("tabindex", "0");
+  button.setAttribute("aria-label", choice.label);
+  button.setAttribute("data-choice-kind", choice.kind);
+  button.setAttribute("data-choice-id", choice.id);
+  node.append(button);
+  if (svg) {
+    // Over the group's hit area (or, failing one, its drawing), once the caller has drawn it all.
+    const cover = (): void => {
+      node.append(button); // last: drawn over everything else of the group
+      const hit = node.querySelector(":scope > .bd-hit");
+      let box: { x: number; y: number; width: number; height: number; rx?: string | null } | null = null;
+      if (hit) {
+        const n = (key: string): number => Number(hit.getAttribute(key) ?? 0);
+        box = { x: n("x"), y: n("y"), width: n("width"), height: n("height"), rx: hit.getAttribute("rx") };
+      } else if (node.isConnected) {
+        for (const child of Array.from(node.children)) {
+          if (child === button || !(child instanceof SVGGraphicsElement)) continue;
+          const b = child.getBBox();
+          if (!box) box = { x: b.x, y: b.y, width: b.width, height: b.height };
+          else {
+            const right = Math.max(box.x + box.width, b.x + b.width);
+            const bottom = Math.max(box.y + box.height, b.y + b.height);
+            box.x = Math.min(box.x, b.x);
+            box.y = Math.min(box.y, b.y);
+            box.width = right - box.x;
+            box.height = bottom - box.y;
+          }
+        }
+      }
+      if (!box) return;
+      for (const [key, value] of Object.entries(box)) if (value !== null && value !== undefined) button.setAttribute(key, String(value));
+    };
+    cover();
+    queueMicrotask(cover);
+  }
   node.addEventListener("click", (event) => {
     event.stopPropagation();
     ctx.choose(choice);
@@ -85,7 +125,8 @@ export function ink(colour: string): string {
     return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
   });
   const luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b;
-  found = luminance > 0.3 ? "#111" : "#fff";
+  // WCAG contrast ratios of white and of #111 (luminance 0.0056) on it: the larger wins.
+  found = 1.05 / (luminance + 0.05) >= (luminance + 0.05) / 0.0556 ? "#fff" : "#111";
   inks.set(colour, found);
   return found;
 }
@@ -102,9 +143,9 @@ export function style(id: string, css: string): void {
 /** The classes every board of this kit shares (highlight of what can be picked, player areas). */
 export const KIT_CSS = `
 .bd-root { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; font: 13px/1.35 system-ui, sans-serif; color: #222; }
-.bd-map { flex: 1 1 720px; min-width: 480px; max-width: 1100px; background: #fffdf7; border: 1px solid #e3dccb; border-radius: 8px; }
+.bd-map { flex: 1 1 720px; min-width: min(100%, 480px); max-width: 1100px; background: #fffdf7; border: 1px solid #e3dccb; border-radius: 8px; }
 .bd-map svg { display: block; width: 100%; height: auto; }
-.bd-side { flex: 0 1 340px; min-width: 280px; display: flex; flex-direction: column; gap: 8px; }
+.bd-side { flex: 0 1 340px; min-width: min(100%, 280px); display: flex; flex-direction: column; gap: 8px; }
 .bd-player { background: #fff; border: 1px solid #e3dccb; border-left: 6px solid var(--seat); border-radius: 6px; padding: 6px 10px; }
 .bd-player.bd-me { border: 3px solid var(--seat); border-left-width: 10px; background: #fffaf0; box-shadow: 0 1px 6px rgba(0,0,0,.15); }
 .bd-player h4 { margin: 0 0 4px; font-size: 14px; display: flex; align-items: center; gap: 6px; }
@@ -118,12 +159,16 @@ export const KIT_CSS = `
 .bd-card { display: inline-block; padding: 2px 8px; margin: 2px; border-radius: 5px; background: #fff; border: 1px solid #b9a77a; font-size: 12px; }
 .bd-card.bd-new { border-style: dashed; }
 .bd-token { display: inline-flex; align-items: center; justify-content: center; min-width: 20px; height: 20px; padding: 0 3px; margin: 1px; border-radius: 10px; background: var(--seat, #ccc); color: var(--ink, #111); border: 1px solid rgba(0,0,0,.45); font-weight: 700; font-size: 12px; box-sizing: border-box; }
-.bd-muted { color: #8a8170; }
-.bd-choosable { cursor: pointer; outline: 3px solid #e08a00; outline-offset: 1px; background-color: #fff1c9; }
-.bd-choosable:hover, .bd-choosable:focus { outline: 3px solid #b35c00; background-color: #ffe08a; }
-svg .bd-choosable { outline: none; }
-svg .bd-choosable > .bd-hit { stroke: #e08a00; stroke-width: 5; }
-svg .bd-choosable:hover > .bd-hit, svg .bd-choosable:focus > .bd-hit { stroke: #b35c00; stroke-width: 8; }
+.bd-muted { color: #675f52; }
+.bd-offered { cursor: pointer; outline: 3px solid #e08a00; outline-offset: 1px; background-color: #fff1c9; position: relative; }
+.bd-offered:hover, .bd-offered:focus-within { outline: 3px solid #b35c00; background-color: #ffe08a; }
+.bd-offered > .bd-choosable { position: absolute; inset: 0; border-radius: inherit; }
+.bd-offered > .bd-choosable:focus-visible { outline: 3px solid #0b57d0; outline-offset: 3px; }
+svg .bd-offered, svg .bd-offered:hover, svg .bd-offered:focus-within { outline: none; }
+svg .bd-offered > .bd-hit { stroke: #e08a00; stroke-width: 5; }
+svg .bd-offered:hover > .bd-hit, svg .bd-offered:focus-within > .bd-hit { stroke: #b35c00; stroke-width: 8; }
+svg .bd-offered > .bd-choosable { outline: none; stroke: none; }
+svg .bd-offered > .bd-choosable:focus-visible { stroke: #0b57d0; stroke-width: 4; }
 svg text { font-family: system-ui, sans-serif; }
 `;
 

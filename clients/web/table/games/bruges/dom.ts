@@ -12,18 +12,21 @@ export function el(tag: string, attrs: Record<string, string | undefined> = {}, 
 }
 
 /**
- * Mark `node` as the current step's `choice` when there is one: a focusable button (role, tabindex,
- * aria-label with the choice's label) that calls ctx.choose on click, Enter or Space.
+ * Mark `node` as the current step's `choice` when there is one: highlighted, and covered by a
+ * focusable button (role, tabindex, aria-label with the choice's label), an empty element over
+ * the whole of `node` (its last child). The button holds no text of its own, so its name is
+ * exactly the choice's label while `node` keeps showing (and a screen reader keeps reading)
+ * everything in it; no interactive element ends up inside another. A click anywhere on `node`,
+ * or Enter/Space on the button, calls ctx.choose.
  */
 export function offer(node: HTMLElement, choice: Choice | null, ctx: BoardContext): HTMLElement {
   if (!choice) return node;
-  node.setAttribute("role", "button");
-  node.tabIndex = 0;
   // A seat's choice is labelled "Player N" by the gateway, which knows no names: say the name.
   const label = choice.kind === "seat" ? (ctx.seatNames[Number(choice.id)] ?? choice.label) : choice.label;
-  node.setAttribute("aria-label", label);
-  node.dataset.choiceKind = choice.kind;
-  node.dataset.choiceId = choice.id;
+  const button = el("span", { class: "gb-button", role: "button", tabindex: "0", "aria-label": label });
+  button.dataset.choiceKind = choice.kind;
+  button.dataset.choiceId = choice.id;
+  node.append(button);
   node.classList.add("gb-choosable");
   const base = node.getAttribute("title");
   node.title = base && base !== label ? `${base}\n→ ${label}` : label;
@@ -65,8 +68,13 @@ export function inkOn(background: string): string {
   document.body.append(probe);
   const rgb = getComputedStyle(probe).color.match(/\d+(\.\d+)?/g)?.map(Number) ?? [0, 0, 0];
   probe.remove();
-  const [r, g, b] = rgb;
-  const ink = 0.299 * r + 0.587 * g + 0.114 * b > 150 ? "#1b1b1b" : "#ffffff";
+  const [r, g, b] = rgb.slice(0, 3).map((v) => {
+    const c = v / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  const luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  // WCAG contrast ratios of white and of #111 (luminance 0.0056) on it: the larger wins.
+  const ink = 1.05 / (luminance + 0.05) >= (luminance + 0.05) / 0.0556 ? "#ffffff" : "#111111";
   inks.set(background, ink);
   return ink;
 }

@@ -8,7 +8,7 @@ export const CSS = `
 .gb-bruges .gb-caption { font-weight: 600; color: #4a3b22; }
 .gb-bruges .gb-row { display: flex; flex-wrap: wrap; gap: 4px; align-items: center; }
 .gb-bruges .gb-small { font-size: 11px; }
-.gb-bruges .gb-muted { color: #7a7060; }
+.gb-bruges .gb-muted { color: #5c5446; }
 .gb-bruges .gb-label { font-size: 12px; font-weight: 600; color: #4a3b22; margin-right: 4px; }
 .gb-bruges .gb-place { position: relative; }
 .gb-bruges .gb-pawns { display: flex; flex-wrap: wrap; gap: 1px; justify-content: center; min-height: 20px; }
@@ -34,7 +34,7 @@ export const CSS = `
 .gb-bruges .gb-strike { flex: 1.7; background: #fbe9e5; border-style: solid; border-color: #d9a59a; }
 .gb-bruges .gb-canals { display: grid; grid-template-columns: 1fr 1fr; gap: 6px; }
 .gb-bruges .gb-guardhouse { background: #e7eef6; border: 2px solid; border-radius: 6px; padding: 3px 5px; }
-.gb-bruges .gb-unused { opacity: .55; border-color: #aaa; border-style: dashed; }
+.gb-bruges .gb-unused { background: #f1f1ef; border-color: #8a8a8a; border-style: dashed; color: #444; }
 .gb-bruges .gb-gh-head { font-size: 12px; margin-bottom: 3px; }
 .gb-bruges .gb-canal-row { display: grid; grid-template-columns: repeat(5, 1fr) 34px repeat(5, 1fr); gap: 2px; align-items: stretch; }
 .gb-bruges .gb-canal { border-radius: 3px; height: 40px; text-align: center; border: 1px solid rgba(0,0,0,.35); }
@@ -66,9 +66,17 @@ export const CSS = `
 .gb-bruges .gb-card-name { font-weight: 700; padding: 2px 5px 0; font-size: 12px; }
 .gb-bruges .gb-card .gb-small { padding: 0 5px 3px; }
 .gb-bruges .gb-back { width: 16px; height: 22px; border-radius: 3px; }
-.gb-bruges .gb-choosable { cursor: pointer; outline: 3px solid #ff9800; outline-offset: 1px; box-shadow: 0 0 0 5px rgba(255,152,0,.35); }
-.gb-bruges .gb-choosable:hover, .gb-bruges .gb-choosable:focus-visible { outline-color: #e65100; box-shadow: 0 0 0 6px rgba(230,81,0,.45); }
+.gb-bruges .gb-choosable { cursor: pointer; outline: 3px solid #ff9800; outline-offset: 1px; box-shadow: 0 0 0 5px rgba(255,152,0,.35); position: relative; }
+.gb-bruges .gb-choosable:hover, .gb-bruges .gb-choosable:focus-within { outline-color: #e65100; box-shadow: 0 0 0 6px rgba(230,81,0,.45); }
+.gb-bruges .gb-choosable > .gb-button { position: absolute; inset: 0; border-radius: inherit; }
+.gb-bruges .gb-choosable > .gb-button:focus-visible { outline: 3px solid #0b57d0; outline-offset: 4px; }
 /* Narrow frames (last: they override the rules above). */
-@container (max-width: 1000px) { .gb-bruges { grid-template-columns: 1fr; } }
-@container (max-width: 760px) { .gb-bruges .gb-canals { grid-template-columns: 1fr; } .gb-bruges .gb-threats { grid-template-columns: repeat(3, 1fr); } }
+@container (max-width: 1000px) { .gb-bruges { grid-template-columns: minmax(0, 1fr); } }
+@container (max-width: 760px) { .gb-bruges .gb-canals { grid-template-columns: minmax(0, 1fr); } .gb-bruges .gb-threats { grid-template-columns: repeat(3, minmax(0, 1fr)); } }
+/* Phones: the reputation track on two rows, nothing wider than the screen. */
+@container (max-width: 520px) {
+  .gb-bruges .gb-rep { grid-template-columns: repeat(7, minmax(0, 1fr)); }
+  .gb-bruges .gb-threats { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+  .gb-bruges .gb-canal-row { grid-template-columns: repeat(5, minmax(0, 1fr)) 26px repeat(5, minmax(0, 1fr)); }
+}
 `;

@@ -239,7 +239,7 @@ function influence(c: Ctx, x: number, y: number, w: number, hgt: number): SVGEle
 
 function mapSvg(c: Ctx): SVGElement {
   const v = c.view;
-  const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "Rattus Cartus table" });
+  const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, role: "group", "aria-label": "Rattus Cartus table" });
   svg.append(s("rect", { x: 0, y: 0, width: W, height: H, fill: "#fffdf7" }));
   svg.append(deck(c, "building_deck", 10, 14, plural(v.building_deck_size ?? 0, "card")));
   svg.append(deck(c, "reserve", 10, 100, plural(v.reserve_size ?? 0, "card")));

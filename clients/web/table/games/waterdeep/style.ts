@@ -8,11 +8,11 @@ export const CSS = `
 .gw-waterdeep .gw-caption { font-weight: 600; color: #30402a; margin-bottom: 3px; }
 .gw-waterdeep .gw-row { display: flex; flex-wrap: wrap; gap: 5px; align-items: stretch; }
 .gw-waterdeep .gw-small { font-size: 11px; color: #3c3c3c; }
-.gw-waterdeep .gw-muted { color: #777; }
+.gw-waterdeep .gw-muted { color: #555; }
 .gw-waterdeep .gw-label { font-size: 12px; font-weight: 600; color: #30402a; margin-right: 4px; }
 .gw-waterdeep .gw-rounds { display: grid; grid-template-columns: repeat(8, 1fr); gap: 3px; }
 .gw-waterdeep .gw-round { background: #fff; border: 1px solid #b9c2a0; border-radius: 4px; text-align: center; padding: 2px; font-weight: 600; }
-.gw-waterdeep .gw-past { color: #888; background: #e4e7dc; }
+.gw-waterdeep .gw-past { color: #4d4d4d; background: #e4e7dc; }
 .gw-waterdeep .gw-now { background: #2f5d2a; color: #fff; }
 .gw-waterdeep .gw-now .gw-small { color: #fff; }
 .gw-waterdeep .gw-building-block { background: #fbfaf4; border: 1px solid #c9d0b6; border-radius: 6px; padding: 5px 6px; margin-top: 6px; }
@@ -23,7 +23,7 @@ export const CSS = `
 .gw-waterdeep .gw-agents { display: flex; flex-wrap: wrap; gap: 2px; min-height: 22px; margin-top: 2px; }
 .gw-waterdeep .gw-pawn { display: inline-flex; align-items: center; justify-content: center; min-width: 22px; height: 22px; padding: 0 3px; box-sizing: border-box; border-radius: 11px 11px 4px 4px; font-size: 10px; font-weight: 700; border: 1.5px solid #222; }
 .gw-waterdeep .gw-ambassador { display: inline-flex; align-items: center; height: 22px; padding: 0 4px; border: 3px solid; border-radius: 4px; background: #d4af37; font-size: 10px; font-weight: 800; }
-.gw-waterdeep .gw-shared { opacity: .55; border-style: dashed; }
+.gw-waterdeep .gw-shared { border-style: dashed; outline: 2px dashed #555; outline-offset: 1px; }
 .gw-waterdeep .gw-slot { background: #f3f1e6; border: 1px dashed #a9a48c; border-radius: 5px; padding: 2px 4px; flex: 1; min-width: 130px; }
 .gw-waterdeep .gw-slot-name { font-size: 10px; color: #666; }
 .gw-waterdeep .gw-quest { background: #fff; border: 1px solid #8c8c8c; border-radius: 5px; overflow: hidden; margin-top: 2px; min-width: 130px; }
@@ -58,9 +58,21 @@ export const CSS = `
 .gw-waterdeep .gw-intrigue { width: 150px; border: 1px solid #6b4f8a; border-radius: 5px; background: #f5f0fa; padding: 2px 5px; }
 .gw-waterdeep .gw-intrigue-name { font-weight: 700; }
 .gw-waterdeep .gw-done { display: inline-block; background: #f2f2ee; border-left: 5px solid; border-radius: 3px; padding: 0 5px; margin: 1px; }
-.gw-waterdeep .gw-choosable { cursor: pointer; outline: 3px solid #ff9800; outline-offset: 1px; box-shadow: 0 0 0 5px rgba(255,152,0,.35); }
-.gw-waterdeep .gw-choosable:hover, .gw-waterdeep .gw-choosable:focus-visible { outline-color: #e65100; box-shadow: 0 0 0 6px rgba(230,81,0,.45); }
+.gw-waterdeep .gw-choosable { cursor: pointer; outline: 3px solid #ff9800; outline-offset: 1px; box-shadow: 0 0 0 5px rgba(255,152,0,.35); position: relative; }
+.gw-waterdeep .gw-choosable:hover, .gw-waterdeep .gw-choosable:focus-within { outline-color: #e65100; box-shadow: 0 0 0 6px rgba(230,81,0,.45); }
+.gw-waterdeep .gw-choosable > .gw-button { position: absolute; inset: 0; border-radius: inherit; }
+.gw-waterdeep .gw-choosable > .gw-button:focus-visible { outline: 3px solid #0b57d0; outline-offset: 4px; }
 /* Narrow frames (last: they override the rules above). */
-@container (max-width: 1000px) { .gw-waterdeep { grid-template-columns: 1fr; } }
-@container (max-width: 760px) { .gw-waterdeep .gw-basics { grid-template-columns: repeat(2, 1fr); } .gw-waterdeep .gw-lots { grid-template-columns: repeat(3, 1fr); } }
+@container (max-width: 1000px) { .gw-waterdeep { grid-template-columns: minmax(0, 1fr); } }
+@container (max-width: 760px) { .gw-waterdeep .gw-basics { grid-template-columns: repeat(2, minmax(0, 1fr)); } .gw-waterdeep .gw-lots { grid-template-columns: repeat(3, minmax(0, 1fr)); } }
+/* Phones: fewer columns, nothing wider than the screen. */
+@container (max-width: 520px) {
+  .gw-waterdeep .gw-rounds { grid-template-columns: repeat(4, minmax(0, 1fr)); }
+  .gw-waterdeep .gw-basics { grid-template-columns: minmax(0, 1fr); }
+  .gw-waterdeep .gw-lots { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+  .gw-waterdeep .gw-space, .gw-waterdeep .gw-slot, .gw-waterdeep .gw-quest { min-width: min(100%, 130px); }
+  .gw-waterdeep .gw-quests { grid-template-columns: repeat(auto-fill, minmax(min(100%, 150px), 1fr)); }
+  .gw-waterdeep .gw-hall-space { max-width: none; }
+  .gw-waterdeep .gw-building-head, .gw-waterdeep .gw-caption { overflow-wrap: anywhere; }
+}
 `;

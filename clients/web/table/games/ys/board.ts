@@ -328,7 +328,7 @@ function throne(c: Ctx, x0: number, y0: number): SVGElement {
 }
 
 function mapSvg(c: Ctx): SVGElement {
-  const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "Ys board" });
+  const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, role: "group", "aria-label": "Ys board" });
   svg.append(s("rect", { x: 0, y: 0, width: W, height: H, fill: "#fffdf7" }));
   // 1 top left, 2 top right, 3 bottom right, 4 bottom left (the data's positions)
   const corners: Record<number, [number, number]> = {};
