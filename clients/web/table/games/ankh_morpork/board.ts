@@ -3,7 +3,7 @@
 // who controls it; the supply, piles and bank beside the city; each player's area (money, loans,
 // City Area cards, pieces in supply, hand size), the viewer's own with its hand and personality.
 import type { BoardContext, GameBoard, Place } from "../board.js";
-import { KIT_CSS, card, h, offer, playerBox, plural, row, s, seatName, style, tip } from "./kit.js";
+import { KIT_CSS, card, h, offer, playerBox, plural, row, s, seatName, style, tip } from "../kit.js";
 
 type Json = any;
 

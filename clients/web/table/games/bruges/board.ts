@@ -5,7 +5,9 @@
 import type { BoardContext, GameBoard, Place } from "../board.js";
 import type { Json } from "../../../src/index.js";
 import { CSS } from "./style.js";
-import { el, ensureStyle, inkOn, offer, pawn, seatName } from "./dom.js";
+import { boardDom, el, ensureStyle, inkOn, seatName } from "../dom.js";
+
+const { offer, pawn } = boardDom("gb");
 
 const COLOURS = ["blue", "brown", "red", "purple", "yellow"] as const;
 /** The five card colours as drawn (cards, dice, workers, canal spaces). */

@@ -5,7 +5,7 @@
 // each), the discard pile and the influence board (six tracks, every player's marker); beside it
 // each player's rats, victory-point tokens, cards in hand and in front, the viewer's hand first.
 import type { BoardContext, GameBoard, Place } from "../board.js";
-import { KIT_CSS, card, h, ink, offer, playerBox, plural, row, s, seatName, style, tip } from "./kit.js";
+import { KIT_CSS, card, h, ink, offer, playerBox, plural, row, s, seatName, style, tip } from "../kit.js";
 
 type Json = any;
 

@@ -6,7 +6,9 @@
 import type { BoardContext, GameBoard, Place } from "../board.js";
 import type { Json } from "../../../src/index.js";
 import { CSS } from "./style.js";
-import { el, ensureStyle, inkOn, offer, pawn, seatName } from "./dom.js";
+import { boardDom, el, ensureStyle, inkOn, seatName } from "../dom.js";
+
+const { offer, pawn } = boardDom("gw");
 
 const CUBES = ["cleric", "fighter", "rogue", "wizard"] as const;
 /** Adventurer cubes as drawn (the printed cube colours). */

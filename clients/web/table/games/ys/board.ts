@@ -4,7 +4,7 @@
 // with the value when the viewer may know it); beside it each player's area (gold, gems, order
 // card, brokers behind and in front of the screen, character cards), the viewer's own first.
 import type { BoardContext, GameBoard, Place } from "../board.js";
-import { KIT_CSS, card, h, ink, offer, playerBox, plural, row, s, seatName, style, tip } from "./kit.js";
+import { KIT_CSS, card, h, ink, offer, playerBox, plural, row, s, seatName, style, tip } from "../kit.js";
 
 type Json = any;
 

@@ -1,7 +1,7 @@
-// Small drawing helpers for this board (HTML and SVG elements, clickable choices, seat colours).
-// The same file sits in each of the boards ys, ankh_morpork and rattus_cartus: a board folder is
-// self-contained (table/games/board.ts is the only shared contract).
-import type { BoardContext, Choice } from "../board.js";
+// Drawing helpers the SVG boards share (ys, ankh_morpork, rattus_cartus): HTML and SVG elements,
+// clickable choices, seat colours and readable ink on them, player boxes. A board may use them or
+// draw on its own (board.ts is the contract; dom.ts has the HTML-only boards' helpers).
+import type { BoardContext, Choice } from "./board.js";
 
 export const SVG_NS = "http://www.w3.org/2000/svg";
 

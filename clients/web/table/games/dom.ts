@@ -1,5 +1,7 @@
-// Small DOM helpers for the Waterdeep board (kept in this folder: a game's board is one folder).
-import type { BoardContext, Choice } from "../board.js";
+// DOM helpers the HTML boards share (bruges, waterdeep): elements, clickable choices, pawns in
+// seat colours with readable ink. Each board's CSS classes carry its own prefix ("gb", "gw"):
+// `boardDom(prefix)` gives the helpers that write classes.
+import type { BoardContext, Choice } from "./board.js";
 
 type Child = Node | string | number | null | undefined | false;
 
@@ -19,15 +21,15 @@ export function el(tag: string, attrs: Record<string, string | undefined> = {}, 
  * everything in it; no interactive element ends up inside another. A click anywhere on `node`,
  * or Enter/Space on the button, calls ctx.choose.
  */
-export function offer(node: HTMLElement, choice: Choice | null, ctx: BoardContext): HTMLElement {
+function offer(prefix: string, node: HTMLElement, choice: Choice | null, ctx: BoardContext): HTMLElement {
   if (!choice) return node;
   // A seat's choice is labelled "Player N" by the gateway, which knows no names: say the name.
   const label = choice.kind === "seat" ? (ctx.seatNames[Number(choice.id)] ?? choice.label) : choice.label;
-  const button = el("span", { class: "gw-button", role: "button", tabindex: "0", "aria-label": label });
+  const button = el("span", { class: `${prefix}-button`, role: "button", tabindex: "0", "aria-label": label });
   button.dataset.choiceKind = choice.kind;
   button.dataset.choiceId = choice.id;
   node.append(button);
-  node.classList.add("gw-choosable");
+  node.classList.add(`${prefix}-choosable`);
   const base = node.getAttribute("title");
   node.title = base && base !== label ? `${base}\n→ ${label}` : label;
   node.addEventListener("click", (event) => {
@@ -80,12 +82,12 @@ export function inkOn(background: string): string {
 }
 
 /** A round token in a seat's colour with the seat's initial: a marker, a pawn, an agent. */
-export function pawn(ctx: BoardContext, seat: number, extra = ""): HTMLElement {
+function pawn(prefix: string, ctx: BoardContext, seat: number, extra = ""): HTMLElement {
   const colour = ctx.seatColour(seat);
   const name = seatName(ctx, seat);
   return el(
     "span",
-    { class: `gw-pawn ${extra}`.trim(), style: `background:${colour};color:${inkOn(colour)}`, title: name, "data-seat": String(seat) },
+    { class: `${prefix}-pawn ${extra}`.trim(), style: `background:${colour};color:${inkOn(colour)}`, title: name, "data-seat": String(seat) },
     initial(name),
   );
 }
@@ -95,4 +97,12 @@ function initial(name: string): string {
   if (m) return `P${m[0]}`;
   const letters = name.trim().replace(/[^\p{L}\p{N}]/gu, "");
   return letters ? letters[0].toUpperCase() + (letters[1] ?? "").toLowerCase() : "?";
+}
+
+/** The helpers that write a board's classes, with its prefix ("gb" -> gb-button, gb-pawn...). */
+export function boardDom(prefix: string) {
+  return {
+    offer: (node: HTMLElement, choice: Choice | null, ctx: BoardContext) => offer(prefix, node, choice, ctx),
+    pawn: (ctx: BoardContext, seat: number, extra = "") => pawn(prefix, ctx, seat, extra),
+  };
 }
