@@ -291,9 +291,7 @@ class AsyncRedisEventStore:
         # one per slot owner, each followed by one WAIT with `wait_replicas` (issue 35);
         # GUILDHALL_APPEND_PIPELINE=0 sends each alone, with a WAIT of its own.
         self._pipelined = os.environ.get(PIPELINE_ENV, "1") != "0"
-        self._pipeline = (
-            self._new_pipeline(client) if self._pipelined and self._owners is None else None
-        )
+        self._pipeline = self._new_pipeline(client) if self._pipelined and self._owners is None else None
         self._owner_pipelines: dict[int, ScriptPipeline] = {}  # by id() of the owner's client
 
     async def append(

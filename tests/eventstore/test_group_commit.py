@@ -107,7 +107,7 @@ def test_a_batch_to_one_slot_owner_sends_one_wait_and_each_append_gets_its_own_r
             assert _calls(port, "evalsha") == 5
             assert _calls(port, "wait") == 1  # one WAIT covered the batch
             reads = redis.Redis(port=_replica_of(cluster, port).port).pipeline(transaction=False)
-            reads.execute_command("READONLY")  # a cluster replica answers reads of its primary's slots
+            reads.execute_command("READONLY")  # type: ignore[no-untyped-call] # a cluster replica answers reads of its primary's slots
             for key in keys:
                 reads.xlen(match_keys(key).events)
             lengths = reads.execute()[1:]
@@ -169,7 +169,7 @@ def test_a_cluster_without_the_wait_pipelines_appends_per_owner(
             firsts = [await _append(store, key, 0, GENESIS, "c0") for key in every]  # scripts loaded
             monkeypatch.setattr(redis.asyncio.Connection, "pack_commands", counting)
             outcomes = await asyncio.gather(
-                *(_append(store, key, 1, first.hashes[-1], "c1") for key, first in zip(every, firsts, strict=True))
+                *(_append(store, key, 1, f.hashes[-1], "c1") for key, f in zip(every, firsts, strict=True))
             )
             assert [o.status for o in outcomes] == [OK] * len(every)
             assert {port: sizes for port, sizes in writes.items()} == {port: [4] for port in owners}
