@@ -21,6 +21,12 @@ script and its WAIT go down one connection to the slot's owner in one pipeline; 
 command's first result is confirmed the same way, by a fence write followed by WAIT (the
 replication stream is ordered: a replica holding the fence holds everything before it).
 
+Appends ready together go as one pipeline (gateway/eventstore/pipeline.py): on one Redis down the
+client's pool, on a cluster down a connection to the slot's owner, one pipeline per owner (issue
+35). With the wait, ONE WAIT ends each pipeline and its count answers every append in it (it
+counts every write the connection made before it); each append still has its own expected
+version, its own reply, and NotReplicated when that count is short, as it would alone.
+
 `connection_class_for(url)` gives the gateway's pool connections that pack commands with
 hiredis: redis-py's asyncio connection packs them in Python, 78 µs for the format-1 append script's 55
 arguments against 5 µs (same bytes).
