@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 from typing import Any
 
 from benchmarks import (
@@ -35,7 +36,7 @@ from benchmarks import (
     bench_verify,
     bench_webhooks,
 )
-from benchmarks.report import Report
+from benchmarks.report import RESULTS_DIR, Report
 from devstack.redis import redis_server_process
 from services.observability import configure_logging
 from services.registry import GAMES
@@ -61,6 +62,7 @@ def main() -> None:
     )
     parser.add_argument("--quick", action="store_true", help="fewer samples: under a minute")
     parser.add_argument("--sections", nargs="*", default=list(SECTIONS), choices=SECTIONS)
+    parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="where results.{json,md} go")
     args = parser.parse_args()
     configure_logging("bench", "warning")
     # The load generator's collector is tuned like the servers' (services/runtime.py): its own
@@ -124,7 +126,7 @@ def main() -> None:
                             sizes=(32,), capacity=False, label=label, **settings,
                         )  # fmt: skip
         print(f"      ({time.perf_counter() - started:.0f} s)", flush=True)
-    json_path, md_path = report.write()
+    json_path, md_path = report.write(args.out)
     print(f"wrote {json_path} and {md_path}")
 
 
