@@ -6,8 +6,10 @@ Production runs a Redis Cluster and acknowledges an append only once a replica h
 each, AOF always on every node) whose gateway waits for a replica; each with the Rattus Cartus
 rules service and one gateway. The busy Play load (bench_play) at 1, 8, 32 and 128 matches runs on
 one then the other, size by size, so each cluster figure sits beside the single-node figure taken
-just before it; then the paced Play ladder on each. The CPU per action counts every cluster node
-(primaries and replicas: a replica's work is part of an acknowledged append's cost).
+just before it; at 1 and 32 matches also the same cluster with appends as before issue 35 (each
+alone with its own WAIT: GUILDHALL_APPEND_PIPELINE=0); then the paced Play ladder on each. The CPU
+per action counts every cluster node (primaries and replicas: a replica's work is part of an
+acknowledged append's cost). Quick (`make bench-quick`): 32 matches for a second each, no ladder.
 """
 
 from __future__ import annotations
@@ -30,6 +32,11 @@ QUICK_SIZES = (32,)
 # The gateway's settings on the production configuration (the prod overlay's).
 CLUSTER_ENV = {"REDIS_CLUSTER": "1", "REDIS_WAIT_REPLICAS": "1"}
 LABEL = "cluster 3x(1+1), WAIT 1"
+# Before issue 35 each replicated append went alone with its own WAIT (and redis-py's SCRIPT EXISTS
+# before it): GUILDHALL_APPEND_PIPELINE=0 restores that path, measured at these sizes (full run).
+BEFORE = {"GUILDHALL_APPEND_PIPELINE": "0"}
+BEFORE_LABEL = "each append alone with its WAIT (before issue 35)"
+BEFORE_AT = (1, 32)
 
 
 @dataclass
@@ -67,8 +74,17 @@ def cluster_stack(game: str) -> Iterator[tuple[Stack, _CpuGroups]]:
     waits for one replica per append, the game's rules service."""
     with (
         redis_cluster(3, replicas_per_primary=1, appendonly=True) as cluster,
-        stack_for(cluster.url, game, CLUSTER_ENV) as stack,
+        stack_on(cluster, game) as (stack, cpu),
     ):
+        yield stack, cpu
+
+
+@contextlib.contextmanager
+def stack_on(
+    cluster: LocalCluster, game: str, env: dict[str, str] | None = None
+) -> Iterator[tuple[Stack, _CpuGroups]]:
+    """A gateway and rules service on `cluster`, with CLUSTER_ENV and `env`."""
+    with stack_for(cluster.url, game, CLUSTER_ENV | (env or {})) as stack:
         yield stack, cluster_cpu(stack, game, cluster)
 
 
@@ -89,7 +105,8 @@ def run(
     seconds = 1.0 if quick else 8.0
     with (
         stack_for(redis_url, game) as single,
-        cluster_stack(game) as (clustered, clustered_cpu),
+        redis_cluster(3, replicas_per_primary=1, appendonly=True) as cluster,
+        stack_on(cluster, game) as (clustered, clustered_cpu),
     ):
         single_cpu = _Cpu(
             {
@@ -105,6 +122,20 @@ def run(
                     play_load(stack.gateway_targets, stack.api_key, game, players, matches, seconds, cpu)
                 )
             _report(report, game, players, matches, measured)
+            if matches in BEFORE_AT and not quick:  # the same cluster, appends as before issue 35
+                with stack_on(cluster, game, BEFORE) as (before, before_cpu):
+                    measured[LABEL] = asyncio.run(
+                        play_load(
+                            before.gateway_targets,
+                            before.api_key,
+                            game,
+                            players,
+                            matches,
+                            seconds,
+                            before_cpu,
+                        )
+                    )
+                _report(report, game, players, matches, measured, label=f"{LABEL}, {BEFORE_LABEL}")
         if paced and not quick:
             held: dict[str, int] = {}
             for name, stack, cpu in (("one Redis", single, single_cpu), (LABEL, clustered, clustered_cpu)):
@@ -127,31 +158,33 @@ def run(
             )
 
 
-def _report(report: Report, game: str, players: int, matches: int, measured: dict[str, Any]) -> None:
+def _report(
+    report: Report, game: str, players: int, matches: int, measured: dict[str, Any], label: str = LABEL
+) -> None:
     size = f"{matches} match{'es' * (matches > 1)}"
     base_rate, base_latencies, base_cpu, _ = measured["one Redis"]
     rate, latencies, per_action, errors = measured[LABEL]
     b50, b99 = percentiles(base_latencies) if base_latencies else (float("nan"), float("nan"))
     p50, p99 = percentiles(latencies) if latencies else (float("nan"), float("nan"))
     print(
-        f"    {size}: one Redis {base_rate:,.0f}/s p50 {b50 * 1e3:.1f} ms; {LABEL} {rate:,.0f}/s "
+        f"    {size}: one Redis {base_rate:,.0f}/s p50 {b50 * 1e3:.1f} ms; {label} {rate:,.0f}/s "
         f"p50 {p50 * 1e3:.1f} ms ({rate / max(base_rate, 1e-9):.2f}x); {errors} errors",
         flush=True,
     )
     note = f"{game} {players}p, AOF always on every node; {errors} errors"
     report.add(
-        Figure(SECTION, f"accepted actions/s, {size}, Play stream, {LABEL}", rate, "actions/s",
+        Figure(SECTION, f"accepted actions/s, {size}, Play stream, {label}", rate, "actions/s",
                "one Redis, same run", base_rate, note)
     )  # fmt: skip
     for name, value, base in (("p50", p50, b50), ("p99", p99, b99)):
         report.add(
-            Figure(SECTION, f"{name} send to answer, {size}, Play stream, {LABEL}", value * 1e3, "ms",
+            Figure(SECTION, f"{name} send to answer, {size}, Play stream, {label}", value * 1e3, "ms",
                    "one Redis, same run", base * 1e3, note)
         )  # fmt: skip
     report.add(
         Figure(
             SECTION,
-            f"server CPU per accepted action, {size}, Play stream, {LABEL}",
+            f"server CPU per accepted action, {size}, Play stream, {label}",
             server_cpu(per_action) * 1e6,
             "µs",
             "one Redis, same run",
