@@ -207,3 +207,51 @@ def test_appends_to_different_owners_do_not_wait_for_each_other(cluster: LocalCl
             await _close(store)
 
     asyncio.run(scenario())
+
+
+def test_a_batch_sent_to_a_node_that_no_longer_owns_the_slot_follows_the_redirect(
+    cluster: LocalCluster,
+) -> None:
+    owners = _matches_by_owner(cluster, per_owner=3)
+    (port, keys), (stale_port, _) = list(owners.items())[:2]
+
+    async def scenario() -> None:
+        store = await _cluster_store(cluster, wait_replicas=1, wait_timeout_ms=5000)
+        try:
+            assert store._owners is not None
+            for key in keys:  # as if a failover had moved the slot and the store still thought so
+                store._owners.moved(match_keys(key).events, "127.0.0.1", stale_port)
+            outcomes = await asyncio.gather(*(_append(store, key, 0, GENESIS, "c1") for key in keys))
+            assert [(o.status, o.first) for o in outcomes] == [(OK, 1)] * 3  # MOVED, then the owner
+            assert _calls(stale_port, "wait") >= 1 and _calls(port, "wait") >= 1
+            reads = redis.Redis(port=port)
+            assert [reads.xlen(match_keys(key).events) for key in keys] == [1, 1, 1]
+        finally:
+            await _close(store)
+
+    _reset_stats(port, stale_port)
+    asyncio.run(scenario())
+
+
+def test_a_new_primary_without_the_script_gets_the_batch_again_with_a_wait_of_its_own(
+    cluster: LocalCluster,
+) -> None:
+    owners = _matches_by_owner(cluster, per_owner=3)
+    port, keys = next(iter(owners.items()))
+
+    async def scenario() -> None:
+        store = await _cluster_store(cluster, wait_replicas=1, wait_timeout_ms=5000)
+        try:
+            firsts = [await _append(store, key, 0, GENESIS, "c0") for key in keys]
+            redis.Redis(port=port).script_flush()  # as a replica promoted in a failover knows none
+            _reset_stats(port)
+            outcomes = await asyncio.gather(
+                *(_append(store, key, 1, f.hashes[-1], "c1") for key, f in zip(keys, firsts, strict=True))
+            )
+            assert [(o.status, o.first) for o in outcomes] == [(OK, 2)] * 3  # each ran once
+            # Refused NOSCRIPT together (a WAIT after them), loaded, sent again with their own WAIT.
+            assert _calls(port, "evalsha") == 6 and _calls(port, "wait") == 2
+        finally:
+            await _close(store)
+
+    asyncio.run(scenario())
