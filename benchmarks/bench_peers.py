@@ -9,7 +9,9 @@ move is written before the next is taken), and a driver of its public Client ove
 transport, one client per seat, keeping 1, 8, 32 and 128 matches always busy. Then Guildhall on
 one stack (Redis with AOF `appendfsync always`, the Rattus Cartus rules service, one gateway):
 the Play stream (a stream per seat) and the unary path (SubmitAction with return_view) at the
-same sizes. Reported: each figure with its ratio to boardgame.io on files (the durable peer),
+same sizes; then the Play stream on the production configuration (issue 35: a local Redis Cluster,
+3 primaries with a replica each, AOF always, the gateway waiting for a replica per append).
+Reported: each figure with its ratio to boardgame.io on files (the durable peer),
 the p50/p99 from a move to its answer, and the server CPU per accepted action or move (for
 Guildhall: gateway + rules service + Redis; for boardgame.io: its one process).
 
@@ -30,6 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from benchmarks.bench_cluster import LABEL, cluster_stack
 from benchmarks.bench_path import _Cpu, _redis_pid, _submit_load
 from benchmarks.bench_play import play_load, server_cpu, stack_for
 from benchmarks.report import Figure, Report, cpu_of, percentiles
@@ -38,6 +41,7 @@ from devstack.processes import free_port
 PEERS = "peers"
 PEER_DIR = Path(__file__).resolve().parent / "peers" / "boardgameio"
 SIZES = (1, 8, 32, 128)
+CLUSTER_PLAY = f"Play stream, {LABEL}"  # the production configuration's row
 QUICK_SIZES = (1, 32)
 STORAGES = ("memory", "file")
 CPU_AT = 32
@@ -171,6 +175,12 @@ def _guildhall(
                     results[name, matches] = asyncio.run(
                         load(targets, key, game, players, matches, seconds, cpu)
                     )
+        # The production configuration (issue 35): a Redis Cluster, each append held by a replica.
+        with cluster_stack(game) as (stack, cpu):
+            for matches in sizes:
+                results[CLUSTER_PLAY, matches] = asyncio.run(
+                    play_load(stack.gateway_targets, stack.api_key, game, players, matches, seconds, cpu)
+                )
     finally:
         if saved is None:
             os.environ.pop("REDIS_URL", None)
@@ -207,7 +217,9 @@ def _report(
                     f"p99 {figures['p99_ms'] or 0:.1f} ms; server CPU {per_move * 1e6:,.0f} µs per move",
                 )
             )
-        for name in ("Play stream", "unary"):
+        for name in ("Play stream", "unary", CLUSTER_PLAY):
+            if (name, matches) not in ours:
+                continue
             rate, latencies, per_action, errors = ours[name, matches]
             p50, p99 = percentiles(latencies) if latencies else (float("nan"), float("nan"))
             report.add(
@@ -218,7 +230,8 @@ def _report(
                     "actions/s",
                     "boardgame.io file storage" if baseline else "",
                     baseline,
-                    f"{game} {players}p through the gateway, AOF always; p50 {p50 * 1e3:.1f} ms, "
+                    f"{game} {players}p through the gateway, AOF always"
+                    f"{' on every node' if name == CLUSTER_PLAY else ''}; p50 {p50 * 1e3:.1f} ms, "
                     f"p99 {p99 * 1e3:.1f} ms; server CPU {server_cpu(per_action) * 1e6:,.0f} µs per action; "
                     f"{errors} errors",
                 )
@@ -226,7 +239,9 @@ def _report(
     if CPU_AT not in sizes:
         return
     on_files = peer.get(("file", CPU_AT))
-    for name in ("Play stream", "unary"):
+    for name in ("Play stream", "unary", CLUSTER_PLAY):
+        if (name, CPU_AT) not in ours:
+            continue
         _, _, per_action, _ = ours[name, CPU_AT]
         split = ", ".join(f"{k} {v * 1e6:,.0f}" for k, v in per_action.items())
         report.add(

@@ -238,10 +238,21 @@ async def paced_play_load(
 
 
 def paced_capacity(
-    report: Report, target: str, key: str, game: str, players: int, quick: bool, cpu: _Cpu
-) -> None:
+    report: Report,
+    target: str,
+    key: str,
+    game: str,
+    players: int,
+    quick: bool,
+    cpu: _Cpu,
+    *,
+    section: str = PLAY,
+    label: str = "",
+) -> int:
     """The paced ladder over Play streams: the most matches held with zero errors, p99 from an
-    action's send to its answer ≤ 50 ms and from its send to the other seats' streams ≤ 100 ms."""
+    action's send to its answer ≤ 50 ms and from its send to the other seats' streams ≤ 100 ms
+    (returned; reported under `section`, the figures' names ending with `label` if given)."""
+    suffix = f", {label}" if label else ""
     ladder = QUICK_PACED if quick else PACED
     seconds = 4.0 if quick else 10.0
     held_at = 0
@@ -253,14 +264,14 @@ def paced_capacity(
         d50, d99 = percentiles(deliveries) if deliveries else (float("inf"), float("inf"))
         held = errors == 0 and p99 <= P99_LIMIT_S and d99 <= WATCH_P99_TARGET_S
         print(
-            f"    {matches} paced Play matches: {rate:,.0f} actions/s, p99 {p99 * 1e3:.1f} ms, "
+            f"    {matches} paced Play matches{suffix}: {rate:,.0f} actions/s, p99 {p99 * 1e3:.1f} ms, "
             f"delivery p99 {d99 * 1e3:.1f} ms, {errors} errors: {'held' if held else 'missed'}",
             flush=True,
         )
         report.add(
             Figure(
-                PLAY,
-                f"paced Play matches, {matches} ({matches * players} Play streams)",
+                section,
+                f"paced Play matches, {matches} ({matches * players} Play streams){suffix}",
                 p99 * 1e3,
                 "ms p99 send to answer",
                 note=f"{rate:,.0f} actions/s; p50 {p50 * 1e3:.1f} ms; delivery to the other seats p50 "
@@ -272,6 +283,8 @@ def paced_capacity(
         if not held:
             break
         held_at = matches
+    if section != PLAY:
+        return held_at  # the caller reports it beside its baseline
     report.add(
         Figure(
             PLAY,
@@ -282,6 +295,7 @@ def paced_capacity(
             f"{P99_LIMIT_S * 1e3:.0f} ms, delivery p99 ≤ {WATCH_P99_TARGET_S * 1e3:.0f} ms",
         )
     )
+    return held_at
 
 
 def server_cpu(per_action: dict[str, float]) -> float:

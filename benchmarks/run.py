@@ -7,7 +7,9 @@ bare gRPC call, CPU per action split by process), capacity (paced matches with e
 watching; then 10,000 spectator Watch streams on one gateway, 1,000 with --quick), webhooks
 (delivery latency p50/p99; the action path with webhooks on beside off), verify (an exported
 1,000-event match verified offline beside the bare re-execution of its actions), play (the Play
-stream beside the unary path; a watched action beside a busy one, the fan-out on and off), peers
+stream beside the unary path; a watched action beside a busy one, the fan-out on and off), cluster
+(the Play stream and the paced ladder on a local Redis Cluster whose gateway waits for a replica,
+REDIS_WAIT_REPLICAS=1, as production runs, beside one Redis in the same run), peers
 (boardgame.io in memory and on files beside Guildhall's Play stream and unary path, `make
 bench-peers`; skipped, saying so, where node is not installed), memory (the gateway's RSS and
 Redis's bytes per live match at 1,000 and 10,000 live matches, 200 and 1,000 with --quick, and
@@ -20,9 +22,11 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 from typing import Any
 
 from benchmarks import (
+    bench_cluster,
     bench_eventstore,
     bench_memory,
     bench_path,
@@ -32,13 +36,15 @@ from benchmarks import (
     bench_verify,
     bench_webhooks,
 )
-from benchmarks.report import Report
+from benchmarks.report import RESULTS_DIR, Report
 from devstack.redis import redis_server_process
 from services.observability import configure_logging
 from services.registry import GAMES
 from services.runtime import tune_gc
 
-SECTIONS = ("rules", "eventstore", "path", "capacity", "webhooks", "verify", "play", "peers", "memory")
+SECTIONS = (
+    "rules", "eventstore", "path", "capacity", "webhooks", "verify", "play", "cluster", "peers", "memory",
+)  # fmt: skip
 # The whole path is measured with this game: the issue's figures were taken with it.
 PATH_GAME, PATH_PLAYERS = "rattus_cartus", 2
 # The whole path again at 32 matches in other set-ups, beside the default stack's figures:
@@ -56,6 +62,7 @@ def main() -> None:
     )
     parser.add_argument("--quick", action="store_true", help="fewer samples: under a minute")
     parser.add_argument("--sections", nargs="*", default=list(SECTIONS), choices=SECTIONS)
+    parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="where results.{json,md} go")
     args = parser.parse_args()
     configure_logging("bench", "warning")
     # The load generator's collector is tuned like the servers' (services/runtime.py): its own
@@ -80,6 +87,12 @@ def main() -> None:
             with redis_server_process(appendonly=True) as url:
                 sizes = bench_play.QUICK_SIZES if args.quick else bench_play.SIZES
                 bench_play.run(report, url, PATH_GAME, PATH_PLAYERS, args.quick, sizes=sizes)
+        elif section == "cluster":  # the production configuration beside one Redis, same run
+            with redis_server_process(appendonly=True) as url:
+                bench_cluster.run(
+                    report, url, PATH_GAME, PATH_PLAYERS, args.quick,
+                    sizes=bench_cluster.QUICK_SIZES if args.quick else bench_cluster.SIZES,
+                )  # fmt: skip
         elif section == "memory":
             with redis_server_process(appendonly=False) as url:  # bytes, not fsyncs: no AOF
                 bench_memory.run(report, url, PATH_GAME, PATH_PLAYERS, args.quick)
@@ -113,7 +126,7 @@ def main() -> None:
                             sizes=(32,), capacity=False, label=label, **settings,
                         )  # fmt: skip
         print(f"      ({time.perf_counter() - started:.0f} s)", flush=True)
-    json_path, md_path = report.write()
+    json_path, md_path = report.write(args.out)
     print(f"wrote {json_path} and {md_path}")
 
 

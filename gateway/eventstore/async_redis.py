@@ -21,6 +21,12 @@ script and its WAIT go down one connection to the slot's owner in one pipeline; 
 command's first result is confirmed the same way, by a fence write followed by WAIT (the
 replication stream is ordered: a replica holding the fence holds everything before it).
 
+Appends ready together go as one pipeline (gateway/eventstore/pipeline.py): on one Redis down the
+client's pool, on a cluster down a connection to the slot's owner, one pipeline per owner (issue
+35). With the wait, ONE WAIT ends each pipeline and its count answers every append in it (it
+counts every write the connection made before it); each append still has its own expected
+version, its own reply, and NotReplicated when that count is short, as it would alone.
+
 `connection_class_for(url)` gives the gateway's pool connections that pack commands with
 hiredis: redis-py's asyncio connection packs them in Python, 78 µs for the format-1 append script's 55
 arguments against 5 µs (same bytes).
@@ -142,6 +148,10 @@ class _SlotOwners:
 
     def moved(self, key: str, host: str, port: int) -> None:
         self._moved[self._cluster.keyslot(key)] = (host, port)
+
+    def forget(self, key: str) -> None:
+        """The owner of `key`'s slot failed: ask the cluster client again next time."""
+        self._moved.pop(self._cluster.keyslot(key), None)
 
     async def aclose(self) -> None:
         for client in self._clients.values():
@@ -283,10 +293,12 @@ class AsyncRedisEventStore:
         self.wait_timeout_ms = wait_timeout_ms
         self._append = client.register_script(APPEND_SCRIPT)
         self._owners = _SlotOwners(client) if isinstance(client, redis.asyncio.cluster.RedisCluster) else None
-        # Appends ready together go as one pipeline (a plain client without the wait; see
-        # gateway/eventstore/pipeline.py); GUILDHALL_APPEND_PIPELINE=0 sends each alone.
-        pipelined = self._owners is None and not wait_replicas and os.environ.get(PIPELINE_ENV, "1") != "0"
-        self._pipeline = ScriptPipeline(client, self._append) if pipelined else None
+        # Appends ready together go as one pipeline (gateway/eventstore/pipeline.py), on a cluster
+        # one per slot owner, each followed by one WAIT with `wait_replicas` (issue 35);
+        # GUILDHALL_APPEND_PIPELINE=0 sends each alone, with a WAIT of its own.
+        self._pipelined = os.environ.get(PIPELINE_ENV, "1") != "0"
+        self._pipeline = self._new_pipeline(client) if self._pipelined and self._owners is None else None
+        self._owner_pipelines: dict[int, ScriptPipeline] = {}  # by id() of the owner's client
 
     async def append(
         self,
@@ -323,8 +335,13 @@ class AsyncRedisEventStore:
         )
         keys = list(match_keys(key))
         async with unavailable_on_store_faults():
-            if self._pipeline is not None:
-                status, first, last = await self._pipeline(keys, args)
+            if self._pipelined:
+                (status, first, last), acked = await self._pipelined_append(keys, args)
+                if self.wait_replicas:
+                    if status == b"duplicate":  # the first result was written earlier: confirm it
+                        acked = await self._confirm(key)
+                    if status in (b"ok", b"duplicate") and acked < self.wait_replicas:
+                        raise NotReplicated(self._not_replicated(acked))
             elif not self.wait_replicas:
                 status, first, last = await self._append(keys=keys, args=args)
             else:
@@ -338,10 +355,46 @@ class AsyncRedisEventStore:
                     raise NotReplicated(self._not_replicated(acked))
         return AppendOutcome(status.decode(), int(first), int(last), tuple(hashes))
 
+    def _new_pipeline(self, client: Any) -> ScriptPipeline:
+        return ScriptPipeline(
+            client, self._append, wait_replicas=self.wait_replicas, wait_timeout_ms=self.wait_timeout_ms
+        )
+
+    async def _pipelined_append(self, keys: list[str], args: Sequence[Any]) -> tuple[Any, int]:
+        """The script's reply and the replicas its batch's WAIT counted (0 without a wait), through
+        the group commit of the plain client or of the slot's owner; error replies raised."""
+        if self._owners is None:
+            assert self._pipeline is not None
+            reply, acked = await self._pipeline.run(keys, args)
+        else:
+            for _ in range(_REDIRECTS + 1):
+                owner = await self._owners.owner_of(keys[0])
+                pipeline = self._owner_pipelines.get(id(owner))
+                if pipeline is None:
+                    pipeline = self._owner_pipelines[id(owner)] = self._new_pipeline(owner)
+                try:
+                    reply, acked = await pipeline.run(keys, args)
+                except Exception:
+                    self._owners.forget(keys[0])  # a redirect learnt earlier may name a dead node
+                    raise
+                if isinstance(reply, redis.exceptions.AskError):  # MOVED: the slot has a new owner
+                    self._owners.moved(keys[0], reply.host, reply.port)
+                    continue
+                break
+            else:
+                raise EventStoreUnavailable("the slot's owner keeps moving (a failover in progress); retry")
+        for answer in (reply, acked):
+            if isinstance(answer, Exception):
+                raise answer
+        return reply, 0 if acked is None else int(acked)
+
     async def aclose(self) -> None:
         """Close the connections this store opened itself (not the client it was given)."""
         if self._pipeline is not None:
             await self._pipeline.aclose()
+        for pipeline in self._owner_pipelines.values():
+            await pipeline.aclose()
+        self._owner_pipelines.clear()
         if self._owners is not None:
             await self._owners.aclose()
 

@@ -28,7 +28,7 @@ class Counting(ScriptPipeline):
 
     writes: list[int]
 
-    async def _send(self, batch: list[Any]) -> list[Any]:
+    async def _send(self, batch: list[Any]) -> tuple[list[Any], Any]:
         self.writes.append(len(batch))
         return await super()._send(batch)
 
