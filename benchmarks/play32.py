@@ -37,7 +37,13 @@ def main() -> None:
             bench_play.play_load(targets, key, game, PLAYERS, MATCHES, seconds, cpu)
         )
     p50, p99 = percentiles(latencies)
-    result = {"tree": bench_play.__file__, "game": game, "rate": rate, "p50_ms": p50 * 1000, "p99_ms": p99 * 1000}
+    result = {
+        "tree": bench_play.__file__,
+        "game": game,
+        "rate": rate,
+        "p50_ms": p50 * 1000,
+        "p99_ms": p99 * 1000,
+    }
     print(json.dumps(result | {"cpu_per_action": per_action, "errors": errors}))
 
 

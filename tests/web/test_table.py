@@ -183,7 +183,7 @@ def test_friends_play_a_whole_match_by_clicking(stack: Stack, browser: Any, tena
                 f"{game}: not finished after {MATCH_DEADLINE_S} s ({clicks} clicks)"
             )
             acted = False
-            for who, page in list(pages.items()):
+            for page in list(pages.values()):
                 if _click_a_choice(page, rng):
                     clicks += 1
                     acted = True
