@@ -311,11 +311,19 @@ def stack_for(
     redis_url: str, game: str, env: dict[str, str] | None = None, *, gateways: int = 1
 ) -> Iterator[Stack]:
     """The bench stack: Redis (AOF always) at `redis_url`, the game's rules service, `gateways`
-    gateway processes logging one line per RPC at INFO as deployed; `env` given to every process."""
+    gateway processes logging one line per RPC at INFO as deployed; `env` given to every process.
+
+    Every bench stack shares one work directory, so one local tenant key: tenants live in Redis
+    once a gateway has seeded them (issue 34), and a second stack on the same Redis with a key of
+    its own would be refused."""
     with (
         environment({"REDIS_URL": redis_url, **(env or {})}),
         Stack(
-            [game], gateways=gateways, log_dir=Path("var/bench-logs"), gateway_env={"LOG_LEVEL": "info"}
+            [game],
+            gateways=gateways,
+            log_dir=Path("var/bench-logs"),
+            work_dir=Path("var/bench-stack"),
+            gateway_env={"LOG_LEVEL": "info"},
         ) as stack,
     ):
         yield stack
