@@ -34,7 +34,7 @@ from services.gamedata import game_data
 from services.kernel.present import SEAT, Decision, Names, decision_faults
 from services.kernel.testing import random_playout
 from tests.ankh_morpork.helpers import BLUE, GREEN, RED, YELLOW, legal, play, run, table, top
-from tests.conformance.test_presentation import presentation_faults
+from tests.conformance.presentation import presentation_faults
 
 FILLER = ["ruby", "hex", "dwarves", "groat"]
 

@@ -36,16 +36,14 @@ from services.bruges.model import (
 )
 from services.gamedata import game_data
 from services.kernel.present import (
-    VIEW_SECTIONS,
     Decision,
     Names,
     decision_faults,
     description_faults,
-    unresolved_ids,
 )
-from services.kernel.testing import random_playout
 from tests.bruges.helpers import RULES, card, new_game, plain, playing, put, seat
 from tests.bruges.test_worked_examples import roll
+from tests.conformance.presentation import presentation_faults
 
 PRESENTATION = GAME.presentation
 assert PRESENTATION is not None
@@ -337,36 +335,7 @@ def _json(value: Any) -> Any:
     return msgspec.json.decode(GAME.codec.encode_json(value))
 
 
-def playout_faults(players: int, seed: int) -> list[str]:
-    """The conformance check of tests/conformance/test_presentation.py for Bruges alone (so it
-    runs without importing every other game): views, actions, decisions and events of a playout."""
-    known = names(players)
-    playout = random_playout(GAME, players, seed)
-    state = GAME.start(playout.config)
-    faults: list[str] = []
-    for number, step in enumerate([*playout.steps, None]):
-        for viewer in (*range(players), None):
-            view = _json(GAME.view(state, viewer))
-            faults += unresolved_ids(view, PRESENTATION, known, f"{number} view")
-            faults += [k for k in view if PRESENTATION.view_sections.get(k) not in VIEW_SECTIONS]
-        for player in GAME.active_players(state):
-            legal = list(GAME.legal_actions(state, player))
-            for action in legal:
-                faults += unresolved_ids(_json(action), PRESENTATION, known, f"{number} action")
-            made = PRESENTATION.decision(state, player, legal)
-            faults += decision_faults(made, player, len(legal), known)
-        if step is None:
-            return faults
-        for viewer in (*range(players), None):
-            for event in step.events:
-                shown = GAME.redact_event(event, viewer)
-                faults += unresolved_ids(_json(shown), PRESENTATION, known, f"{number} event")
-                faults += description_faults(PRESENTATION.describe(shown, viewer), known)
-        state = GAME.evolve(state, step.events)
-    return faults
-
-
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_a_whole_game_is_presentable_at_every_player_count(players: int) -> None:
     for seed in (3, 11):
-        assert playout_faults(players, seed) == []
+        assert presentation_faults(GAME, players, seed) == []

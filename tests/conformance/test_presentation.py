@@ -16,68 +16,18 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
 import pytest
 
 from services.gamedata import game_data
-from services.kernel import GameSpec
-from services.kernel.present import (
-    VIEW_SECTIONS,
-    Names,
-    decision_faults,
-    description_faults,
-    unresolved_ids,
-)
-from services.kernel.testing import random_playout
+from services.kernel.present import VIEW_SECTIONS
 from services.registry import GAMES
+from tests.conformance.presentation import presentation_faults
 
 SEED = 7
 # Faults are collected, not raised at the first: a report names a few of each kind.
 _SHOWN = 12
 
 CASES = [(spec.game_id, players) for spec in GAMES.values() for players in spec.player_counts]
-
-
-def _json(spec: GameSpec[Any], value: Any) -> Any:
-    return msgspec.json.decode(spec.codec.encode_json(value))
-
-
-def presentation_faults(spec: GameSpec[Any], players: int, seed: int) -> list[str]:
-    """Everything that breaks the rules of the module docstring in one seeded playout."""
-    presentation = spec.presentation
-    assert presentation is not None, f"{spec.game_id} has no presentation"
-    names = Names(game_data(spec), players)
-    playout = random_playout(spec, players, seed)
-    state = spec.start(playout.config)
-    faults: list[str] = []
-    for number, step in enumerate([*playout.steps, None]):
-        where = f"step {number}"
-        for viewer in (*range(players), None):
-            view = _json(spec, spec.view(state, viewer))
-            faults += unresolved_ids(view, presentation, names, f"{where} view[{viewer}]")
-            for key in view:
-                section = presentation.view_sections.get(key)
-                if section not in VIEW_SECTIONS:
-                    faults.append(f"view field {key!r} has no section (got {section!r})")
-        for seat in spec.active_players(state):
-            legal = list(spec.legal_actions(state, seat))
-            for i, action in enumerate(legal):
-                faults += unresolved_ids(_json(spec, action), presentation, names, f"{where} action {i}")
-            decision = presentation.decision(state, seat, legal)
-            faults += [
-                f"{where} seat {seat}: {f}" for f in decision_faults(decision, seat, len(legal), names)
-            ]
-        if step is None:
-            break
-        for viewer in (*range(players), None):
-            for event in step.events:
-                shown = spec.redact_event(event, viewer)
-                tag = type(shown).__struct_config__.tag
-                faults += unresolved_ids(_json(spec, shown), presentation, names, f"{where} {tag}")
-                description = presentation.describe(shown, viewer)
-                faults += [f"{where} {tag}: {f}" for f in description_faults(description, names)]
-        state = spec.evolve(state, step.events)
-    return list(dict.fromkeys(faults))  # the same fault at many steps is one
 
 
 @pytest.mark.parametrize(("game_id", "players"), CASES, ids=[f"{g}-{n}p" for g, n in CASES])

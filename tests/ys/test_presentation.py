@@ -6,20 +6,15 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
-import msgspec
 import pytest
 
 from services.gamedata import game_data
 from services.kernel.present import (
-    VIEW_SECTIONS,
     Decision,
     Names,
     Presentation,
     decision_faults,
-    description_faults,
-    unresolved_ids,
 )
-from services.kernel.testing import random_playout
 from services.ys import GAME
 from services.ys.describe import _DESCRIBERS
 from services.ys.model import (
@@ -42,6 +37,7 @@ from services.ys.model import (
 )
 from services.ys.rules import VARIANTS
 from services.ys.tables import open_places
+from tests.conformance.presentation import presentation_faults
 from tests.ys.helpers import new_game, play, put
 
 
@@ -263,38 +259,6 @@ def test_every_character_ship_and_gem_has_a_name() -> None:
 # -- conformance over the variants --------------------------------------------------------------
 
 
-def _json(value: Any) -> Any:
-    return msgspec.json.decode(GAME.codec.encode_json(value))
-
-
-def presentation_faults(players: int, seed: int, options: Options | None) -> list[str]:
-    """The conformance check of tests/conformance/test_presentation.py, with options."""
-    names = Names(game_data(GAME), players)
-    playout = random_playout(GAME, players, seed, options)
-    state = GAME.start(playout.config)
-    faults: list[str] = []
-    for number, step in enumerate([*playout.steps, None]):
-        for viewer in (*range(players), None):
-            view = _json(GAME.view(state, viewer))
-            faults += unresolved_ids(view, PRESENTATION, names, f"step {number} view")
-            faults += [k for k in view if PRESENTATION.view_sections.get(k) not in VIEW_SECTIONS]
-        for seat in GAME.active_players(state):
-            legal = list(GAME.legal_actions(state, seat))
-            for action in legal:
-                faults += unresolved_ids(_json(action), PRESENTATION, names, f"step {number} action")
-            decision = PRESENTATION.decision(state, seat, legal)
-            faults += decision_faults(decision, seat, len(legal), names)
-        if step is None:
-            break
-        for viewer in (*range(players), None):
-            for event in step.events:
-                shown = GAME.redact_event(event, viewer)
-                faults += unresolved_ids(_json(shown), PRESENTATION, names, f"step {number} event")
-                faults += description_faults(PRESENTATION.describe(shown, viewer), names)
-        state = GAME.evolve(state, step.events)
-    return list(dict.fromkeys(faults))
-
-
 CASES = [
     (name, players) for name in ("default", *VARIANTS, "neutral_chosen") for players in GAME.player_counts
 ]
@@ -305,5 +269,5 @@ _OPTIONS = {"default": None, "neutral_chosen": Options(neutral_chosen=True), **V
 def test_every_id_has_a_name_and_every_decision_maps_onto_the_legal_actions(
     variant: str, players: int
 ) -> None:
-    faults = presentation_faults(players, 3, _OPTIONS[variant])
+    faults = presentation_faults(GAME, players, 3, _OPTIONS[variant])
     assert not faults, faults[:10]
