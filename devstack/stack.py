@@ -418,12 +418,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         "HTTP_PORT": str(http_port),
         **({"WEB_DIR": str(web)} if (web / "index.html").is_file() else {}),
     }
+    # Every process logs to its own file (a line per RPC, and the bot worker polls every second):
+    # the terminal keeps what a person needs, the addresses below.
+    logs = args.dir / "logs"
     stack = Stack(
         args.games,
         ports=ports,
         gateways=1,
         gateway_port=gateway_port,
         work_dir=args.dir,
+        log_dir=logs,
         gateway_env=http_env,
         bot_workers=1,  # plays the bot seats of tables (issue 32: the web table has no bots of its own)
         bot_think_s=0.8,  # a person can follow what the bots do
@@ -440,6 +444,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             + (f"; the web table at http://127.0.0.1:{http_port}/" if "WEB_DIR" in http_env else ""),
             file=sys.stderr,
         )
+        print(f"Logs of every process in {logs}/.", file=sys.stderr)
         print("Stack running; press Ctrl-C to stop.", file=sys.stderr, flush=True)
         while not stop.wait(0.5):
             for name, process in stack.processes.items():
