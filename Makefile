@@ -2,6 +2,7 @@
 #   make test   the whole suite          make demo   one bot match per game, replayed from Redis
 #   make run    the stack in foreground  make bench  the benchmarks         make lint   ruff + mypy
 #   make bench-peers  boardgame.io beside Guildhall   make soak  faults under bot load
+#   make docs   the docs site (var/site)
 
 PYTHON ?= python3
 VENV   := .venv
@@ -10,7 +11,7 @@ PROTOS := $(shell find protos -name '*.proto')
 # Parallel test workers; each starts its own Redis.
 WORKERS ?= 2
 
-.PHONY: all venv gen web chromium debian-tools checkov buf proto-baseline test image image-test demo run bench bench-quick bench-peers lint golden schemas manifests lock clean soak
+.PHONY: all venv gen web docs chromium debian-tools checkov buf proto-baseline test image image-test demo run bench bench-quick bench-peers lint golden schemas manifests lock clean soak
 all: test
 
 venv: $(VENV)/.installed
@@ -78,6 +79,11 @@ $(BUF): tools/buf/package.json tools/buf/package-lock.json
 # that is a new major version (docs/clients.md, "Versioning").
 proto-baseline: buf
 	$(BUF) build -o protos/baseline.binpb
+
+# The docs site (mkdocs.yml, MkDocs Material): README.md is the front door, docs/ the site. Built
+# strictly (a broken link, anchor or nav entry fails) into var/site/; open var/site/index.html.
+docs: venv
+	$(PY) -m mkdocs build --strict --site-dir var/site
 
 test: gen web debian-tools checkov buf
 	$(PY) -m pytest -n $(WORKERS) -q -m "not image"

@@ -27,7 +27,7 @@ from gateway.auth import Principal
 DEFAULT_PER_TOKEN = 8
 # Everyone watching one match through its spectator token, on one replica.
 DEFAULT_PER_SPECTATOR_TOKEN = 1000
-# One replica holds 10,000 open Watch streams (README, Figures): one tenant may take half of it,
+# One replica holds 10,000 open Watch streams (docs/figures.md): one tenant may take half of it,
 # so a tenant that leaks streams cannot refuse every other tenant of the replica.
 DEFAULT_PER_TENANT = 5000
 

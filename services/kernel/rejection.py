@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgspec
 
 # Stable codes: clients switch on these, so never rename one. This is the one list: the proto
-# comments, the published rejection schema (an enum of CODES) and the README name the same.
+# comments, the published rejection schema (an enum of CODES) and docs/rules-contract.md name the same.
 # Given by every rules service:
 NOT_YOUR_TURN = "not_your_turn"  # the seat owes no decision now
 ILLEGAL_ACTION = "illegal_action"  # the rules forbid this action now (the message says why)

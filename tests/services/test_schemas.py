@@ -51,13 +51,13 @@ def test_every_published_object_is_closed_like_the_server_and_has_an_id() -> Non
     assert (ROOT / "stream" / "match_created.schema.json").is_file()
 
 
-def test_rejection_codes_are_one_list_in_code_schema_proto_and_readme() -> None:
+def test_rejection_codes_are_one_list_in_code_schema_proto_and_docs() -> None:
     for game in GAMES:
         document = json.loads((ROOT / game / "rejection.schema.json").read_text())
         assert document["$defs"]["Rejection"]["properties"]["code"]["enum"] == list(CODES)
     proto = (ROOT.parent / "protos" / "guildhall" / "common" / "v1" / "common.proto").read_text()
-    readme = (ROOT.parent / "README.md").read_text()
+    contract = (ROOT.parent / "docs" / "rules-contract.md").read_text()
     for code in CODES:
-        assert code in proto and f"`{code}`" in readme, code
+        assert code in proto and f"`{code}`" in contract, code
     for stale in ("wrong_tenant", "bad_payload"):
-        assert stale not in proto and f"`{stale}`" not in readme
+        assert stale not in proto and f"`{stale}`" not in contract

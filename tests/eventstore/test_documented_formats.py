@@ -1,5 +1,5 @@
-"""The README documents the entry formats and the hash chain so an auditor can recompute it with
-their own code: run the README's own block against streams the store wrote (format 2) and
+"""docs/eventstore.md documents the entry formats and the hash chain so an auditor can recompute
+it with their own code: run the page's own block against streams the store wrote (format 2) and
 streams as they were written before (format 1), so the document cannot drift."""
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from gateway.eventstore.base import MatchKey, NewEvent
 from gateway.eventstore.entries import decode_entries, fields_of
 from gateway.eventstore.redis_store import RedisEventStore, match_keys
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "eventstore.md"
 
 
-def readme_block() -> dict[str, Any]:
-    text = README.read_text()
+def documented_block() -> dict[str, Any]:
+    text = PAGE.read_text()
     block = next(b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "def entry_hash" in b)
     namespace: dict[str, Any] = {}
     exec(block, namespace)
@@ -27,7 +27,7 @@ def readme_block() -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("entry_format", [2, 1])
-def test_the_readme_recomputes_every_hash_of_a_stored_stream(
+def test_the_documented_block_recomputes_every_hash_of_a_stored_stream(
     redis_client: redis.Redis, entry_format: int
 ) -> None:
     store = RedisEventStore(redis_client)
@@ -51,7 +51,7 @@ def test_the_readme_recomputes_every_hash_of_a_stored_stream(
     stored: Any = redis_client.xrange(events_key)
     assert len(stored) == 4
     assert all((b"e" in fields) == (entry_format == 2) for _, fields in stored)
-    block = readme_block()
+    block = documented_block()
     entries = list(block["entries"](stored))
     assert [int(entry["version"]) for entry in entries] == [1, 2, 3, 4]
     for entry in entries:
