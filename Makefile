@@ -10,7 +10,7 @@ PROTOS := $(shell find protos -name '*.proto')
 # Parallel test workers; each starts its own Redis.
 WORKERS ?= 2
 
-.PHONY: all venv gen web chromium debian-tools checkov buf proto-baseline test image image-test demo run bench bench-quick bench-peers lint golden schemas manifests lock clean soak
+.PHONY: all venv gen web chromium debian-tools checkov buf proto-baseline schema-baseline test image image-test demo run bench bench-quick bench-peers lint golden schemas manifests lock clean soak
 all: test
 
 venv: $(VENV)/.installed
@@ -79,6 +79,11 @@ $(BUF): tools/buf/package.json tools/buf/package-lock.json
 proto-baseline: buf
 	$(BUF) build -o protos/baseline.binpb
 
+# Record today's game JSON Schemas (and each game's edition and game-data kinds) as released:
+# schemas/baseline.json, what services/schema_compat.py compares with. For a release only.
+schema-baseline: gen
+	$(PY) -m services.schema_compat --write-baseline
+
 test: gen web debian-tools checkov buf
 	$(PY) -m pytest -n $(WORKERS) -q -m "not image"
 
@@ -124,6 +129,7 @@ soak: gen
 lint: gen buf
 	$(BUF) lint
 	$(BUF) breaking --against protos/baseline.binpb
+	$(PY) -m services.schema_compat
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy services gateway devstack
