@@ -10,7 +10,7 @@ PROTOS := $(shell find protos -name '*.proto')
 # Parallel test workers; each starts its own Redis.
 WORKERS ?= 2
 
-.PHONY: all venv gen web chromium debian-tools checkov buf proto-baseline schema-baseline test image image-test demo run bench bench-quick bench-peers lint golden schemas manifests lock clean soak
+.PHONY: all venv gen web chromium debian-tools checkov buf redocly proto-baseline schema-baseline openapi test image image-test demo run bench bench-quick bench-peers lint golden schemas manifests lock clean soak
 all: test
 
 venv: $(VENV)/.installed
@@ -27,6 +27,9 @@ gen: gen/.stamp
 gen/.stamp: $(VENV)/.installed $(PROTOS)
 	rm -rf gen && mkdir -p gen
 	$(PY) -m grpc_tools.protoc -Iprotos --python_out=gen --pyi_out=gen --grpc_python_out=gen $(PROTOS)
+	@# The descriptors with their comments, for the OpenAPI document (gateway/openapi.py).
+	$(PY) -m grpc_tools.protoc -Iprotos --include_imports --include_source_info \
+	  --descriptor_set_out=gen/guildhall/descriptors.binpb $(PROTOS)
 	@# The Connect (HTTP) side of the gateway's services: gateway_connect.py, admin_connect.py (gateway/api/connect.py).
 	$(PY) -m grpc_tools.protoc -Iprotos --plugin=protoc-gen-connect-python=$(VENV)/bin/protoc-gen-connect-python \
 	  --connect-python_out=gen protos/guildhall/gateway/v1/gateway.proto protos/guildhall/admin/v1/admin.proto
@@ -74,6 +77,14 @@ $(BUF): tools/buf/package.json tools/buf/package-lock.json
 	cd tools/buf && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# Redocly CLI (from npm: @redocly/cli) lints the OpenAPI document in make test (tests/gateway/test_openapi.py).
+REDOCLY := tools/redocly/node_modules/.bin/redocly
+redocly: $(REDOCLY)
+$(REDOCLY): tools/redocly/package.json tools/redocly/package-lock.json
+	@command -v npm >/dev/null || { echo "npm (Node 20+) is needed for Redocly CLI"; exit 1; }
+	cd tools/redocly && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 # Write the compatibility baseline from today's protos: only for an intended breaking change,
 # that is a new major version (docs/clients.md, "Versioning").
 proto-baseline: buf
@@ -84,7 +95,7 @@ proto-baseline: buf
 schema-baseline: gen
 	$(PY) -m services.schema_compat --write-baseline
 
-test: gen web debian-tools checkov buf
+test: gen web debian-tools checkov buf redocly
 	$(PY) -m pytest -n $(WORKERS) -q -m "not image"
 
 # The container image (deploy/Dockerfile) with docker or podman, whichever is present; with no
@@ -144,6 +155,11 @@ schemas: gen
 	$(PY) -m gateway.schemas
 	@# The Python client's per-game TypedDicts from them (the TypeScript ones are made by make web).
 	$(PY) -m guildhall_client.games.generate
+
+# Re-generate the gateway's OpenAPI 3.1 document from the protos' descriptors (gateway/openapi.py):
+# docs/openapi.json, what GET /openapi.json serves; a test keeps it current.
+openapi: gen
+	$(PY) -m gateway.openapi
 
 # Re-render the per-game Kubernetes manifests from the registry; a test keeps them current.
 manifests: gen

@@ -11,8 +11,8 @@ the gRPC port's, not a copy. The bidirectional `Play` stream is gRPC only (UNIMP
 `connect-python` (`connectrpc`) speaks the protocol; Hypercorn serves it as ASGI in the gateway's
 own event loop. Around it, `HttpApp` adds what a public HTTP port needs: CORS for a configured
 list of origins (none by default), a request-body limit enforced while reading, a client that
-goes away ending its stream at once, `/healthz`, and optionally the reference web table's static
-files (`WEB_DIR`).
+goes away ending its stream at once, `/healthz`, `/openapi.json` (gateway/openapi.py), and
+optionally the reference web table's static files (`WEB_DIR`).
 """
 
 from __future__ import annotations
@@ -342,6 +342,8 @@ class HttpApp:
             await send(
                 {"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else self._config}
             )
+        elif path == "/openapi.json" and scope["method"] in ("GET", "HEAD"):
+            await self._openapi(scope, send, cors)
         elif scope["method"] in ("GET", "HEAD") and self._web is not None:
             await self._static(path, scope, send)
         else:
@@ -444,6 +446,19 @@ class HttpApp:
                 raise
             if task is not None:
                 task.uncancel()
+
+    async def _openapi(self, scope: Scope, send: Send, cors: list[tuple[bytes, bytes]]) -> None:
+        """This port's OpenAPI 3.1 document (gateway/openapi.py), built from the descriptors once."""
+        from gateway.openapi import document_json
+
+        body = await asyncio.to_thread(document_json)
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            *cors,
+        ]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body})
 
     # -- the web table ---------------------------------------------------------------------------
 
