@@ -89,10 +89,10 @@ class _Context:
 
     def __init__(self, ctx: RequestContext[Any, Any], request_id: str) -> None:
         self._ctx = ctx
+        # The id echoed is the one the servicer logs: a missing or over-long one is replaced.
         metadata = [(key.lower(), value) for key, value in ctx.request_headers().allitems()]
-        if not any(key == "x-request-id" for key, _ in metadata):
-            metadata.append(("x-request-id", request_id))
-        self._metadata = tuple(metadata)
+        metadata = [(key, value) for key, value in metadata if key != "x-request-id"]
+        self._metadata = (*metadata, ("x-request-id", request_id))
 
     def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
         return self._metadata
@@ -156,12 +156,12 @@ class ConnectService:
         return call
 
 
+def _grpc_only(rpc: str) -> str:
+    return f"{rpc} is served over gRPC only; over HTTP use SubmitAction and Watch"
+
+
 def _unimplemented(rpc: str, stream: bool, grpc: bool = False) -> Callable[..., Any]:
-    message = (
-        f"{rpc} is served over gRPC only; over HTTP use SubmitAction and Watch"
-        if grpc
-        else f"{rpc} is not implemented by this gateway"
-    )
+    message = _grpc_only(rpc) if grpc else f"{rpc} is not implemented by this gateway"
 
     async def unary(request: Any, ctx: RequestContext[Any, Any]) -> Any:
         raise ConnectError(Code.UNIMPLEMENTED, message)
@@ -555,6 +555,7 @@ def _rpc_table(service: Any, path: str) -> tuple[str, str, dict[str, bool]]:
 
 
 GATEWAY = _rpc_table(SERVICE, SERVICE_PATH)
+_GRPC_ONLY = frozenset(m.name for m in SERVICE.methods if m.client_streaming)
 
 
 def _admin_table() -> tuple[str, str, dict[str, bool]]:
@@ -596,6 +597,10 @@ async def _check_call(
     if scope["method"] != "POST":
         return receive  # Connect's GET for unary calls, or its 405
     kind = _header(scope, b"content-type").split(";")[0].strip().lower()
+    if rpc in _GRPC_ONLY and not kind.startswith("application/connect+"):
+        # Bidirectional (Play): say so, not how to post a stream (a Connect stream gets it in its end)
+        await _connect_error(send, 501, "unimplemented", _grpc_only(rpc))
+        return None
     stream = rpcs[rpc]
     if stream and kind in _JSON_TYPES:
         await _connect_error(
