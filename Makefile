@@ -68,22 +68,20 @@ $(TOOLS)/.checkov-$(CHECKOV_VERSION):
 	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check checkov==$(CHECKOV_VERSION)
 	touch $@
 
+# Tools from npm, each pinned by tools/<tool>/package.json and its lockfile, installed with npm ci.
+NPM_TOOL_STAMP = tools/%/node_modules/.installed
+$(NPM_TOOL_STAMP): tools/%/package.json tools/%/package-lock.json
+	@command -v npm >/dev/null || { echo "npm (Node 20+) is needed for tools/$*"; exit 1; }
+	cd tools/$* && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 # buf (from npm: @bufbuild/buf) for the contract's lint and breaking-change checks (buf.yaml):
 # `make lint` and tests/test_contract.py run them against protos/baseline.binpb.
 BUF := tools/buf/node_modules/.bin/buf
-buf: $(BUF)
-$(BUF): tools/buf/package.json tools/buf/package-lock.json
-	@command -v npm >/dev/null || { echo "npm (Node 20+) is needed for buf"; exit 1; }
-	cd tools/buf && npm ci --no-audit --no-fund --loglevel=error
-	touch $@
+buf: tools/buf/node_modules/.installed
 
-# Redocly CLI (from npm: @redocly/cli) lints the OpenAPI document in make test (tests/gateway/test_openapi.py).
-REDOCLY := tools/redocly/node_modules/.bin/redocly
-redocly: $(REDOCLY)
-$(REDOCLY): tools/redocly/package.json tools/redocly/package-lock.json
-	@command -v npm >/dev/null || { echo "npm (Node 20+) is needed for Redocly CLI"; exit 1; }
-	cd tools/redocly && npm ci --no-audit --no-fund --loglevel=error
-	touch $@
+# Redocly CLI (from npm: @redocly/cli) lints the OpenAPI document (tests/gateway/test_openapi.py).
+redocly: tools/redocly/node_modules/.installed
 
 # Write the compatibility baseline from today's protos: only for an intended breaking change,
 # that is a new major version (docs/clients.md, "Versioning").

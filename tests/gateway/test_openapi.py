@@ -20,9 +20,9 @@ import pytest
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 
-from devstack.processes import free_port
 from devstack.stack import LOCAL_TENANT, Stack
 from gateway.openapi import DOCUMENT, document_json
+from tests.gateway.conftest import http_stack
 
 ROOT = Path(__file__).resolve().parents[2]
 REDOCLY = ROOT / "tools" / "redocly" / "node_modules" / ".bin" / "redocly"  # make test installs it
@@ -197,17 +197,7 @@ class Checker:
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    work = tmp_path_factory.mktemp("openapi")
-    http_port = free_port()
-    with Stack(
-        [GAME],
-        gateways=1,
-        work_dir=work,
-        log_dir=work / "logs",
-        gateway_env={"HTTP_PORT": str(http_port), "GRACE_SECONDS": "2"},
-        start_timeout_s=60.0,
-    ) as running:
-        running.http_port = http_port  # type: ignore[attr-defined]
+    with http_stack(tmp_path_factory.mktemp("openapi"), [GAME]) as running:  # the local tenant's keys
         yield running
 
 
