@@ -27,7 +27,7 @@ gen: gen/.stamp
 gen/.stamp: $(VENV)/.installed $(PROTOS)
 	rm -rf gen && mkdir -p gen
 	$(PY) -m grpc_tools.protoc -Iprotos --python_out=gen --pyi_out=gen --grpc_python_out=gen $(PROTOS)
-	@# The descriptors with their comments, for the OpenAPI document (gateway/openapi.py).
+	@# The descriptors with their comments, for the OpenAPI document (gateway/api/openapi.py).
 	$(PY) -m grpc_tools.protoc -Iprotos --include_imports --include_source_info \
 	  --descriptor_set_out=gen/guildhall/descriptors.binpb $(PROTOS)
 	@# The Connect (HTTP) side of the gateway's services: gateway_connect.py, admin_connect.py (gateway/api/connect.py).
@@ -154,10 +154,10 @@ schemas: gen
 	@# The Python client's per-game TypedDicts from them (the TypeScript ones are made by make web).
 	$(PY) -m guildhall_client.games.generate
 
-# Re-generate the gateway's OpenAPI 3.1 document from the protos' descriptors (gateway/openapi.py):
+# Re-generate the gateway's OpenAPI 3.1 document from the protos' descriptors (gateway/api/openapi.py):
 # docs/openapi.json, what GET /openapi.json serves; a test keeps it current.
 openapi: gen
-	$(PY) -m gateway.openapi
+	$(PY) -m gateway.api.openapi
 
 # Re-render the per-game Kubernetes manifests from the registry; a test keeps them current.
 manifests: gen

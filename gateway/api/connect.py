@@ -11,7 +11,7 @@ the gRPC port's, not a copy. The bidirectional `Play` stream is gRPC only (UNIMP
 `connect-python` (`connectrpc`) speaks the protocol; Hypercorn serves it as ASGI in the gateway's
 own event loop. Around it, `HttpApp` adds what a public HTTP port needs: CORS for a configured
 list of origins (none by default), a request-body limit enforced while reading, a client that
-goes away ending its stream at once, `/healthz`, `/openapi.json` (gateway/openapi.py), and
+goes away ending its stream at once, `/healthz`, `/openapi.json` (gateway/api/openapi.py), and
 optionally the reference web table's static files (`WEB_DIR`).
 """
 
@@ -448,8 +448,8 @@ class HttpApp:
                 task.uncancel()
 
     async def _openapi(self, scope: Scope, send: Send, cors: list[tuple[bytes, bytes]]) -> None:
-        """This port's OpenAPI 3.1 document (gateway/openapi.py), built from the descriptors once."""
-        from gateway.openapi import document_json
+        """This port's OpenAPI 3.1 document (gateway/api/openapi.py), built from the descriptors once."""
+        from gateway.api.openapi import document_json
 
         body = await asyncio.to_thread(document_json)
         headers = [

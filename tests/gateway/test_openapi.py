@@ -1,4 +1,4 @@
-"""The OpenAPI document (gateway/openapi.py, docs/openapi.json) is current, valid (openapi-spec-
+"""The OpenAPI document (gateway/api/openapi.py, docs/openapi.json) is current, valid (openapi-spec-
 validator and Redocly's lint), served by the gateway, and true: every path it lists is called on a
 real stack (gateway, Redis, rules service; the state each call needs made first) and answers with a
 status the document lists and a body its schema accepts, with every message object closed to
@@ -21,7 +21,7 @@ from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 
 from devstack.stack import LOCAL_TENANT, Stack
-from gateway.openapi import DOCUMENT, document_json
+from gateway.api.openapi import DOCUMENT, document_json
 from tests.gateway.conftest import http_stack
 
 ROOT = Path(__file__).resolve().parents[2]

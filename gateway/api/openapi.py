@@ -17,8 +17,8 @@ The Play stream is bidirectional, gRPC only, and so not in the document; no RPC 
 idempotent in the protos, so none is offered as a Connect GET. AdminService (the operator plane,
 docs/gateway.md) is served on the same port and left out: this document is the tenants' API.
 
-`python -m gateway.openapi` writes docs/openapi.json (`make openapi`); the gateway serves the same
-document at GET /openapi.json; tests/gateway/test_openapi.py keeps the file current, validates
+`python -m gateway.api.openapi` writes docs/openapi.json (`make openapi`); the gateway serves the
+same document at GET /openapi.json; tests/gateway/test_openapi.py keeps the file current, validates
 it, and calls every path it lists against a running stack.
 """
 
@@ -55,7 +55,7 @@ from gateway.auth import (
     TENANT,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT = ROOT / "docs" / "openapi.json"
 SERVICE = gateway_pb2.DESCRIPTOR.services_by_name["GatewayService"]
 REF = "#/components/schemas/"
@@ -470,7 +470,7 @@ def _plain_paths() -> dict[str, Any]:
         "/openapi.json": get(
             "GetOpenApi",
             "This document",
-            "The OpenAPI 3.1 document of this HTTP port (gateway/openapi.py).",
+            "The OpenAPI 3.1 document of this HTTP port (gateway/api/openapi.py).",
             {"application/json": {"schema": {"type": "object"}}},
         ),
     }
