@@ -149,7 +149,8 @@ class _Comparison:
                 self.node(
                     item, _pointer(old_path, "prefixItems", i), new["items"], _pointer(new_path, "items")
                 )
-        if "items" in new and new["items"] is not True:
+        # A tuple (prefixItems) bounded by maxItems says nothing of further items: nothing to compare.
+        if "items" in new and new["items"] is not True and ("items" in old or not old_prefix):
             self.node(
                 old.get("items", {}), _pointer(old_path, "items"), new["items"], _pointer(new_path, "items")
             )

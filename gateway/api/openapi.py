@@ -46,6 +46,7 @@ from gateway.api.sse import HTTP_STATUS, KEEPALIVE_S
 from gateway.auth import (
     AUDITOR,
     BOTWORKER,
+    DEFAULT_TOKEN_TTL_S,
     OPERATOR,
     PUBLIC,
     PUBLISHABLE,
@@ -60,6 +61,7 @@ DOCUMENT = ROOT / "docs" / "openapi.json"
 SERVICE = gateway_pb2.DESCRIPTOR.services_by_name["GatewayService"]
 REF = "#/components/schemas/"
 
+TOKEN_HOURS = DEFAULT_TOKEN_TTL_S // 3600
 # Each scope of the scope table as the credential that carries it (all are `Bearer` credentials).
 SCHEMES: Mapping[str, tuple[str, str, str]] = {
     TENANT: ("tenantKey", "ghk_...", "A tenant API key with the scope tenant: the tenant's backend."),
@@ -77,13 +79,13 @@ SCHEMES: Mapping[str, tuple[str, str, str]] = {
     SEAT: (
         "seatToken",
         "ght1....",
-        "A seat token: one seat of one match, signed by the gateway, valid 24 hours "
+        f"A seat token: one seat of one match, signed by the gateway, valid {TOKEN_HOURS} hours "
         "(IssueToken gives a fresh one).",
     ),
     SPECTATOR: (
         "spectatorToken",
         "ght1....",
-        "A spectator token: the public view of one match, valid 24 hours.",
+        f"A spectator token: the public view of one match, valid {TOKEN_HOURS} hours.",
     ),
     OPERATOR: ("operatorKey", "ghk_...", "A platform operator's key with the scope operator."),
     BOTWORKER: ("botWorkerKey", "ghk_...", "The platform bot worker's key (scope botworker)."),
@@ -119,11 +121,23 @@ _SCALARS: Mapping[int, dict[str, Any]] = {
     FieldDescriptor.TYPE_DOUBLE: {"type": "number", "format": "double"},
     FieldDescriptor.TYPE_FLOAT: {"type": "number", "format": "float"},
     FieldDescriptor.TYPE_BYTES: {"type": "string", "contentEncoding": "base64"},
-    **{t: {"type": "integer", "format": "int32"} for t in (5, 15, 17)},  # int32, sfixed32, sint32
-    **{t: {"type": "integer", "format": "uint32", "minimum": 0} for t in (7, 13)},  # fixed32, uint32
+    **{
+        t: {"type": "integer", "format": "int32"}
+        for t in (FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_SINT32, FieldDescriptor.TYPE_SFIXED32)
+    },
+    **{
+        t: {"type": "integer", "format": "uint32", "minimum": 0}
+        for t in (FieldDescriptor.TYPE_UINT32, FieldDescriptor.TYPE_FIXED32)
+    },
     # proto3 JSON writes 64-bit integers as decimal strings (a number is read too).
-    **{t: {"type": "string", "format": "int64", "pattern": "^-?[0-9]+$"} for t in (3, 16, 18)},
-    **{t: {"type": "string", "format": "uint64", "pattern": "^[0-9]+$"} for t in (4, 6)},
+    **{
+        t: {"type": "string", "format": "int64", "pattern": "^-?[0-9]+$"}
+        for t in (FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_SINT64, FieldDescriptor.TYPE_SFIXED64)
+    },
+    **{
+        t: {"type": "string", "format": "uint64", "pattern": "^[0-9]+$"}
+        for t in (FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_FIXED64)
+    },
 }
 # The well-known types the contract uses, as proto3 JSON writes them.
 _WELL_KNOWN: Mapping[str, dict[str, Any]] = {
