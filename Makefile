@@ -11,7 +11,7 @@ PROTOS := $(shell find protos -name '*.proto')
 # Parallel test workers; each starts its own Redis.
 WORKERS ?= 2
 
-.PHONY: all venv gen web docs chromium debian-tools checkov buf proto-baseline test image image-test demo run bench bench-quick bench-peers lint golden schemas manifests lock clean soak
+.PHONY: all venv gen web docs chromium debian-tools checkov buf redocly proto-baseline schema-baseline openapi test image image-test demo run bench bench-quick bench-peers lint golden schemas manifests lock clean soak
 all: test
 
 venv: $(VENV)/.installed
@@ -28,6 +28,9 @@ gen: gen/.stamp
 gen/.stamp: $(VENV)/.installed $(PROTOS)
 	rm -rf gen && mkdir -p gen
 	$(PY) -m grpc_tools.protoc -Iprotos --python_out=gen --pyi_out=gen --grpc_python_out=gen $(PROTOS)
+	@# The descriptors with their comments, for the OpenAPI document (gateway/api/openapi.py).
+	$(PY) -m grpc_tools.protoc -Iprotos --include_imports --include_source_info \
+	  --descriptor_set_out=gen/guildhall/descriptors.binpb $(PROTOS)
 	@# The Connect (HTTP) side of the gateway's services: gateway_connect.py, admin_connect.py (gateway/api/connect.py).
 	$(PY) -m grpc_tools.protoc -Iprotos --plugin=protoc-gen-connect-python=$(VENV)/bin/protoc-gen-connect-python \
 	  --connect-python_out=gen protos/guildhall/gateway/v1/gateway.proto protos/guildhall/admin/v1/admin.proto
@@ -66,14 +69,20 @@ $(TOOLS)/.checkov-$(CHECKOV_VERSION):
 	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check checkov==$(CHECKOV_VERSION)
 	touch $@
 
+# Tools from npm, each pinned by tools/<tool>/package.json and its lockfile, installed with npm ci.
+NPM_TOOL_STAMP = tools/%/node_modules/.installed
+$(NPM_TOOL_STAMP): tools/%/package.json tools/%/package-lock.json
+	@command -v npm >/dev/null || { echo "npm (Node 20+) is needed for tools/$*"; exit 1; }
+	cd tools/$* && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 # buf (from npm: @bufbuild/buf) for the contract's lint and breaking-change checks (buf.yaml):
 # `make lint` and tests/test_contract.py run them against protos/baseline.binpb.
 BUF := tools/buf/node_modules/.bin/buf
-buf: $(BUF)
-$(BUF): tools/buf/package.json tools/buf/package-lock.json
-	@command -v npm >/dev/null || { echo "npm (Node 20+) is needed for buf"; exit 1; }
-	cd tools/buf && npm ci --no-audit --no-fund --loglevel=error
-	touch $@
+buf: tools/buf/node_modules/.installed
+
+# Redocly CLI (from npm: @redocly/cli) lints the OpenAPI document (tests/gateway/test_openapi.py).
+redocly: tools/redocly/node_modules/.installed
 
 # Write the compatibility baseline from today's protos: only for an intended breaking change,
 # that is a new major version (docs/clients.md, "Versioning").
@@ -85,7 +94,12 @@ proto-baseline: buf
 docs: venv
 	$(PY) -m mkdocs build --strict --site-dir var/site
 
-test: gen web debian-tools checkov buf
+# Record today's game JSON Schemas (and each game's edition and game-data kinds) as released:
+# schemas/baseline.json, what services/schema_compat.py compares with. For a release only.
+schema-baseline: gen
+	$(PY) -m services.schema_compat --write-baseline
+
+test: gen web debian-tools checkov buf redocly
 	$(PY) -m pytest -n $(WORKERS) -q -m "not image"
 
 # The container image (deploy/Dockerfile) with docker or podman, whichever is present; with no
@@ -130,6 +144,7 @@ soak: gen
 lint: gen buf
 	$(BUF) lint
 	$(BUF) breaking --against protos/baseline.binpb
+	$(PY) -m services.schema_compat
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy services gateway devstack
@@ -144,6 +159,11 @@ schemas: gen
 	$(PY) -m gateway.schemas
 	@# The Python client's per-game TypedDicts from them (the TypeScript ones are made by make web).
 	$(PY) -m guildhall_client.games.generate
+
+# Re-generate the gateway's OpenAPI 3.1 document from the protos' descriptors (gateway/api/openapi.py):
+# docs/api/openapi.json, what GET /openapi.json serves; a test keeps it current.
+openapi: gen
+	$(PY) -m gateway.api.openapi
 
 # Re-render the per-game Kubernetes manifests from the registry; a test keeps them current.
 manifests: gen

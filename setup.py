@@ -32,6 +32,10 @@ class BuildWithProtos(build_py):  # type: ignore[misc]
         args = ["protoc", f"-I{ROOT / 'protos'}", f"-I{include}", f"--python_out={out}", f"--pyi_out={out}"]
         if protoc.main([*args, f"--grpc_python_out={out}", *protos]) != 0:
             raise SystemExit("protoc failed to generate the gRPC modules")
+        # The descriptors with their comments, for the OpenAPI document (gateway/api/openapi.py).
+        descriptors = f"--descriptor_set_out={out}/guildhall/descriptors.binpb"
+        if protoc.main([*args[:3], "--include_imports", "--include_source_info", descriptors, *protos]) != 0:
+            raise SystemExit("protoc failed to write the descriptor set")
         # The gateway's Connect (HTTP) service: protoc-gen-connect-python, a build requirement.
         plugin = shutil.which("protoc-gen-connect-python") or str(
             Path(sys.executable).parent / "protoc-gen-connect-python"

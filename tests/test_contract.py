@@ -39,3 +39,12 @@ def test_a_renumbered_field_is_caught_as_breaking(tmp_path: Path) -> None:
     proto.write_text(broken)
     checked = _buf("breaking", "--against", str(BASELINE), cwd=tmp_path)
     assert checked.returncode != 0 and "code" in checked.stdout, checked.stdout + checked.stderr
+
+
+def test_the_game_json_is_compatible_with_the_released_schemas() -> None:
+    """The game JSON's own `buf breaking` (services/schema_compat.py): every game's published
+    schemas against schemas/baseline.json, with its edition and changelog entry."""
+    from services.schema_compat import current_contracts, problems, read_baseline, read_changelogs
+
+    current = current_contracts()
+    assert problems(read_baseline(), current, read_changelogs(current)) == []

@@ -11,8 +11,8 @@ the gRPC port's, not a copy. The bidirectional `Play` stream is gRPC only (UNIMP
 `connect-python` (`connectrpc`) speaks the protocol; Hypercorn serves it as ASGI in the gateway's
 own event loop. Around it, `HttpApp` adds what a public HTTP port needs: CORS for a configured
 list of origins (none by default), a request-body limit enforced while reading, a client that
-goes away ending its stream at once, `/healthz`, and optionally the reference web table's static
-files (`WEB_DIR`).
+goes away ending its stream at once, `/healthz`, `/openapi.json` (gateway/api/openapi.py), and
+optionally the reference web table's static files (`WEB_DIR`).
 """
 
 from __future__ import annotations
@@ -89,10 +89,10 @@ class _Context:
 
     def __init__(self, ctx: RequestContext[Any, Any], request_id: str) -> None:
         self._ctx = ctx
+        # The id echoed is the one the servicer logs: a missing or over-long one is replaced.
         metadata = [(key.lower(), value) for key, value in ctx.request_headers().allitems()]
-        if not any(key == "x-request-id" for key, _ in metadata):
-            metadata.append(("x-request-id", request_id))
-        self._metadata = tuple(metadata)
+        metadata = [(key, value) for key, value in metadata if key != "x-request-id"]
+        self._metadata = (*metadata, ("x-request-id", request_id))
 
     def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
         return self._metadata
@@ -156,12 +156,12 @@ class ConnectService:
         return call
 
 
+def _grpc_only(rpc: str) -> str:
+    return f"{rpc} is served over gRPC only; over HTTP use SubmitAction and Watch"
+
+
 def _unimplemented(rpc: str, stream: bool, grpc: bool = False) -> Callable[..., Any]:
-    message = (
-        f"{rpc} is served over gRPC only; over HTTP use SubmitAction and Watch"
-        if grpc
-        else f"{rpc} is not implemented by this gateway"
-    )
+    message = _grpc_only(rpc) if grpc else f"{rpc} is not implemented by this gateway"
 
     async def unary(request: Any, ctx: RequestContext[Any, Any]) -> Any:
         raise ConnectError(Code.UNIMPLEMENTED, message)
@@ -342,6 +342,8 @@ class HttpApp:
             await send(
                 {"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else self._config}
             )
+        elif path == "/openapi.json" and scope["method"] in ("GET", "HEAD"):
+            await self._openapi(scope, send, cors)
         elif scope["method"] in ("GET", "HEAD") and self._web is not None:
             await self._static(path, scope, send)
         else:
@@ -445,6 +447,19 @@ class HttpApp:
             if task is not None:
                 task.uncancel()
 
+    async def _openapi(self, scope: Scope, send: Send, cors: list[tuple[bytes, bytes]]) -> None:
+        """This port's OpenAPI 3.1 document (gateway/api/openapi.py), built from the descriptors once."""
+        from gateway.api.openapi import document_json
+
+        body = await asyncio.to_thread(document_json)
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            *cors,
+        ]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body})
+
     # -- the web table ---------------------------------------------------------------------------
 
     async def _static(self, path: str, scope: Scope, send: Send) -> None:
@@ -540,6 +555,7 @@ def _rpc_table(service: Any, path: str) -> tuple[str, str, dict[str, bool]]:
 
 
 GATEWAY = _rpc_table(SERVICE, SERVICE_PATH)
+_GRPC_ONLY = frozenset(m.name for m in SERVICE.methods if m.client_streaming)
 
 
 def _admin_table() -> tuple[str, str, dict[str, bool]]:
@@ -581,6 +597,10 @@ async def _check_call(
     if scope["method"] != "POST":
         return receive  # Connect's GET for unary calls, or its 405
     kind = _header(scope, b"content-type").split(";")[0].strip().lower()
+    if rpc in _GRPC_ONLY and not kind.startswith("application/connect+"):
+        # Bidirectional (Play): say so, not how to post a stream (a Connect stream gets it in its end)
+        await _connect_error(send, 501, "unimplemented", _grpc_only(rpc))
+        return None
     stream = rpcs[rpc]
     if stream and kind in _JSON_TYPES:
         await _connect_error(

@@ -86,9 +86,12 @@ class _Context:
             (bytes(k).decode("latin-1").lower(), bytes(v).decode("latin-1"))
             for k, v in scope.get("headers", ())
         ]
-        if not any(k == "x-request-id" for k, _ in metadata):
-            metadata.append(("x-request-id", uuid.uuid4().hex[:16]))
-        self._metadata = tuple(metadata)
+        # The caller's id (1-64 characters) as the gRPC port takes it, else a new one: the id the
+        # feed's header echoes is the one the servicer logs.
+        given = [v for k, v in metadata if k == "x-request-id"]
+        request_id = given[0] if given and 0 < len(given[0]) <= 64 else uuid.uuid4().hex[:16]
+        metadata = [(k, v) for k, v in metadata if k != "x-request-id"]
+        self._metadata = (*metadata, ("x-request-id", request_id))
         self.trailers: dict[str, str] = {}
 
     def invocation_metadata(self) -> tuple[tuple[str, str], ...]:

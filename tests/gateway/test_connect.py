@@ -499,6 +499,35 @@ def test_http_calls_are_counted_logged_and_health_checked_like_grpc(web: Http, s
     assert health.status == 200
 
 
+def test_an_over_long_request_id_is_replaced_by_the_id_the_log_line_carries(
+    web: Http, rpc: Any, stack: Stack
+) -> None:
+    """A request id is 1-64 characters; a longer one is replaced by a new id, and the one echoed
+    (a call's header, a feed's header) is the one its log line carries, so it finds the call."""
+    long_id = "x" * 65
+    _, headers, _ = web.unary(
+        "GetPublicKeys", pb.GetPublicKeysRequest(), None, extra={"x-request-id": long_id}
+    )
+    match = new_match(rpc, stack.api_keys["acme"])
+    feed = urllib.request.Request(
+        f"http://127.0.0.1:{web.port}/v1/matches/{match.match_id}/watch",
+        headers={"authorization": f"Bearer {match.spectator_token}", "x-request-id": long_id},
+    )
+    with urllib.request.urlopen(feed, timeout=10) as answer:
+        feed_id = answer.headers["x-request-id"]
+    wanted = {("GetPublicKeys", headers["x-request-id"]), ("Watch", feed_id)}
+    assert all(echoed != long_id and 0 < len(echoed) <= 64 for _, echoed in wanted)
+    deadline = time.monotonic() + 30  # a stream's line is written once the gateway sees it closed
+    while True:
+        log = (stack.work_dir / "logs" / "gateway-0.log").read_text()  # type: ignore[operator]
+        lines = [json.loads(x) for x in log.splitlines() if x.startswith("{")]
+        missing = wanted - {(line.get("rpc"), line.get("request_id")) for line in lines}
+        if not missing or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert not missing, f"no log line carries the echoed id: {missing}"
+
+
 # -- issue 30: gzip bombs ------------------------------------------------------------------------
 
 BOMB_INFLATED = 256 * 1024 * 1024

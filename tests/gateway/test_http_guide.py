@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from devstack.processes import free_port
 from devstack.stack import Stack, TenantSpec
+from tests.gateway.conftest import http_stack
 
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "http.md"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.S | re.M)
@@ -57,18 +57,9 @@ def test_the_guide_has_blocks_with_outputs_and_the_matcher_is_strict() -> None:
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    work = tmp_path_factory.mktemp("guide")
-    http_port = free_port()
-    with Stack(
-        ["rattus_cartus"],
-        gateways=1,
-        tenants=(TenantSpec("acme"),),
-        work_dir=work,
-        log_dir=work / "logs",
-        gateway_env={"HTTP_PORT": str(http_port), "GRACE_SECONDS": "2"},
-        start_timeout_s=60.0,
-    ) as running:
-        running.http_port = http_port  # type: ignore[attr-defined]
+    # "slow": the rate-limit section's tenant, one read every five seconds.
+    tenants = (TenantSpec("acme"), TenantSpec("slow", reads_per_second=0.2))
+    with http_stack(tmp_path_factory.mktemp("guide"), ["rattus_cartus"], tenants) as running:
         yield running
 
 
@@ -81,6 +72,9 @@ def test_every_command_of_the_curl_guide_runs_and_prints_what_it_says(stack: Sta
         "HOME": str(tmp_path),
         "GATEWAY": f"http://127.0.0.1:{stack.http_port}",  # type: ignore[attr-defined]
         "KEY": stack.api_keys["acme"],
+        "LIMITED_KEY": stack.api_keys["slow"],
+        "OPERATOR_KEY": stack.operator_key,
+        "BOT_KEY": stack.botworker_key,
     }
     for number, (script, expected) in enumerate(blocks(GUIDE.read_text()), 1):
         # Each block in a fresh bash that starts from the state the blocks before it left.
