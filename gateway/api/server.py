@@ -29,12 +29,15 @@ from gateway.admin.registry import OpenStreams
 from gateway.api import audit_wire, integrations, seatnames, wire
 from gateway.api.faults import answer, fault
 from gateway.api.jsonfields import json_bytes
+from gateway.api.peers import Network, client_address
 from gateway.api.play_stream import play
 from gateway.api.streams import StreamLimits
 from gateway.api.wire import MAX_ACTION_BYTES, BadRequest, TooLarge
-from gateway.auth import PUBLISHABLE, SEAT, TENANT, Authenticator, Principal, Tokens, denied
+from gateway.auth import BY_PUBLISHABLE, SEAT, Authenticator, Principal, Tokens, denied
+from gateway.domain.timers import MIN_WEB_TURN_SECONDS
 from gateway.eventstore.base import MatchKey
 from gateway.quotas import Quotas
+from gateway.tables import BadInvite, TableError
 from gateway.watch import WatchHub
 
 _log = structlog.get_logger("rpc")
@@ -77,6 +80,8 @@ class Ports:
     open_streams: OpenStreams = field(default_factory=OpenStreams)
     # Issue 32: the names players chose at private tables, in every view (gateway/api/seatnames.py).
     names: Any = None
+    # Issue 39: proxies whose X-Forwarded-For names the client (gateway/api/peers.py).
+    trusted_proxies: Sequence[Network] = ()
 
 
 # -- exception -> status, in one place -----------------------------------------------------------
@@ -253,15 +258,25 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         return game
 
     def _timer(self, principal: Principal, request: Any) -> Any:
+        """The match's turn timer: the request's, else the tenant's default (a web table's: the
+        tenant's `tables.turn_timer`, issue 41). A web table's is 0 or at least
+        MIN_WEB_TURN_SECONDS (issue 39: a table cannot be made to play itself at speed)."""
         make = self.ports.timer_policy
         if make is None:
             return None
+        tenant = self.ports.auth.tenant(principal.tenant)
         if request.HasField("turn_timer"):
+            seconds = request.turn_timer.seconds
+            if principal.publishable and 0 < seconds < MIN_WEB_TURN_SECONDS:
+                raise BadRequest(
+                    f"a web table's turn timer is 0 (none) or at least {MIN_WEB_TURN_SECONDS} seconds, "
+                    f"not {seconds}"
+                )
             try:
-                return make(request.turn_timer.seconds, request.turn_timer.policy or "random_action")
+                return make(seconds, request.turn_timer.policy or "random_action")
             except ValueError as exc:
                 raise BadRequest(str(exc)) from None
-        default = self.ports.auth.tenant(principal.tenant).turn_timer
+        default = tenant.tables.turn_timer if principal.publishable else tenant.turn_timer
         return make(default.seconds, default.policy)
 
     # -- matches -------------------------------------------------------------------------------
@@ -325,14 +340,22 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
             raise BadRequest(f"{game.game_id} is played by {counts} players, not {seats}")
         options = wire.options(json_bytes(request, "options", "options_value"))
         timer = self._timer(principal, request)
-        if PUBLISHABLE in principal.scopes and TENANT not in principal.scopes:
-            # A browser's key (issue 32): its own bucket of tables per minute.
-            per_minute = self.ports.auth.tenant(principal.tenant).quotas.tables_per_minute
-            await self.ports.quotas.take_table(principal.tenant, principal.key_id, per_minute)
+        tenant = self.ports.auth.tenant(principal.tenant)
+        web = principal.publishable  # a browser's key (issues 32, 39): a web table
+        if web:
+            address = client_address(
+                context.peer(), context.invocation_metadata(), self.ports.trusted_proxies
+            )
+            quotas = tenant.quotas
+            await self.ports.quotas.take_table(
+                principal.tenant, principal.key_id, quotas.tables_per_minute, address,
+                quotas.tables_per_minute_per_address,
+            )  # fmt: skip
         match_id = uuid.uuid4().hex
-        await self._admit(principal, match_id)
+        limit = tenant.quotas.web_tables if web else tenant.quotas.active_matches
+        await self.ports.quotas.admit_match(principal.tenant, match_id, limit, web=web)
         # Seats are named after the invite's claim order; the match exists from the start so
-        # spectators can watch it fill (its first seat to act waits for its player).
+        # spectators can watch it fill, and nobody acts until its seats are claimed (issue 39).
         players, bots = integrations.seat_bots([], request.bots, seats)
         try:
             await integrations.enlist(self.ports, principal.tenant, match_id, game.game_id, bots)
@@ -345,43 +368,72 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
                 turn_timer=timer,
                 created_by=principal.key_id,
                 bots=bots,
+                awaiting=[seat for seat in range(seats) if seat not in bots],
             )
             code = await self.ports.tables.open(principal.tenant, match_id, players)
             await integrations.claim_table_seats(self.ports, principal.tenant, code, bots)
+            # Unclaimed too long, it closes: soon for a web table, with the invite for the others.
+            wait_s = tenant.tables.unclaimed_seconds if web else self.ports.tables.ttl_s - 60
+            await self.ports.tables.set_deadline(
+                principal.tenant, match_id, int((time.time() + wait_s) * 1000)
+            )
         except BaseException:
             await self.ports.quotas.release_match(principal.tenant, match_id)
             raise
-        spectator, _ = self.ports.tokens.issue(principal.tenant, match_id, None)
+        spectator, _ = self.ports.tokens.issue(principal.tenant, match_id, None, origin=_origin(principal))
         return gateway_pb2.CreateTableResponse(match_id=match_id, invite_code=code, spectator_token=spectator)
 
     @unary("ClaimSeat")
     async def ClaimSeat(self, request: Any, context: Any, principal: Principal) -> Any:
-        from services.kernel.rejection import BAD_INVITE, SEAT_TAKEN
-
         if self.ports.tables is None:
             raise BadRequest("private tables are not enabled on this gateway")
         player = wire.player_id(request.player_id)
         # Issue 32: the name every viewer sees; without one, the player id is the name.
-        name = wire.display_name(request.display_name or player[:40])
-        if not request.invite_code or len(request.invite_code) > 128:
-            return gateway_pb2.ClaimSeatResponse(
-                rejection=common_pb2.Rejection(code=BAD_INVITE, message="no table has this invite code")
-            )
         try:
-            match_id, seat = await self.ports.tables.claim(principal.tenant, request.invite_code, player)
-        except Exception as exc:
-            code = getattr(exc, "code", None)
-            if code in (BAD_INVITE, SEAT_TAKEN):
-                return gateway_pb2.ClaimSeatResponse(
-                    rejection=common_pb2.Rejection(code=code, message=str(exc))
-                )
-            raise
-        if name and self.ports.names is not None:
+            name, name_key = wire.display_name(request.display_name or player[:40])
+        except BadRequest as error:
+            hint = "" if request.display_name else " (without a display_name, the player_id is the name)"
+            raise BadRequest(f"{error}{hint}") from None
+        if not request.invite_code or len(request.invite_code) > 128:
+            return _refused(BadInvite("no table has this invite code"))
+        try:
+            claimed = await self.ports.tables.claim(
+                principal.tenant, request.invite_code, player, claim_id=request.claim_id, name_key=name_key
+            )
+        except TableError as refusal:
+            return _refused(refusal)
+        except ValueError as error:  # the name another seat has, a malformed claim id
+            raise BadRequest(str(error)) from None
+        match_id, seat = claimed.match_id, claimed.seat
+        key = MatchKey(principal.tenant, match_id)
+        if self.ports.names is not None:
             await self.ports.tables.name_seat(principal.tenant, match_id, seat, name)
-            self.ports.names.forget(MatchKey(principal.tenant, match_id))
-        token, _ = self.ports.tokens.issue(principal.tenant, match_id, seat)
+            self.ports.names.forget(key)
+        await self.ports.matches.claim_seat(key, seat)  # the stream learns of it: play may start
+        return await self._seat_answer(principal, match_id, seat, player)
+
+    @unary("ResumeSeat")
+    async def ResumeSeat(self, request: Any, context: Any, principal: Principal) -> Any:
+        """Issue 39: a claimed seat on another device, with the secret only its holder has."""
+        if self.ports.tables is None:
+            raise BadRequest("private tables are not enabled on this gateway")
+        try:
+            match_id, seat, secret = await self.ports.tables.resume(principal.tenant, request.resume_secret)
+        except TableError as refusal:
+            return _refused(refusal)
+        return await self._seat_answer(principal, match_id, seat, "", secret)
+
+    async def _seat_answer(
+        self, principal: Principal, match_id: str, seat: int, player: str, secret: str = ""
+    ) -> Any:
+        """A claimed seat's token and resume secret (a fresh one unless given)."""
+        if not secret:
+            secret = await self.ports.tables.new_resume_secret(principal.tenant, match_id, seat)
+        token, _ = self.ports.tokens.issue(principal.tenant, match_id, seat, origin=_origin(principal))
         return gateway_pb2.ClaimSeatResponse(
-            seat=gateway_pb2.SeatToken(seat=seat, player_id=player, token=token), match_id=match_id
+            seat=gateway_pb2.SeatToken(seat=seat, player_id=player, token=token),
+            match_id=match_id,
+            resume_secret=secret,
         )
 
     @unary("IssueToken")
@@ -459,6 +511,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
             action,
             command_id=command_id,
             expected_version=request.expected_version if request.HasField("expected_version") else None,
+            by_bot=principal.by_bot,
         )
         response = await self._after_submit(key, outcome)
         if request.return_view and outcome.accepted:
@@ -472,6 +525,18 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         command_id = wire.command_id(request.command_id)
         outcome = await self.ports.matches.resign(key, seat, command_id=command_id)
         return await self._after_submit(key, outcome)
+
+    @unary("ReturnToSeat")
+    async def ReturnToSeat(self, request: Any, context: Any, principal: Principal) -> Any:
+        """Issue 41: "I'm back": the seat's player takes it back from the platform's bot."""
+        key = wire.match_key(principal, request.match_id)
+        seat = _seat(principal)
+        if principal.by_bot:
+            raise denied("ReturnToSeat is the player's: the platform's bot worker cannot call it")
+        command_id = wire.command_id(request.command_id)
+        return await self._after_submit(
+            key, await self.ports.matches.return_to_seat(key, seat, command_id=command_id)
+        )
 
     async def _attach_view(
         self, response: gateway_pb2.SubmitActionResponse, key: MatchKey, seat: int, version: int
@@ -790,3 +855,14 @@ def games_from_describe(describes: Sequence[Any]) -> dict[str, gateway_pb2.Game]
         )
         for d in describes
     }
+
+
+def _origin(principal: Principal) -> str:
+    """What a token minted for this caller says of where it came from (gateway/auth.py)."""
+    return BY_PUBLISHABLE if principal.publishable else ""
+
+
+def _refused(refusal: TableError) -> gateway_pb2.ClaimSeatResponse:
+    """A claim or resume refused: a rejection (bad_invite, seat_taken) in the answer."""
+    rejection = common_pb2.Rejection(code=refusal.code, message=str(refusal))
+    return gateway_pb2.ClaimSeatResponse(rejection=rejection, match_id=getattr(refusal, "match_id", ""))
