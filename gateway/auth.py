@@ -28,7 +28,7 @@ from pathlib import Path
 
 import grpc
 
-from gateway.domain.timers import BOT, MAX_TURN_SECONDS, MIN_WEB_TURN_SECONDS, POLICIES, RANDOM_ACTION
+from gateway.domain.timers import BOT, MAX_TURN_SECONDS, POLICIES, RANDOM_ACTION
 from gateway.webhooks.config import WebhookConfig, WebhookConfigError, parse_webhooks
 
 # -- scopes and THE table ---------------------------------------------------------------------
@@ -308,12 +308,18 @@ def _parse_tables(body: object, where: str) -> TableDefaults:
     if not isinstance(body, dict) or set(body) - {"unclaimed_seconds", "turn_timer"}:
         raise TenantsError(f"{where}: tables takes unclaimed_seconds and turn_timer")
     unclaimed = body.get("unclaimed_seconds", default.unclaimed_seconds)
-    if isinstance(unclaimed, bool) or not isinstance(unclaimed, int) or not 60 <= unclaimed <= 7 * 24 * 3600:
-        raise TenantsError(f"{where}: tables.unclaimed_seconds must be an integer from 60 to 604800")
-    timer = _parse_timer(body.get("turn_timer", {}), f"{where} tables", default.turn_timer)
-    if 0 < timer.seconds < MIN_WEB_TURN_SECONDS:
-        raise TenantsError(f"{where}: tables.turn_timer seconds must be 0 or at least {MIN_WEB_TURN_SECONDS}")
-    return TableDefaults(unclaimed, timer)
+    if (
+        isinstance(unclaimed, bool)
+        or not isinstance(unclaimed, int)
+        or not 1 <= unclaimed <= MAX_TURN_SECONDS
+    ):
+        raise TenantsError(
+            f"{where}: tables.unclaimed_seconds must be an integer from 1 to {MAX_TURN_SECONDS}"
+        )
+    # The tenant's own choice: MIN_WEB_TURN_SECONDS holds what a browser may ask for, not this.
+    return TableDefaults(
+        unclaimed, _parse_timer(body.get("turn_timer", {}), f"{where} tables", default.turn_timer)
+    )
 
 
 def load_tenants(path: str | Path) -> dict[str, Tenant]:

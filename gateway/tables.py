@@ -282,7 +282,10 @@ class Tables:
                 match_id,
             )
         if outcome == "name_taken":
-            raise BadName("another player at this table already has this name (or one that reads the same)")
+            raise BadName(
+                "display_name: another player at this table already has this name, or one that reads "
+                "the same: choose another"
+            )
         return Claimed(match_id, int(reply[2]), again=outcome == "again")
 
     @staticmethod

@@ -218,6 +218,7 @@ class PlayUseCases(ViewUseCases):
         actor: str,
         expected_version: int | None,
         by_bot: bool = False,
+        acting: bool = True,
     ) -> SubmitOutcome | str | None:
         """Refusals that need no rules call; "reload" when the cache was found stale. Messages
         speak to the seat's own player ("you"): the gateway does not know the names the table
@@ -231,7 +232,7 @@ class PlayUseCases(ViewUseCases):
             problem = Rejection(GAME_OVER, "the match has ended")
         elif seat in match.resigned:
             problem = Rejection(NOT_YOUR_TURN, "you resigned from this match: you can no longer act in it")
-        elif match.unclaimed:
+        elif match.unclaimed and acting:  # resigning before the start is allowed
             problem = Rejection(
                 NOT_YOUR_TURN, "the table is waiting for its players: play starts once every seat is taken"
             )
@@ -309,7 +310,7 @@ class PlayUseCases(ViewUseCases):
         actor = seat_actor(seat)
         for _ in range(CONFLICT_RETRIES):
             match = await self._load(key)
-            refusal = await self._precheck(match, seat, command_id, actor, None)
+            refusal = await self._precheck(match, seat, command_id, actor, None, acting=False)
             if refusal == "reload":
                 continue
             if refusal is not None:
