@@ -7,6 +7,7 @@ them to a rules service. They are public: every viewer may see them as stored.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import NamedTuple
 
 import msgspec
@@ -223,6 +224,15 @@ def resignation_outcome(players: int, resigned: frozenset[int]) -> bytes:
 
 def should_end_by_resignation(players: int, resigned: frozenset[int]) -> bool:
     return players - len(resigned) <= 1
+
+
+def seating_of(entries: Iterable[tuple[str, bytes]], awaiting: Iterable[int] = ()) -> Seating:
+    """The seating a stream's (type, payload) entries leave, from match_created on."""
+    seating = Seating(unclaimed=frozenset(awaiting))
+    for event_type, payload in entries:
+        if event_type in GATEWAY_EVENTS and event_type not in (MATCH_CREATED, MATCH_ENDED):
+            seating = seating.after(GATEWAY_EVENT_DECODER.decode(payload))
+    return seating
 
 
 _OUTCOME = msgspec.json.Decoder(Outcome)

@@ -248,7 +248,10 @@ def test_an_away_seat_is_played_by_the_platform_bot_and_handed_back(
             final = await _play_on(matches, key, bot_plays=0)
             outcome = json.loads(final.outcome_json)
             assert final.away == (0,) and 0 not in outcome["winners"] and outcome["winners"] == [1]
-            assert (await _agreed(matches, key))["winners"] == [1]
+            ended = await _agreed(matches, key)
+            assert ended["winners"] == [1]
+            places = {p["seat"]: (p["rank"], p["left"]) for p in ended["players"]}
+            assert places == {0: (2, True), 1: (1, False)}
             await bots.redis.aclose()
 
     asyncio.run(scenario())
