@@ -27,12 +27,8 @@ from gateway.webhooks.derive import Deriver
 from guildhall_client.ghx import verify_export
 from services.kernel import NOT_YOUR_TURN
 from tests.gateway.gwcore_support import gateway
-from tests.gateway.test_matches import _Timers
+from tests.gateway.test_matches import NIM, SEED, TAKE_ONE, _Timers
 from tests.kernel.toy_game import GAME
-
-NIM = GAME.game_id
-TAKE_ONE = b'{"type": "take", "count": 1}'
-SEED = bytes(range(32))
 
 
 @pytest.fixture
