@@ -208,6 +208,9 @@ class MatchStore:
     """The shared core: a per-replica cache of each match's latest state over the event
     store; loading, replaying, folding and appending, for every use case."""
 
+    # Wiring sets it: told of every match an append here ended (its quota place is released).
+    on_ended: Callable[[MatchKey], Awaitable[None]] | None = None
+
     def __init__(
         self,
         redis: Any,
@@ -564,6 +567,8 @@ class MatchStore:
         await index_finished(self.store.client, key, self.clock())  # for retention (gateway/retention.py)
         if self.timers is not None:
             await self.timers.disarm(key)
+        if self.on_ended is not None:  # however it ended (a timer, a resigned seat's move, a sweep)
+            await self.on_ended(key)
 
     async def after_append(self, key: MatchKey, what: str, work: Callable[[], Awaitable[Any]]) -> None:
         """Work that follows a successful append: it must never turn the acknowledged action into

@@ -61,6 +61,12 @@ def test_a_resigned_seat_never_wins_even_when_the_rules_say_it_did(url: str, tar
 
     async def scenario() -> None:
         async with gateway(url, targets) as matches:
+            ended_here: list[MatchKey] = []
+
+            async def on_ended(key: MatchKey) -> None:
+                ended_here.append(key)
+
+            matches.on_ended = on_ended  # the quota's place (bootstrap): released however it ends
             created = await matches.create(
                 "acme", NIM, ["ann", "bob", "cy"], b'{"pile": 3}', match_id="r1", seed=SEED
             )
@@ -69,7 +75,7 @@ def test_a_resigned_seat_never_wins_even_when_the_rules_say_it_did(url: str, tar
             for seat in (0, 1):
                 assert (await matches.submit(key, seat, TAKE_ONE, command_id=f"t{seat}")).accepted
             view = await matches.get_view(key, None)  # seat 2's move (the last counter) was made for it
-            assert view.finished and view.resigned == (2,)
+            assert view.finished and view.resigned == (2,) and ended_here == [key]
             outcome = json.loads(view.outcome_json)
             assert outcome["winners"] == [0, 1], outcome
             assert [r["note"] for r in outcome["results"] if r["player"] == 2] == ["resigned"]
