@@ -1,6 +1,6 @@
 // The start page: your name, a new table (each seat a friend or a platform bot), joining by an
 // invite code, and "My matches" to resume.
-import type { Game } from "../../src/index.js";
+import { type Game, SeatTaken } from "../../src/index.js";
 import { button, errorText, h } from "./dom.js";
 import { Refusals } from "./refusals.js";
 import { forgetSeat, go, keepSeat, pageClient, player, seatByInvite, seats, setPlayerName, setPublishableKey } from "./session.js";
@@ -167,7 +167,9 @@ export async function joinPage(app: HTMLElement, code: string) {
       keepSeat({ matchId: seat.matchId, gameId: view.gameId, title: "", seat: seat.seat, token: seat.token, spectatorToken: "", inviteCode: code, createdMs: Date.now(), resumeSecret: seat.resumeSecret });
       go("/play", { m: seat.matchId });
     } catch (error) {
-      refusals.show(`Could not join: ${errorText(error)}`);
+      // A seat is claimed once (issue 39): a player's own seat moves with its resume link.
+      const yours = error instanceof SeatTaken ? " If one of these seats is yours, open its resume link, shown under Table on the device that holds it." : "";
+      refusals.show(`Could not join: ${errorText(error)}.${yours}`);
     }
   };
   app.replaceChildren(
