@@ -265,10 +265,14 @@ class Gateway:
         matches.announce = hub.notify
         matches.appending = hub.appending
         matches.fan_out = os.environ.get(FAN_OUT_ENV, "1") != "0"
+        matches.bot_seats = bot_seats  # issue 41: away seats go to the platform's bots
+        matches.on_ended = lambda key: quotas.release_match(key.tenant, key.match_id)
         matchmaker = Matchmaker(redis, subscriber=subscriber)
         self.matchmaker = matchmaker
         tables = Tables(redis)
+        from gateway.api.peers import parse_networks
         from gateway.api.seatnames import SeatNames
+        from gateway.tables import TableDeadlines
 
         self.ports = Ports(
             matches=matches,
@@ -291,8 +295,11 @@ class Gateway:
                 per_token=config.max_streams_per_token,
                 per_tenant=config.max_streams_per_tenant,
                 per_spectator_token=config.max_streams_per_spectator_token,
+                web_spectators_per_table=config.max_web_spectators_per_table,
+                web_spectators_per_tenant=config.max_web_spectators_per_tenant,
             ),
             open_streams=open_streams,
+            trusted_proxies=parse_networks(config.trusted_proxies),
         )
 
         # Protobuf garbage is INVALID_ARGUMENT, not grpc.aio's UNKNOWN (gateway/api/undecodable.py).
@@ -370,6 +377,8 @@ class Gateway:
             asyncio.create_task(self._refresh_gauges(quotas, matchmaker, tenants, games), name="gauges"),
             metrics.watch_runtime(self.stopping),
             asyncio.create_task(registry.run(self.stopping), name="tenants"),
+            # Issue 39: tables whose seats were not all claimed in time close.
+            asyncio.create_task(TableDeadlines(tables, matches, quotas).run(self.stopping), name="tables"),
             asyncio.create_task(usage.run(self.stopping), name="usage"),
         ]
         if archive is not None and config.archive_retention_s > 0:

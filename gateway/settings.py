@@ -11,7 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gateway.api.streams import DEFAULT_PER_SPECTATOR_TOKEN, DEFAULT_PER_TENANT, DEFAULT_PER_TOKEN
+from gateway.api.peers import parse_networks
+from gateway.api.streams import (
+    DEFAULT_PER_SPECTATOR_TOKEN,
+    DEFAULT_PER_TENANT,
+    DEFAULT_PER_TOKEN,
+    DEFAULT_WEB_SPECTATORS_PER_TABLE,
+    DEFAULT_WEB_SPECTATORS_PER_TENANT,
+)
 from gateway.retention import DEFAULT_ARCHIVE_DIR, DEFAULT_RETENTION_S
 from gateway.usecases.cache import DEFAULT_CACHE_MB
 from gateway.webhooks.address import AddressPolicy
@@ -70,6 +77,12 @@ class Config:
     max_streams_per_token: int = DEFAULT_PER_TOKEN
     max_streams_per_spectator_token: int = DEFAULT_PER_SPECTATOR_TOKEN
     max_streams_per_tenant: int = DEFAULT_PER_TENANT
+    # Issue 39: spectator streams of web tables (tokens a publishable key obtained), a budget of
+    # their own, per table and per tenant, apart from the tenant's players' (MAX_STREAMS_PER_TENANT).
+    max_web_spectators_per_table: int = DEFAULT_WEB_SPECTATORS_PER_TABLE
+    max_web_spectators_per_tenant: int = DEFAULT_WEB_SPECTATORS_PER_TENANT
+    # Issue 39: proxies whose X-Forwarded-For names the client (gateway/api/peers.py), CIDRs.
+    trusted_proxies: str = ""
     # Issue 34: usage counters kept this many days; each replica flushes its counts this often.
     usage_retention_days: int = 400
     usage_flush_s: float = 5.0
@@ -292,15 +305,35 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
          "open Watch streams per match's spectator token, per replica"),
         ("--max-streams-per-tenant", "MAX_STREAMS_PER_TENANT", DEFAULT_PER_TENANT,
          "open Play/Watch/WatchTicket streams per tenant, per replica"),
+        ("--max-web-spectators-per-table", "MAX_WEB_SPECTATORS_PER_TABLE", DEFAULT_WEB_SPECTATORS_PER_TABLE,
+         "open spectator streams of one web table (a publishable key's), per replica"),
+        ("--max-web-spectators-per-tenant", "MAX_WEB_SPECTATORS_PER_TENANT",
+         DEFAULT_WEB_SPECTATORS_PER_TENANT, "open spectator streams of a tenant's web tables, per replica"),
     ):  # fmt: skip
         parser.add_argument(
             flag, type=int, default=int(env.get(var, str(default))), help=helped(text, var, default)
         )
+    parser.add_argument(
+        "--trusted-proxies",
+        default=env.get("TRUSTED_PROXIES", ""),
+        help=helped(
+            "comma-separated CIDRs of proxies whose X-Forwarded-For is believed", "TRUSTED_PROXIES", ""
+        ),
+    )
     args = parser.parse_args(argv)
-    if min(args.max_streams_per_token, args.max_streams_per_spectator_token, args.max_streams_per_tenant) < 1:
+    caps = (
+        args.max_streams_per_token, args.max_streams_per_spectator_token, args.max_streams_per_tenant,
+        args.max_web_spectators_per_table, args.max_web_spectators_per_tenant,
+    )  # fmt: skip
+    if min(caps) < 1:
         parser.error(
-            "MAX_STREAMS_PER_TOKEN, MAX_STREAMS_PER_SPECTATOR_TOKEN and MAX_STREAMS_PER_TENANT must be >= 1"
+            "MAX_STREAMS_PER_TOKEN, MAX_STREAMS_PER_SPECTATOR_TOKEN, MAX_STREAMS_PER_TENANT, "
+            "MAX_WEB_SPECTATORS_PER_TABLE and MAX_WEB_SPECTATORS_PER_TENANT must be >= 1"
         )
+    try:
+        parse_networks(args.trusted_proxies)
+    except ValueError as error:
+        parser.error(str(error))
     if args.redis_wait_replicas < 0 or args.redis_wait_timeout_ms <= 0 or args.redis_timeout <= 0:
         parser.error("REDIS_WAIT_REPLICAS must be >= 0, REDIS_WAIT_TIMEOUT_MS and REDIS_TIMEOUT_SECONDS > 0")
     if args.webhook_timeout <= 0 or args.webhook_concurrency < 1 or args.webhook_tenant_concurrency < 0:
@@ -354,6 +387,9 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         max_streams_per_token=args.max_streams_per_token,
         max_streams_per_spectator_token=args.max_streams_per_spectator_token,
         max_streams_per_tenant=args.max_streams_per_tenant,
+        max_web_spectators_per_table=args.max_web_spectators_per_table,
+        max_web_spectators_per_tenant=args.max_web_spectators_per_tenant,
+        trusted_proxies=args.trusted_proxies,
         usage_retention_days=int(env.get("USAGE_RETENTION_DAYS", "400")),
         usage_flush_s=float(env.get("USAGE_FLUSH_SECONDS", "5")),
     )

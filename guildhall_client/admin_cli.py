@@ -54,7 +54,7 @@ def _settings(
     webhooks_file: Path | None,
     no_webhooks: bool,
 ) -> pb.TenantSettings:
-    quotas = {
+    quotas: dict[str, Any] = {
         k: v
         for k, v in dict(
             open_tickets=open_tickets, active_matches=active_matches,
@@ -62,7 +62,7 @@ def _settings(
         ).items()
         if v is not None
     }  # fmt: skip
-    timer = {
+    timer: dict[str, Any] = {
         k: v for k, v in dict(seconds=turn_timer_seconds, policy=turn_timer_policy).items() if v is not None
     }
     hooks = "null" if no_webhooks else (webhooks_file.read_text() if webhooks_file else "")

@@ -383,15 +383,35 @@ class AsyncClient:
         r = await self._call(self._stub.CreateTable, request, retry=False)
         return Table(r.match_id, r.invite_code, r.spectator_token)
 
-    async def claim_seat(self, invite_code: str, player_id: str) -> Seat:
-        """Claim a seat at a private table (bad_invite / seat_taken are raised as rejections)."""
-        r = await self._call(
-            self._stub.ClaimSeat, pb.ClaimSeatRequest(invite_code=invite_code, player_id=player_id)
+    async def claim_seat(
+        self, invite_code: str, player_id: str, display_name: str = "", *, claim_id: str | None = None
+    ) -> Seat:
+        """Claim a seat at a private table (bad_invite / seat_taken are raised as rejections).
+
+        A seat is claimed once: this claim carries a random `claim_id` (made up when not given),
+        so sending it again after a lost reply answers the same seat, and nothing else does.
+        The seat's `resume_secret` moves it to another device (`resume_seat`): keep it private."""
+        request = pb.ClaimSeatRequest(
+            invite_code=invite_code,
+            player_id=player_id,
+            display_name=display_name,
+            claim_id=claim_id or uuid.uuid4().hex,
         )
+        return self._claimed(await self._call(self._stub.ClaimSeat, request))
+
+    async def resume_seat(self, resume_secret: str) -> Seat:
+        """Take a claimed seat on this device with its resume secret: a fresh token, and a new
+        secret in `Seat.resume_secret` (the one given stops working). Not retried: a secret
+        works once, and a lost reply's new secret is lost with it."""
+        request = pb.ResumeSeatRequest(resume_secret=resume_secret)
+        return self._claimed(await self._call(self._stub.ResumeSeat, request, retry=False))
+
+    def _claimed(self, r: pb.ClaimSeatResponse) -> Seat:
         if r.HasField("rejection"):
             raise errors.rejection(r.rejection.code, r.rejection.message)
         seat = self.seat(r.match_id, r.seat.token)
         seat.number = r.seat.seat
+        seat.resume_secret = r.resume_secret
         return seat
 
     async def issue_token(self, match_id: str, seat: int | None = None) -> tuple[str, int]:
@@ -497,6 +517,14 @@ class AsyncClient:
         command_id = command_id or uuid.uuid4().hex
         response = await self._call(
             self._stub.Resign, pb.ResignRequest(match_id=match_id, command_id=command_id)
+        )
+        return await self._accepted(match_id, command_id, response)
+
+    async def return_to_seat(self, match_id: str, *, command_id: str | None = None) -> Accepted:
+        """ "I'm back": take this away seat back from the platform's bot (safe to retry)."""
+        command_id = command_id or uuid.uuid4().hex
+        response = await self._call(
+            self._stub.ReturnToSeat, pb.ReturnToSeatRequest(match_id=match_id, command_id=command_id)
         )
         return await self._accepted(match_id, command_id, response)
 
@@ -724,6 +752,7 @@ class Seat:
         self.match_id = match_id
         self.ticket: Ticket | None = None
         self.number: int | None = None
+        self.resume_secret = ""  # a claimed seat's (issue 39): moves it to another device
         self._accepted: set[str] = set()  # command ids of the submissions accepted through this handle
 
     @property
@@ -753,6 +782,9 @@ class Seat:
 
     async def resign(self, **kwargs: Any) -> Accepted:
         return await self.client.resign(self.match_id, **kwargs)
+
+    async def return_to_seat(self, **kwargs: Any) -> Accepted:
+        return await self.client.return_to_seat(self.match_id, **kwargs)
 
     def watch(self, from_version: int = 0, **kwargs: Any) -> AsyncIterator[WatchUpdate]:
         return self.client.watch(self.match_id, from_version, **kwargs)

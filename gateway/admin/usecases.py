@@ -57,12 +57,15 @@ def redact(record: Mapping[str, Any] | None) -> dict[str, Any] | None:
 
 
 def merge_settings(body: Mapping[str, Any], settings: Mapping[str, Any]) -> dict[str, Any]:
-    """The body with `settings` laid over it: quotas, turn_timer and bots field by field;
+    """The body with `settings` laid over it: quotas, turn_timer, bots and tables field by field;
     webhooks whole (None removes them)."""
     out = copy.deepcopy(dict(body))
-    for part in ("quotas", "turn_timer", "bots"):
+    for part in ("quotas", "turn_timer", "bots", "tables"):
         if settings.get(part):
             out[part] = {**out.get(part, {}), **settings[part]}
+    if settings.get("tables", {}).get("turn_timer"):  # field by field there too
+        old = body.get("tables", {}).get("turn_timer", {})
+        out["tables"]["turn_timer"] = {**old, **settings["tables"]["turn_timer"]}
     if "webhooks" in settings:
         if settings["webhooks"] is None:
             out.pop("webhooks", None)

@@ -15,9 +15,7 @@ from guildhall.admin.v1 import admin_pb2_grpc
 
 from gateway.admin.usecases import Admin, invalid, redact
 from gateway.api.server import unary
-from gateway.auth import Authenticator, Principal
-
-_QUOTAS = ("open_tickets", "active_matches", "actions_per_second", "reads_per_second", "tables_per_minute")
+from gateway.auth import QUOTA_NAMES, Authenticator, Principal
 
 
 @dataclass
@@ -29,14 +27,19 @@ class AdminPorts:
 def settings_of(message: pb.TenantSettings) -> dict[str, Any]:
     """The request's settings as a tenants-file body fragment (absent fields absent)."""
     settings: dict[str, Any] = {}
-    quotas = {name: getattr(message.quotas, name) for name in _QUOTAS if message.quotas.HasField(name)}
+    quotas = {name: getattr(message.quotas, name) for name in QUOTA_NAMES if message.quotas.HasField(name)}
     if quotas:
         settings["quotas"] = quotas
-    timer = {
-        n: getattr(message.turn_timer, n) for n in ("seconds", "policy") if message.turn_timer.HasField(n)
-    }
+    timer = _timer_of(message.turn_timer)
     if timer:
         settings["turn_timer"] = timer
+    tables: dict[str, Any] = {}
+    if message.tables.HasField("unclaimed_seconds"):
+        tables["unclaimed_seconds"] = message.tables.unclaimed_seconds
+    if _timer_of(message.tables.turn_timer):
+        tables["turn_timer"] = _timer_of(message.tables.turn_timer)
+    if tables:
+        settings["tables"] = tables
     if message.bots.HasField("ticket_wait_seconds"):
         settings["bots"] = {"ticket_wait_seconds": message.bots.ticket_wait_seconds}
     if message.webhooks_json:
@@ -45,6 +48,10 @@ def settings_of(message: pb.TenantSettings) -> dict[str, Any]:
         except ValueError as error:
             raise invalid(f"webhooks_json is not JSON: {error}") from None
     return settings
+
+
+def _timer_of(message: pb.TurnTimer) -> dict[str, Any]:
+    return {n: getattr(message, n) for n in ("seconds", "policy") if message.HasField(n)}
 
 
 def key_info(entry: dict[str, Any], created: dict[str, int]) -> pb.ApiKeyInfo:
@@ -65,8 +72,14 @@ def tenant_message(tenant_id: str, record: dict[str, Any]) -> pb.Tenant:
     return pb.Tenant(
         tenant_id=tenant_id,
         suspended=tenant.suspended,
-        quotas=pb.Quotas(**{name: getattr(tenant.quotas, name) for name in _QUOTAS}),
+        quotas=pb.Quotas(**{name: getattr(tenant.quotas, name) for name in QUOTA_NAMES}),
         turn_timer=pb.TurnTimer(seconds=tenant.turn_timer.seconds, policy=tenant.turn_timer.policy),
+        tables=pb.TableSettings(
+            unclaimed_seconds=tenant.tables.unclaimed_seconds,
+            turn_timer=pb.TurnTimer(
+                seconds=tenant.tables.turn_timer.seconds, policy=tenant.tables.turn_timer.policy
+            ),
+        ),
         bots=pb.BotSettings(ticket_wait_seconds=int(tenant.bot_wait_s)),
         webhooks_json=json.dumps(hooks, sort_keys=True) if hooks is not None else "",
         keys=[key_info(k, record.get("key_created", {})) for k in record["body"].get("keys", [])],

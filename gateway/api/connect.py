@@ -97,6 +97,11 @@ class _Context:
     def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
         return self._metadata
 
+    def peer(self) -> str:
+        """The client's address as gRPC writes a peer ("ipv4:1.2.3.4:5", "ipv6:[::1]:5")."""
+        host, _, port = (self._ctx.client_address() or "").rpartition(":")
+        return f"ipv6:[{host}]:{port}" if ":" in host else f"ipv4:{host}:{port}"
+
     def set_trailing_metadata(self, metadata: Iterable[tuple[str, str]]) -> None:
         trailers = self._ctx.response_trailers()
         for key, value in metadata:

@@ -161,6 +161,7 @@ class PlaySession:
                 data,
                 command_id=action.command_id,
                 expected_version=action.expected_version if action.HasField("expected_version") else None,
+                by_bot=self.principal.by_bot,
             )
         except Exception as exc:
             mapped = fault(exc)

@@ -21,18 +21,19 @@ from typing import Any, TypeVar
 
 import grpc
 import structlog
-from guildhall.common.v1 import common_pb2
 from guildhall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
 from gateway import metrics
 from gateway.admin.registry import OpenStreams
-from gateway.api import audit_wire, integrations, seatnames, wire
+from gateway.api import audit_wire, integrations, seatnames, tables_rpc, wire
 from gateway.api.faults import answer, fault
 from gateway.api.jsonfields import json_bytes
+from gateway.api.peers import Network
 from gateway.api.play_stream import play
 from gateway.api.streams import StreamLimits
 from gateway.api.wire import MAX_ACTION_BYTES, BadRequest, TooLarge
-from gateway.auth import PUBLISHABLE, SEAT, TENANT, Authenticator, Principal, Tokens, denied
+from gateway.auth import SEAT, Authenticator, Principal, Tokens, denied
+from gateway.domain.timers import MIN_WEB_TURN_SECONDS
 from gateway.eventstore.base import MatchKey
 from gateway.quotas import Quotas
 from gateway.watch import WatchHub
@@ -77,6 +78,8 @@ class Ports:
     open_streams: OpenStreams = field(default_factory=OpenStreams)
     # Issue 32: the names players chose at private tables, in every view (gateway/api/seatnames.py).
     names: Any = None
+    # Issue 39: proxies whose X-Forwarded-For names the client (gateway/api/peers.py).
+    trusted_proxies: Sequence[Network] = ()
 
 
 # -- exception -> status, in one place -----------------------------------------------------------
@@ -253,15 +256,25 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         return game
 
     def _timer(self, principal: Principal, request: Any) -> Any:
+        """The match's turn timer: the request's, else the tenant's default (a web table's: the
+        tenant's `tables.turn_timer`, issue 41). A web table's is 0 or at least
+        MIN_WEB_TURN_SECONDS (issue 39: a table cannot be made to play itself at speed)."""
         make = self.ports.timer_policy
         if make is None:
             return None
+        tenant = self.ports.auth.tenant(principal.tenant)
         if request.HasField("turn_timer"):
+            seconds = request.turn_timer.seconds
+            if principal.publishable and 0 < seconds < MIN_WEB_TURN_SECONDS:
+                raise BadRequest(
+                    f"a web table's turn timer is 0 (none) or at least {MIN_WEB_TURN_SECONDS} seconds, "
+                    f"not {seconds}"
+                )
             try:
-                return make(request.turn_timer.seconds, request.turn_timer.policy or "random_action")
+                return make(seconds, request.turn_timer.policy or "random_action")
             except ValueError as exc:
                 raise BadRequest(str(exc)) from None
-        default = self.ports.auth.tenant(principal.tenant).turn_timer
+        default = tenant.tables.turn_timer if principal.publishable else tenant.turn_timer
         return make(default.seconds, default.policy)
 
     # -- matches -------------------------------------------------------------------------------
@@ -312,76 +325,6 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
             seats=seats,
             seed_commitment=created.seed_commitment,
             spectator_token=spectator,
-        )
-
-    @unary("CreateTable")
-    async def CreateTable(self, request: Any, context: Any, principal: Principal) -> Any:
-        if self.ports.tables is None:
-            raise BadRequest("private tables are not enabled on this gateway")
-        game = self._game(request.game_id)
-        seats = int(request.seats)
-        if seats not in game.player_counts:
-            counts = ", ".join(str(c) for c in game.player_counts)
-            raise BadRequest(f"{game.game_id} is played by {counts} players, not {seats}")
-        options = wire.options(json_bytes(request, "options", "options_value"))
-        timer = self._timer(principal, request)
-        if PUBLISHABLE in principal.scopes and TENANT not in principal.scopes:
-            # A browser's key (issue 32): its own bucket of tables per minute.
-            per_minute = self.ports.auth.tenant(principal.tenant).quotas.tables_per_minute
-            await self.ports.quotas.take_table(principal.tenant, principal.key_id, per_minute)
-        match_id = uuid.uuid4().hex
-        await self._admit(principal, match_id)
-        # Seats are named after the invite's claim order; the match exists from the start so
-        # spectators can watch it fill (its first seat to act waits for its player).
-        players, bots = integrations.seat_bots([], request.bots, seats)
-        try:
-            await integrations.enlist(self.ports, principal.tenant, match_id, game.game_id, bots)
-            await self.ports.matches.create(
-                principal.tenant,
-                game.game_id,
-                players,
-                options,
-                match_id=match_id,
-                turn_timer=timer,
-                created_by=principal.key_id,
-                bots=bots,
-            )
-            code = await self.ports.tables.open(principal.tenant, match_id, players)
-            await integrations.claim_table_seats(self.ports, principal.tenant, code, bots)
-        except BaseException:
-            await self.ports.quotas.release_match(principal.tenant, match_id)
-            raise
-        spectator, _ = self.ports.tokens.issue(principal.tenant, match_id, None)
-        return gateway_pb2.CreateTableResponse(match_id=match_id, invite_code=code, spectator_token=spectator)
-
-    @unary("ClaimSeat")
-    async def ClaimSeat(self, request: Any, context: Any, principal: Principal) -> Any:
-        from services.kernel.rejection import BAD_INVITE, SEAT_TAKEN
-
-        if self.ports.tables is None:
-            raise BadRequest("private tables are not enabled on this gateway")
-        player = wire.player_id(request.player_id)
-        # Issue 32: the name every viewer sees; without one, the player id is the name.
-        name = wire.display_name(request.display_name or player[:40])
-        if not request.invite_code or len(request.invite_code) > 128:
-            return gateway_pb2.ClaimSeatResponse(
-                rejection=common_pb2.Rejection(code=BAD_INVITE, message="no table has this invite code")
-            )
-        try:
-            match_id, seat = await self.ports.tables.claim(principal.tenant, request.invite_code, player)
-        except Exception as exc:
-            code = getattr(exc, "code", None)
-            if code in (BAD_INVITE, SEAT_TAKEN):
-                return gateway_pb2.ClaimSeatResponse(
-                    rejection=common_pb2.Rejection(code=code, message=str(exc))
-                )
-            raise
-        if name and self.ports.names is not None:
-            await self.ports.tables.name_seat(principal.tenant, match_id, seat, name)
-            self.ports.names.forget(MatchKey(principal.tenant, match_id))
-        token, _ = self.ports.tokens.issue(principal.tenant, match_id, seat)
-        return gateway_pb2.ClaimSeatResponse(
-            seat=gateway_pb2.SeatToken(seat=seat, player_id=player, token=token), match_id=match_id
         )
 
     @unary("IssueToken")
@@ -459,6 +402,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
             action,
             command_id=command_id,
             expected_version=request.expected_version if request.HasField("expected_version") else None,
+            by_bot=principal.by_bot,
         )
         response = await self._after_submit(key, outcome)
         if request.return_view and outcome.accepted:
@@ -472,6 +416,18 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         command_id = wire.command_id(request.command_id)
         outcome = await self.ports.matches.resign(key, seat, command_id=command_id)
         return await self._after_submit(key, outcome)
+
+    @unary("ReturnToSeat")
+    async def ReturnToSeat(self, request: Any, context: Any, principal: Principal) -> Any:
+        """Issue 41: "I'm back": the seat's player takes it back from the platform's bot."""
+        key = wire.match_key(principal, request.match_id)
+        seat = _seat(principal)
+        if principal.by_bot:
+            raise denied("ReturnToSeat is the player's: the platform's bot worker cannot call it")
+        command_id = wire.command_id(request.command_id)
+        return await self._after_submit(
+            key, await self.ports.matches.return_to_seat(key, seat, command_id=command_id)
+        )
 
     async def _attach_view(
         self, response: gateway_pb2.SubmitActionResponse, key: MatchKey, seat: int, version: int
@@ -748,8 +704,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         return audit_wire.exported_pb(exported)
 
 
-# Issue 23's RPCs (ratings, webhook dead letters, the bot worker's leases): gateway/api/integrations.py.
-for _rpc, _handler in integrations.HANDLERS.items():
+# Issue 23's RPCs (ratings, webhook dead letters, the bot worker's leases): gateway/api/integrations.py;
+# private tables' (CreateTable, ClaimSeat, ResumeSeat): gateway/api/tables_rpc.py.
+for _rpc, _handler in {**integrations.HANDLERS, **tables_rpc.HANDLERS}.items():
     setattr(GatewayServicer, _rpc, unary(_rpc)(_handler))
 
 

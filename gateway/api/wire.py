@@ -13,6 +13,7 @@ from guildhall.common.v1 import common_pb2
 from guildhall.gateway.v1 import gateway_pb2
 
 from gateway.auth import Principal, for_match
+from gateway.domain.names import BadName, check_name
 from gateway.eventstore.base import MatchKey
 
 MAX_ACTION_BYTES = 64 * 1024
@@ -62,12 +63,13 @@ def player_id(text: str, name: str = "player_id") -> str:
     return text
 
 
-def display_name(text: str) -> str:
-    """A name chosen at a table (issue 32): 1-40 printable characters, spaces trimmed."""
-    name = " ".join(text.split())
-    if not 1 <= len(name) <= 40 or not name.isprintable():
-        raise BadRequest("display_name must be 1-40 printable characters")
-    return name
+def display_name(text: str) -> tuple[str, str]:
+    """A name chosen at a table (issues 32, 39): the name as shown and its key; BadRequest says
+    why it cannot be one (gateway/domain/names.py)."""
+    try:
+        return check_name(text)
+    except BadName as error:
+        raise BadRequest(str(error)) from None
 
 
 # A page cursor is one this gateway issued (issue 30 item 4: "99999999999999999999" reached ZREVRANGE
@@ -166,6 +168,9 @@ def view_pb(view: Any, match_id: str) -> gateway_pb2.MatchView:
         finished=view.finished,
         outcome=view.outcome_json,
         bots=[gateway_pb2.BotSeat(seat=s, kind=k) for s, k in getattr(view, "bots", ())],
+        resigned_seats=list(getattr(view, "resigned", ())),
+        away_seats=list(getattr(view, "away", ())),
+        unclaimed_seats=list(getattr(view, "unclaimed", ())),
     )
     if view.decision:
         out.decision.MergeFromString(view.decision)

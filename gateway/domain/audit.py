@@ -21,7 +21,7 @@ Decisions (question -> decision):
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import msgspec
@@ -33,12 +33,16 @@ from gateway.domain.match import (
     GATEWAY_EVENTS,
     MATCH_CREATED,
     MATCH_ENDED,
+    RESIGNED,
+    UNCLAIMED,
     MatchCreated,
     MatchEnded,
-    SeatResigned,
+    Seating,
     actor_seat,
     resignation_outcome,
     should_end_by_resignation,
+    standing_outcome,
+    unclaimed_outcome,
 )
 from gateway.domain.receipts import decode_receipt, receipt_message, seed_matches
 from gateway.eventstore.base import GENESIS, StoredEvent, chain_hash
@@ -373,7 +377,7 @@ class Replayed:
     version: int
     state: Any
     status: Any
-    resigned: set[int] = field(default_factory=set)
+    seating: Seating = Seating()  # who resigned, is away, or is not claimed yet
     final: bytes = b""  # the outcome match_ended stated; b"" while the match goes on
     created: MatchCreated | None = None
 
@@ -424,7 +428,7 @@ async def re_execute(
             f"recorded under rules {created.rules_version}, the rules here are {state.rules_version}",
         )
         return 0
-    replayed = Replayed(1, state, status, created=created)
+    replayed = Replayed(1, state, status, Seating(unclaimed=frozenset(created.awaiting)), created=created)
     if on_version is not None:
         on_version(replayed, events[0])
     done = 1
@@ -458,6 +462,9 @@ async def _run(
         seat = actor_seat(run[0].actor)
         if not action or seat < 0:
             findings.add(start, EXECUTION, "game events without the action that caused them")
+            return False
+        if not replayed.seating.ready:
+            findings.add(start, EXECUTION, f"seat {seat} acted before every seat of the table was claimed")
             return False
         try:
             decision = await rules.decide(replayed.state, seat, action)
@@ -515,31 +522,42 @@ def gateway_event_problem(event: StoredEvent, created: MatchCreated, seed: bytes
         return f"the entry's type {event.type} is not its payload's"
     if isinstance(decoded, MatchCreated):
         return "a second match_created"
-    resigned = replayed.resigned
-    if isinstance(decoded, SeatResigned):
-        if not 0 <= decoded.seat < created.players or decoded.seat in resigned:
-            return f"seat {decoded.seat} cannot resign here"
-        resigned.add(decoded.seat)
-    elif isinstance(decoded, MatchEnded):
-        try:
-            revealed = bytes.fromhex(decoded.seed)
-        except ValueError:
-            revealed = b""
-        if not seed_matches(revealed, created.seed_commitment):
-            return "the revealed seed does not match the commitment"
-        if revealed != seed:
-            return "the revealed seed is not the match's seed"
-        status = replayed.status
-        expected: bytes | None
-        if decoded.reason == FINISHED:
-            expected = bytes(status.outcome) if status.finished else None
-        else:
-            gone = frozenset(resigned)
-            ok = should_end_by_resignation(created.players, gone)
-            expected = resignation_outcome(created.players, gone) if ok else None
-        if expected is None or bytes(decoded.outcome) != expected:
-            return "match_ended does not state the re-executed outcome"
+    seating = replayed.seating
+    if isinstance(decoded, MatchEnded):
+        problem = _end_problem(decoded, created, seed, replayed)
+        if problem:
+            return problem
         replayed.final = bytes(decoded.outcome)
+        return ""
+    problem = seating.problem(decoded, created.players)
+    replayed.seating = seating.after(decoded)
+    return problem
+
+
+def _end_problem(ended: MatchEnded, created: MatchCreated, seed: bytes, replayed: Replayed) -> str:
+    """What is wrong with match_ended here: the seed it reveals, or the outcome it states (the
+    rules' when the game is over, under the match's policy; the seats left by resignation; no
+    one when a table closed unclaimed)."""
+    try:
+        revealed = bytes.fromhex(ended.seed)
+    except ValueError:
+        revealed = b""
+    if not seed_matches(revealed, created.seed_commitment):
+        return "the revealed seed does not match the commitment"
+    if revealed != seed:
+        return "the revealed seed is not the match's seed"
+    status, seating = replayed.status, replayed.seating
+    expected: bytes | None = None
+    if ended.reason == FINISHED and status.finished:
+        expected = bytes(status.outcome)
+        if created.policy >= 1:
+            expected = standing_outcome(expected, created.players, seating)
+    elif ended.reason == UNCLAIMED and not seating.ready:
+        expected = unclaimed_outcome()
+    elif ended.reason == RESIGNED and should_end_by_resignation(created.players, seating.resigned):
+        expected = resignation_outcome(created.players, seating.resigned)
+    if expected is None or bytes(ended.outcome) != expected:
+        return "match_ended does not state the re-executed outcome"
     return ""
 
 

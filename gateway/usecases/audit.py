@@ -350,14 +350,16 @@ class _Auditor:
         if replayed.version != self.snapshot_version:
             return
         body = SNAPSHOT_DECODER.decode(self.record.snapshot["state"])
-        status, final = replayed.status, replayed.final
+        status, final, seating = replayed.status, replayed.final, replayed.seating
         expected = SnapshotBody(
             replayed.state.state,
             tuple(status.active_players),
             status.finished,
             final if final else status.outcome,
-            tuple(sorted(replayed.resigned)),
+            tuple(sorted(seating.resigned)),
             bool(final),
+            tuple(sorted(seating.away)),
+            tuple(sorted(seating.unclaimed)),
         )
         if body != expected:
             version = replayed.version

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import msgspec
 
-from gateway.domain.match import GATEWAY, JSON, MATCH_CREATED, BotSeat, MatchCreated, TurnTimerSpec
+from gateway.domain.match import GATEWAY, JSON, MATCH_CREATED, POLICY, BotSeat, MatchCreated, TurnTimerSpec
 from gateway.domain.receipts import seed_commitment
 from gateway.domain.timers import TimerPolicy
 from gateway.eventstore.async_redis import OK
@@ -45,10 +45,12 @@ class MatchUseCases(MatchStore):
         turn_timer: TimerPolicy | None = None,
         created_by: str = "",
         bots: Mapping[int, str] | None = None,
+        awaiting: Sequence[int] = (),
     ) -> Created:
         """Set up a match and open its stream with `match_created` (public: the seed's
         commitment, never the seed). Idempotent on match_id: the same game and players again
-        return the existing match (matchmaking may retry a pairing from another replica)."""
+        return the existing match (matchmaking may retry a pairing from another replica).
+        `awaiting`: a private table's seats that must be claimed before anyone acts."""
         client = self._client(game)
         key = MatchKey(tenant, match_id or uuid.uuid4().hex)
         players = tuple(players)
@@ -69,6 +71,8 @@ class MatchUseCases(MatchStore):
             player_ids=players,
             turn_timer=TurnTimerSpec(timer.seconds, timer.policy) if timer else None,
             bots=tuple(BotSeat(seat, kind) for seat, kind in sorted((bots or {}).items())),
+            awaiting=tuple(sorted(awaiting)),
+            policy=POLICY,
         )
         now = self.clock()
         meta = {
@@ -83,9 +87,12 @@ class MatchUseCases(MatchStore):
             "timer_seconds": str(timer.seconds if timer else 0),
             "timer_policy": timer.policy if timer else "",
             "bots": JSON.encode({str(seat): kind for seat, kind in (bots or {}).items()}).decode(),
+            "policy": str(POLICY),
         }
         match = Match(key, game, players, seed, commitment, now, timer, 0, GENESIS, state, status)
-        match = replace(match, bots=tuple(sorted((bots or {}).items())))
+        match = replace(
+            match, bots=tuple(sorted((bots or {}).items())), unclaimed=frozenset(awaiting), policy=POLICY
+        )
         command = command_id or _CREATE_COMMAND
         appended = await self._append(
             match,

@@ -1,36 +1,51 @@
-"""Play use cases: submit, resign, turn timers, and the moves of resigned seats.
+"""Play use cases: submit, resign, turn timers, the moves of resigned seats, a private table's
+claimed seats, and away seats (issue 41) taken over by the platform's bot and handed back.
 
 The hot path of an accepted action with a warm cache is one rules call (Validate, which also
 returns the next state and the events as the actor sees them) and one Redis round trip (the
 append script).
 
-Decisions (question -> decision):
+Decisions (question -> decision; docs/gateway.md, "Resigning" and "Away seats"):
 - A resigned seat in a match that goes on: the gateway makes its decisions (a legal action
   chosen by the seed-keyed generator of `gateway.domain.timers.timeout_choice`), appended as
   "gateway:seat:N"; when one seat (or none) is left, the match ends and the seats left win.
-- Gateway command ids ("gw create", "gw auto <v> <seat>", "gw timer <v> <seat>") contain spaces,
-  which client command ids cannot, so a client can never take one first.
+  Why not a pass: the gateway knows no game's rules, and many decisions have none; why not a
+  bot: a bot plays to win, and a seat that can no longer win must not compete. The draw is
+  uniform, unforeseeable by players (keyed by the hidden seed) and re-derivable by an auditor.
+  However the game ends, a resigned seat finishes after every seat that stayed and never wins
+  (`gateway.domain.match.standing_outcome`).
+- A private table does not start until each of its seats waiting for a player is claimed
+  (`seat_claimed`): until then no seat is asked to act, so no clock runs, no bot plays and no
+  resigned seat's move is made.
+- Gateway command ids ("gw create", "gw auto <v> <seat>", "gw timer <v> <seat>", "gw claim
+  <seat>", "gw close") contain spaces, which client command ids cannot, so a client can never
+  take one first.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Protocol
 
 import grpc
+import msgspec
 
 from gateway.domain.match import (
     GATEWAY,
     JSON,
-    SEAT_RESIGNED,
+    SEAT_RETURNED,
     TURN_TIMED_OUT,
+    SeatAway,
+    SeatClaimed,
     SeatResigned,
+    SeatReturned,
     TurnTimedOut,
     on_behalf_actor,
     seat_actor,
 )
-from gateway.domain.timers import FORFEIT, RANDOM_ACTION, timeout_choice
+from gateway.domain.timers import AWAY_BOT_KIND, BOT, FORFEIT, POLICIES, timeout_choice
 from gateway.eventstore.async_redis import DUPLICATE, TAKEN
 from gateway.eventstore.base import MatchKey, NewEvent
 from gateway.rules_client import Accepted, Event, SeatView
@@ -46,6 +61,14 @@ CONFLICT_RETRIES = 5  # replicas racing on one match: the loser reloads and deci
 AUTO_PLAY_LIMIT = 10_000  # resigned seats' moves played in one go, at most (a safety bound)
 
 
+class BotSeatsPort(Protocol):
+    """Where away seats go to be played (gateway.botseats.BotSeats)."""
+
+    async def enlist(self, tenant: str, match_id: str, game: str, bots: Mapping[int, str]) -> None: ...
+
+    async def withdraw(self, tenant: str, match_id: str, seat: int) -> None: ...
+
+
 def _stale(expected: int, actual: int) -> Rejection:
     return Rejection(
         STALE_VERSION, f"the match is at version {actual}, not {expected}: reload and decide again"
@@ -58,6 +81,9 @@ def _rejected(rejection: Rejection, game: str = "") -> SubmitOutcome:
 
 class PlayUseCases(ViewUseCases):
     """Decisions: submit, resign, turn timers and the resigned seats' moves."""
+
+    # Wiring sets it: the platform's bot seats, which play away seats (issue 41).
+    bot_seats: BotSeatsPort | None = None
 
     async def _decide(self, match: Match, seat: int, action: bytes) -> tuple[Match, Accepted | Rejection]:
         client = self._client(match.game)
@@ -119,14 +145,18 @@ class PlayUseCases(ViewUseCases):
         *,
         command_id: str,
         expected_version: int | None = None,
+        by_bot: bool = False,
     ) -> SubmitOutcome:
         """One seat's action: decided by the rules service on the state at some version and
         appended at that version. A repeated command id from the same seat answers with its
-        first result; from another seat it is refused (command_id_in_use)."""
+        first result; from another seat it is refused (command_id_in_use).
+
+        `by_bot`: sent with a token of the platform's bot worker, which may act only for a bot
+        seat or an away seat; the player's own action on an away seat takes it back first."""
         actor = seat_actor(seat)
         for _ in range(CONFLICT_RETRIES):
             match = await self._load(key)
-            refusal = await self._precheck(match, seat, command_id, actor, expected_version)
+            refusal = await self._precheck(match, seat, command_id, actor, expected_version, by_bot)
             if refusal == "reload":
                 continue
             if refusal is not None:
@@ -142,9 +172,11 @@ class PlayUseCases(ViewUseCases):
                     continue
                 return _rejected(decision, match.game)
             assert decision.state is not None and decision.status is not None
+            returning = seat in match.away and not by_bot
+            back = [NewEvent(SEAT_RETURNED, JSON.encode(SeatReturned(seat)))] if returning else []
             appended = await self._append(
                 match,
-                [NewEvent(e.type, e.json) for e in decision.events],
+                back + [NewEvent(e.type, e.json) for e in decision.events],
                 actor=actor,
                 command_id=command_id,
                 state=decision.state,
@@ -160,6 +192,8 @@ class PlayUseCases(ViewUseCases):
                 events = appended.out(match.version, actor, shown)
                 self._remember_views(appended.match, decision.views)
                 self._fan_out(match, appended, actor, decision)
+                if returning:
+                    await self._bot_leaves(key, seat)
                 await self._after(appended.match)
                 return SubmitOutcome(
                     True, None, appended.match.version, events, appended.receipt, game=match.game
@@ -177,9 +211,18 @@ class PlayUseCases(ViewUseCases):
         raise ContendedMatch(f"match {key.match_id!r} changed {CONFLICT_RETRIES} times while deciding; retry")
 
     async def _precheck(
-        self, match: Match, seat: int, command_id: str, actor: str, expected_version: int | None
+        self,
+        match: Match,
+        seat: int,
+        command_id: str,
+        actor: str,
+        expected_version: int | None,
+        by_bot: bool = False,
+        acting: bool = True,
     ) -> SubmitOutcome | str | None:
-        """Refusals that need no rules call; "reload" when the cache was found stale."""
+        """Refusals that need no rules call; "reload" when the cache was found stale. Messages
+        speak to the seat's own player ("you"): the gateway does not know the names the table
+        shows, and never says "seat N" where the table says "Player N+1"."""
         if not 0 <= seat < match.seats:
             return _rejected(Rejection(UNKNOWN_PLAYER, f"the match has no seat {seat}"), match.game)
         problem: Rejection | None = None
@@ -188,7 +231,15 @@ class PlayUseCases(ViewUseCases):
         elif match.ended:
             problem = Rejection(GAME_OVER, "the match has ended")
         elif seat in match.resigned:
-            problem = Rejection(NOT_YOUR_TURN, f"seat {seat} has resigned from this match")
+            problem = Rejection(NOT_YOUR_TURN, "you resigned from this match: you can no longer act in it")
+        elif match.unclaimed and acting:  # resigning before the start is allowed
+            problem = Rejection(
+                NOT_YOUR_TURN, "the table is waiting for its players: play starts once every seat is taken"
+            )
+        elif by_bot and seat not in match.away and seat not in dict(match.bots):
+            problem = Rejection(
+                NOT_YOUR_TURN, "the player is back: the platform's bot no longer plays this seat"
+            )
         if problem is None:
             return None
         repeated = await self._first_result(match.key, seat, command_id, actor=actor)
@@ -219,7 +270,7 @@ class PlayUseCases(ViewUseCases):
         client = self._client(match.game)
         for _ in range(AUTO_PLAY_LIMIT):
             owed = sorted(set(match.status.active_players) & match.resigned)
-            if match.ended or not owed:
+            if match.ended or match.unclaimed or not owed:  # a table not yet full plays nothing
                 return match
             seat = owed[0]
             legal = await client.legal_actions(match.state, seat)
@@ -246,63 +297,129 @@ class PlayUseCases(ViewUseCases):
 
     async def resign(self, key: MatchKey, seat: int, *, command_id: str) -> SubmitOutcome:
         """A seat leaves; when one seat (or none) is left the match ends with them winning."""
+        return await self._seat_says(key, seat, command_id, SeatResigned(seat))
+
+    async def return_to_seat(self, key: MatchKey, seat: int, *, command_id: str) -> SubmitOutcome:
+        """Issue 41: "I'm back": the player of an away seat takes it back from the platform's bot."""
+        return await self._seat_says(key, seat, command_id, SeatReturned(seat))
+
+    async def _seat_says(
+        self, key: MatchKey, seat: int, command_id: str, event: SeatResigned | SeatReturned
+    ) -> SubmitOutcome:
+        """A seat's own gateway event (resigning, coming back), appended once per command id."""
         actor = seat_actor(seat)
         for _ in range(CONFLICT_RETRIES):
             match = await self._load(key)
-            refusal = await self._precheck(match, seat, command_id, actor, None)
+            refusal = await self._precheck(match, seat, command_id, actor, None, acting=False)
             if refusal == "reload":
                 continue
             if refusal is not None:
                 assert isinstance(refusal, SubmitOutcome)
                 return refusal
-            outcome = await self._leave(match, seat, actor, command_id, None)
+            if isinstance(event, SeatReturned) and seat not in match.away:
+                repeated = await self._first_result(key, seat, command_id, actor=actor)
+                return repeated or _rejected(
+                    Rejection(NOT_YOUR_TURN, "you are not away: nobody plays this seat but you"), match.game
+                )
+            outcome = await self._gateway_append(match, seat, actor, command_id, [event])
             if outcome is not None:
                 return outcome
         raise ContendedMatch(f"match {key.match_id!r} changed {CONFLICT_RETRIES} times; retry")
 
-    async def _leave(
-        self,
-        match: Match,
-        seat: int,
-        actor: str,
-        command_id: str,
-        timed_out: TurnTimedOut | None,
+    async def _gateway_append(
+        self, match: Match, seat: int, actor: str, command_id: str, said: Sequence[msgspec.Struct]
     ) -> SubmitOutcome | None:
-        events = [NewEvent(TURN_TIMED_OUT, JSON.encode(timed_out))] if timed_out else []
-        events.append(NewEvent(SEAT_RESIGNED, JSON.encode(SeatResigned(seat, forfeit=timed_out is not None))))
+        """Append gateway events that change no game state (resigning, a timeout's forfeit or
+        away mark, a return, a claim); None when another append came first (decide again)."""
+        events = [NewEvent(str(event.__struct_config__.tag), JSON.encode(event)) for event in said]
         appended = await self._append(
-            match,
-            events,
-            actor=actor,
-            command_id=command_id,
-            state=match.state,
-            status=match.status,
-            resigned=match.resigned | {seat},
+            match, events, actor=actor, command_id=command_id, state=match.state, status=match.status
         )
         if appended.match is not None:
             out = appended.out(match.version, actor, [])
+            if seat in match.away - appended.match.away:  # back, or resigned while away
+                await self._bot_leaves(match.key, seat)
+            if seat in appended.match.away - match.away:
+                await self._bot_takes(appended.match, seat)
             await self._after(appended.match)
             return SubmitOutcome(True, None, appended.match.version, out, appended.receipt, game=match.game)
         if appended.status in (DUPLICATE, TAKEN):
             return await self._first_result(match.key, seat, command_id, actor=actor)
         return None
 
+    async def _bot_takes(self, match: Match, seat: int) -> None:
+        """An away seat goes to the platform's bot worker (after the append marking it: the
+        worker plays only a seat the match says is away)."""
+        ports = self.bot_seats
+        if ports is not None:
+            bots = {seat: AWAY_BOT_KIND}
+            await self.after_append(
+                match.key, "enlist the away seat's bot",
+                lambda: ports.enlist(match.key.tenant, match.key.match_id, match.game, bots),
+            )  # fmt: skip
+
+    async def _bot_leaves(self, key: MatchKey, seat: int) -> None:
+        """The player is back (or resigned): the bot's lease ends, and its worker stops."""
+        ports = self.bot_seats
+        if ports is not None:
+            await self.after_append(
+                key, "withdraw the away seat's bot", lambda: ports.withdraw(key.tenant, key.match_id, seat)
+            )
+
+    async def claim_seat(self, key: MatchKey, seat: int) -> None:
+        """Issue 39: a private table's seat was claimed (gateway/tables.py); once every waiting
+        seat is, play starts and clocks run. Idempotent: a seat is claimed once in the stream."""
+        for _ in range(CONFLICT_RETRIES):
+            match = await self._load(key)
+            if seat not in match.unclaimed:
+                fresh = await self._check_fresh(match)
+                if fresh:
+                    return
+                continue
+            if await self._gateway_append(match, seat, GATEWAY, f"gw claim {seat}", [SeatClaimed(seat)]):
+                return
+        raise ContendedMatch(f"match {key.match_id!r} changed {CONFLICT_RETRIES} times; retry")
+
+    async def close_unclaimed(self, key: MatchKey) -> SubmitOutcome | None:
+        """Issue 39: a private table whose seats were not all claimed in time ends, nobody
+        winning (reason `unclaimed`); None when it filled (or ended) meanwhile."""
+        for _ in range(CONFLICT_RETRIES):
+            match = await self._load(key, fresh=True)
+            if match.ended or not match.unclaimed:
+                return None
+            appended = await self._append(
+                match, [], actor=GATEWAY, command_id="gw close", state=match.state, status=match.status,
+                close_unclaimed=True,
+            )  # fmt: skip
+            if appended.match is not None:
+                out = appended.out(match.version, GATEWAY, [])
+                return SubmitOutcome(
+                    True, None, appended.match.version, out, appended.receipt, game=match.game
+                )
+            if appended.status in (DUPLICATE, TAKEN):
+                return None
+        raise ContendedMatch(f"match {key.match_id!r} changed {CONFLICT_RETRIES} times; retry")
+
     async def on_timer(self, key: MatchKey, version: int, seat: int, policy: str) -> SubmitOutcome | None:
         """A turn timer ran out: if the match still waits for `seat` at `version`, play a legal
-        action for it ("random_action") or make it resign ("forfeit"), appended at `version`,
-        so it happens at most once whichever replica gets here. None when nothing was due."""
+        action for it ("random_action"), make it resign ("forfeit"), or mark it away for the
+        platform's bot to play ("bot"; a seat already away gets a legal action), appended at
+        `version`, so it happens at most once whichever replica gets here. None when nothing
+        was due."""
         match = await self._load(key)
         if match.version != version:
             match = await self._load(key, fresh=True)
         if match.version != version or seat not in match.waiting_seats():
             return None
+        if policy not in POLICIES:
+            raise InvalidRequest(f"unknown turn timer policy {policy!r}")
         timed_out = TurnTimedOut(seat, version, policy)
         command_id = f"gw timer {version} {seat}"
-        if policy == FORFEIT:
-            outcome = await self._leave(match, seat, GATEWAY, command_id, timed_out)
+        played_by_bot = seat in match.away or seat in dict(match.bots)
+        if policy == FORFEIT or (policy == BOT and not played_by_bot):
+            mark = SeatResigned(seat, forfeit=True) if policy == FORFEIT else SeatAway(seat, AWAY_BOT_KIND)
+            outcome = await self._gateway_append(match, seat, GATEWAY, command_id, [timed_out, mark])
             return outcome if outcome is not None and not outcome.repeated else None
-        if policy != RANDOM_ACTION:
-            raise InvalidRequest(f"unknown turn timer policy {policy!r}")
         legal = await self._client(match.game).legal_actions(match.state, seat)
         if not legal:
             return None

@@ -66,6 +66,8 @@ class MatchView:
     # The seat's decision over `legal_actions`: a serialized guildhall.common.v1.Decision (empty:
     # none, no legal actions or a game without a presentation).
     decision: bytes = b""
+    away: tuple[int, ...] = ()  # issue 41: seats a bot plays while their player is away
+    unclaimed: tuple[int, ...] = ()  # issue 39: a table's seats nobody claimed yet
 
     @property
     def seat_count(self) -> int:

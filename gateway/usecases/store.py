@@ -36,20 +36,23 @@ from gateway import metrics
 from gateway.domain.match import (
     ENCODER,
     FINISHED,
+    GATEWAY_EVENT_DECODER,
     GATEWAY_EVENTS,
     JSON,
     MATCH_CREATED,
     MATCH_ENDED,
     RESIGNED,
-    SEAT_RESIGNED,
     SNAPSHOT_DECODER,
+    UNCLAIMED,
     MatchCreated,
     MatchEnded,
-    SeatResigned,
+    Seating,
     SnapshotBody,
     acting_seat,
     resignation_outcome,
     should_end_by_resignation,
+    standing_outcome,
+    unclaimed_outcome,
 )
 from gateway.domain.receipts import Receipt, decode_receipt, encode_receipt, receipt_message, snapshot_message
 from gateway.domain.timers import RANDOM_ACTION, TimerPolicy
@@ -117,14 +120,21 @@ class Match:
     ended: bool = False
     outcome: bytes = b""
     bots: tuple[tuple[int, str], ...] = ()  # (seat, kind) played by platform bots (issue 23)
+    away: frozenset[int] = frozenset()  # seats a bot plays while their player is away (issue 41)
+    unclaimed: frozenset[int] = frozenset()  # a table's seats nobody claimed yet (issue 39)
+    policy: int = 0  # the gateway's match policy it began under (gateway.domain.match.POLICY)
 
     @property
     def seats(self) -> int:
         return len(self.players)
 
+    @property
+    def seating(self) -> Seating:
+        return Seating(self.resigned, self.away, self.unclaimed)
+
     def waiting_seats(self) -> list[int]:
-        """Seats that owe a decision and can still make it."""
-        if self.ended:
+        """Seats that owe a decision and can still make it: none before a table is full."""
+        if self.ended or self.unclaimed:
             return []
         return [s for s in self.status.active_players if s not in self.resigned]
 
@@ -197,6 +207,9 @@ def receipt_of(entry: StoredEvent) -> Receipt | None:
 class MatchStore:
     """The shared core: a per-replica cache of each match's latest state over the event
     store; loading, replaying, folding and appending, for every use case."""
+
+    # Wiring sets it: told of every match an append here ended (its quota place is released).
+    on_ended: Callable[[MatchKey], Awaitable[None]] | None = None
 
     def __init__(
         self,
@@ -305,6 +318,7 @@ class MatchStore:
             state=rules_pb2.GameState(),
             status=Status((), False),
             bots=tuple(sorted(msgspec.json.decode(meta.get("bots") or "{}", type=dict[int, str]).items())),
+            policy=int(meta.get("policy") or 0),
         )
 
     async def _from_snapshot(
@@ -347,6 +361,8 @@ class MatchStore:
             resigned=frozenset(body.resigned),
             ended=body.ended,
             outcome=body.outcome,
+            away=frozenset(body.away),
+            unclaimed=frozenset(body.unclaimed),
         )
         if newer:
             try:
@@ -372,7 +388,18 @@ class MatchStore:
         state, status = await self._client(base.game).setup(
             created.players, base.seed, bytes(created.options)
         )
-        start = replace(base, version=1, head=events[0].hash, state=state, status=status)
+        start = replace(
+            base,
+            version=1,
+            head=events[0].hash,
+            state=state,
+            status=status,
+            resigned=frozenset(),
+            away=frozenset(),
+            unclaimed=frozenset(created.awaiting),
+            ended=False,
+            outcome=b"",
+        )
         return await self._fold(start, events[1:])
 
     async def _fold(self, match: Match, events: Sequence[StoredEvent]) -> Match:
@@ -381,13 +408,15 @@ class MatchStore:
         state, status = match.state, match.status
         if game_events:
             state, status = await self._client(match.game).apply(state, game_events)
-        resigned, ended, outcome = set(match.resigned), match.ended, match.outcome
+        seating, ended, outcome = match.seating, match.ended, match.outcome
         for event in events:
-            if event.type == SEAT_RESIGNED:
-                resigned.add(msgspec.json.decode(event.payload, type=SeatResigned).seat)
-            elif event.type == MATCH_ENDED:
-                ended = True
-                outcome = bytes(msgspec.json.decode(event.payload, type=MatchEnded).outcome)
+            if is_game_event(event.type):
+                continue
+            decoded = GATEWAY_EVENT_DECODER.decode(event.payload)
+            if isinstance(decoded, MatchEnded):
+                ended, outcome = True, bytes(decoded.outcome)
+            else:
+                seating = seating.after(decoded)
         if not ended and status.finished:
             outcome = status.outcome
         return replace(
@@ -396,7 +425,9 @@ class MatchStore:
             head=events[-1].hash if events else match.head,
             state=state,
             status=status,
-            resigned=frozenset(resigned),
+            resigned=seating.resigned,
+            away=seating.away,
+            unclaimed=seating.unclaimed,
             ended=ended,
             outcome=outcome,
         )
@@ -427,17 +458,29 @@ class MatchStore:
         state: rules_pb2.GameState,
         status: Status,
         action: bytes = b"",
-        resigned: frozenset[int] | None = None,
         meta: Mapping[str, str] | None = None,
+        close_unclaimed: bool = False,
     ) -> Appended:
         """Append at the match's version and head; end the match in the same append when the
-        rules say it is over or too few seats are left."""
-        resigned = match.resigned if resigned is None else resigned
+        rules say it is over, too few seats are left, or (`close_unclaimed`) a table is closed
+        before its seats were claimed."""
+        seating = match.seating
+        for event in events:
+            if not is_game_event(event.type):
+                seating = seating.after(GATEWAY_EVENT_DECODER.decode(event.payload))
+        resigned = seating.resigned
         ended, outcome, end_reason = False, b"", ""
-        if status.finished:
-            ended, outcome, end_reason = True, status.outcome, FINISHED
+        if close_unclaimed:
+            ended, outcome, end_reason = True, unclaimed_outcome(), UNCLAIMED
+        elif status.finished:
+            outcome = status.outcome
+            if match.policy >= 1:
+                outcome = standing_outcome(outcome, match.seats, seating)
+            ended, end_reason = True, FINISHED
         elif should_end_by_resignation(match.seats, resigned) and match.version > 0:
             ended, outcome, end_reason = True, resignation_outcome(match.seats, resigned), RESIGNED
+        if seating.away != match.away:  # the bot worker checks a seat is away before playing it
+            meta = {**(meta or {}), "away": JSON.encode(sorted(seating.away)).decode()}
         if ended:
             ending = MatchEnded(end_reason, msgspec.Raw(outcome), match.seed.hex())
             events = [*events, NewEvent(MATCH_ENDED, JSON.encode(ending))]
@@ -456,7 +499,8 @@ class MatchStore:
             body = ENCODER.encode(
                 SnapshotBody(
                     state.state, status.active_players, status.finished, outcome or status.outcome,
-                    tuple(sorted(resigned)), ended,
+                    tuple(sorted(resigned)), ended, tuple(sorted(seating.away)),
+                    tuple(sorted(seating.unclaimed)),
                 )
             )  # fmt: skip
             mac_key, mac = self.keyring.mac(
@@ -506,6 +550,8 @@ class MatchStore:
             state=state,
             status=status,
             resigned=resigned,
+            away=seating.away,
+            unclaimed=seating.unclaimed,
             ended=ended,
             outcome=outcome,
         )
@@ -521,6 +567,8 @@ class MatchStore:
         await index_finished(self.store.client, key, self.clock())  # for retention (gateway/retention.py)
         if self.timers is not None:
             await self.timers.disarm(key)
+        if self.on_ended is not None:  # however it ended (a timer, a resigned seat's move, a sweep)
+            await self.on_ended(key)
 
     async def after_append(self, key: MatchKey, what: str, work: Callable[[], Awaitable[Any]]) -> None:
         """Work that follows a successful append: it must never turn the acknowledged action into

@@ -117,6 +117,8 @@ class ViewUseCases(MatchStore):
             resigned=tuple(sorted(match.resigned)),
             bots=match.bots,
             decision=decision,
+            away=tuple(sorted(match.away)),
+            unclaimed=tuple(sorted(match.unclaimed)),
         )
 
     async def _redact(self, match: Match, seat: int | None, stored: Sequence[StoredEvent]) -> list[EventOut]:

@@ -87,7 +87,10 @@ def acme(stub: Any) -> dict[str, Any]:
         metadata=bearer(ACME_KEY),
     )
     table = stub.CreateTable(pb.CreateTableRequest(game_id=GAME, seats=SEATS), metadata=bearer(ACME_KEY))
-    return {"match": match, "ticket": ticket, "table": table}
+    claimed = stub.ClaimSeat(
+        pb.ClaimSeatRequest(invite_code=table.invite_code, player_id="ann"), metadata=bearer(ACME_KEY)
+    )
+    return {"match": match, "ticket": ticket, "table": table, "resume_secret": claimed.resume_secret}
 
 
 def requests(acme: dict[str, Any]) -> dict[str, Any]:
@@ -105,11 +108,13 @@ def requests(acme: dict[str, Any]) -> dict[str, Any]:
         "CreateMatch": pb.CreateMatchRequest(game_id=GAME, players=players(), match_id=match_id),
         "CreateTable": pb.CreateTableRequest(game_id=GAME, seats=SEATS),
         "ClaimSeat": pb.ClaimSeatRequest(invite_code=acme["table"].invite_code, player_id="intruder"),
+        "ResumeSeat": pb.ResumeSeatRequest(resume_secret=acme["resume_secret"]),  # issue 39
         "IssueToken": pb.IssueTokenRequest(match_id=match_id, seat=0),
         "ListMatches": pb.ListMatchesRequest(),
         "GetView": pb.GetViewRequest(match_id=match_id),
         "SubmitAction": pb.SubmitActionRequest(match_id=match_id, action=b'{"type": "pass"}', command_id="x"),
         "Resign": pb.ResignRequest(match_id=match_id, command_id="x"),
+        "ReturnToSeat": pb.ReturnToSeatRequest(match_id=match_id, command_id="x"),  # issue 41
         "Watch": pb.WatchRequest(match_id=match_id),
         "Replay": pb.ReplayRequest(match_id=match_id, version=1),
         "Audit": pb.AuditRequest(match_id=match_id),
@@ -176,7 +181,7 @@ def test_another_tenant_finds_nothing_and_changes_nothing(stub: Any, acme: dict[
             assert code == grpc.StatusCode.OK and answer.seed_commitment != other.seed_commitment
             acme_view = stub.GetView(pb.GetViewRequest(match_id=other.match_id), metadata=bearer(ACME_KEY))
             assert acme_view.version == other.version
-        elif rpc == "ClaimSeat":
+        elif rpc in ("ClaimSeat", "ResumeSeat"):
             assert code == grpc.StatusCode.OK and answer.rejection.code == "bad_invite"
         elif rpc == "ListMatches":
             assert acme["match"].match_id not in {m.match_id for m in answer.matches}

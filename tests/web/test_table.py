@@ -313,6 +313,10 @@ def test_refusals_stay_until_dismissed_and_a_resigned_table_of_bots_finishes(
             "() => document.querySelector('[data-testid=log]')?.innerText.includes('Ann resigns')",
             timeout=15_000,
         )
+        # Issue 39 item 5: the seat is marked resigned at the table.
+        ann.page.wait_for_selector(
+            "[data-testid=players] tr[data-seat='0'][data-mark=resigned]", timeout=15_000
+        )
     finally:
         ann.close()
     deadline = time.monotonic() + MATCH_DEADLINE_S
@@ -340,3 +344,82 @@ def test_the_table_holds_on_a_360_px_phone(stack: Stack, browser: Any) -> None:
         assert not phone.errors, phone.errors
     finally:
         phone.close()
+
+
+def test_a_seat_moves_to_another_device_with_its_resume_link(stack: Stack, browser: Any, tenant: Any) -> None:
+    """Issue 39 item 1 / issue 41 item 2: the resume link takes Ann's seat on her phone (another
+    browser, nothing shared); it works once, and the phone shows the new one."""
+    ann, phone, thief = Person(browser), Person(browser, width=360, height=780), Person(browser)
+    try:
+        match_id, _ = _open_table(stack, ann, "rattus_cartus", ["greedy"])
+        link = ann.page.locator("[data-testid=resume-link]").input_value()
+        assert "#/resume?s=ghs1." in link
+        phone.page.goto(link)
+        phone.page.wait_for_selector("[data-testid=board][data-version]", timeout=30_000)
+        assert phone.page.evaluate("() => location.hash").startswith("#/play?m=")  # the secret left the URL
+        assert "Ann (you)" in phone.page.locator("[data-testid=players]").inner_text()
+        fresh = phone.page.locator("[data-testid=resume-link]").input_value()
+        assert fresh != link and "ghs1." in fresh
+        rng = random.Random(7)
+        version = tenant.get_view(match_id).version
+        deadline = time.monotonic() + 60
+        while tenant.get_view(match_id).version == version:  # the phone plays Ann's seat
+            assert time.monotonic() < deadline, "the phone could not act for Ann"
+            _click_a_choice(phone.page, rng)
+            phone.page.wait_for_timeout(200)
+        # The link already used takes nothing.
+        thief.page.goto(link)
+        thief.page.wait_for_selector("[data-testid=refusal]", timeout=30_000)
+        assert "did not work" in thief.page.locator("[data-testid=refusal]").inner_text()
+        thief.errors.clear()  # the refused call's HTTP answer was the point
+        assert not ann.errors and not phone.errors, ann.errors + phone.errors
+    finally:
+        for person in (ann, phone, thief):
+            person.close()
+
+
+def test_an_absent_player_is_replaced_by_a_bot_and_comes_back(
+    stack: Stack, browser: Any, tenant: Any
+) -> None:
+    """Issue 41 item 2 at the table: the web table's turn timer (3 s for this test, through the
+    admin API) runs out for Ann while Bob plays on; the table marks her away and a bot plays her
+    seat; "I'm back" gives it back."""
+    import grpc
+    from guildhall.admin.v1 import admin_pb2, admin_pb2_grpc
+
+    admin = admin_pb2_grpc.AdminServiceStub(grpc.insecure_channel(stack.gateway_targets[0]))
+    auth = [("authorization", f"Bearer {stack.admin_key}")]
+
+    def table_timer(seconds: int) -> None:
+        timer = admin_pb2.TurnTimer(seconds=seconds, policy="bot")
+        settings = admin_pb2.TenantSettings(tables=admin_pb2.TableSettings(turn_timer=timer))
+        admin.UpdateTenant(admin_pb2.UpdateTenantRequest(tenant_id="local", settings=settings), metadata=auth)
+
+    ann, bob = Person(browser), Person(browser)
+    table_timer(3)
+    try:
+        time.sleep(3)  # every replica applies a tenant change within seconds (docs/gateway.md)
+        match_id, link = _open_table(stack, ann, "rattus_cartus", ["friend"])
+        _join(bob, link, "Bob")
+        rng = random.Random(41)
+        back = ann.page.locator("[data-testid=im-back]")
+        deadline = time.monotonic() + 90
+        while not back.count():  # Bob plays on (well within his timer); Ann does nothing
+            assert time.monotonic() < deadline and _state(bob.page) != "finished", "Ann was never marked away"
+            _click_a_choice(bob.page, rng)
+            bob.page.wait_for_timeout(400)
+        row = ann.page.locator("[data-testid=players] tr[data-seat='0']")
+        assert row.get_attribute("data-mark") == "away (a bot plays)"
+        assert "Ann is away" in ann.page.locator("[data-testid=log]").inner_text()
+        back.click()
+        ann.page.wait_for_function("() => !document.querySelector('[data-testid=away]')", timeout=15_000)
+        assert 0 not in tenant.get_view(match_id).away_seats
+        bob.page.wait_for_function(  # everyone is told
+            "() => document.querySelector('[data-testid=log]')?.innerText.includes('Ann is back')",
+            timeout=15_000,
+        )
+        assert not ann.errors and not bob.errors, ann.errors + bob.errors
+    finally:
+        table_timer(120)
+        ann.close()
+        bob.close()

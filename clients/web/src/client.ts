@@ -8,6 +8,7 @@ import { type Value, ValueSchema } from "@bufbuild/protobuf/wkt";
 import { type Client, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import {
+  type ClaimSeatResponse,
   GatewayService,
   type MatchEvent as PbEvent,
   type MatchView as PbView,
@@ -119,6 +120,20 @@ export interface MatchView {
   seatNames: string[];
   /** The seats played by the platform's bots, with their kind ("random", "greedy"). */
   bots: { seat: number; kind: string }[];
+  /** Seats that resigned: they act no more and finish after every other seat. */
+  resignedSeats: number[];
+  /** Seats a platform bot plays since their turn timer ran out, until their player is back. */
+  awaySeats: number[];
+  /** A private table's seats nobody has taken yet: nobody acts until there are none. */
+  unclaimedSeats: number[];
+}
+
+/** A claimed seat: its token, and the secret that moves it to another device (keep it private). */
+export interface ClaimedSeat {
+  matchId: string;
+  seat: number;
+  token: string;
+  resumeSecret: string;
 }
 
 export interface Accepted {
@@ -294,7 +309,16 @@ export function viewOf(v: PbView): MatchView {
         : null,
     seatNames: [...v.seatNames],
     bots: v.bots.map((b) => ({ seat: b.seat, kind: b.kind })),
+    resignedSeats: [...v.resignedSeats],
+    awaySeats: [...v.awaySeats],
+    unclaimedSeats: [...v.unclaimedSeats],
   };
+}
+
+function claimedOf(r: ClaimSeatResponse): ClaimedSeat {
+  if (r.result.case === "rejection") throw rejectionFor(r.result.value.code, r.result.value.message);
+  const seat = r.result.case === "seat" ? r.result.value : undefined;
+  return { matchId: r.matchId, seat: seat?.seat ?? -1, token: seat?.token ?? "", resumeSecret: r.resumeSecret };
 }
 
 const TICKET_STATES: Record<number, Ticket["state"]> = {
@@ -504,13 +528,24 @@ export class GuildhallClient {
     return { matchId: r.matchId, inviteCode: r.inviteCode, spectatorToken: r.spectatorToken };
   }
 
-  /** Claim a seat with an invite code; `displayName` is shown to everyone at the table. */
-  async claimSeat(inviteCode: string, playerId: string, displayName = "") {
-    // Safe to retry: the same player id claiming again gets the same seat.
-    const r = await this.call(() => this.rpc.claimSeat({ inviteCode, playerId, displayName }), true);
-    if (r.result.case === "rejection") throw rejectionFor(r.result.value.code, r.result.value.message);
-    const seat = r.result.case === "seat" ? r.result.value : undefined;
-    return { matchId: r.matchId, seat: seat?.seat ?? -1, token: seat?.token ?? "" };
+  /**
+   * Claim a seat with an invite code; `displayName` is shown to everyone at the table. A seat is
+   * claimed once: the claim carries a random claim id (made up when not given), so a retry after
+   * a lost reply answers the same seat and nothing else does. `resumeSecret` moves the seat to
+   * another device (`resumeSeat`).
+   */
+  async claimSeat(inviteCode: string, playerId: string, displayName = "", opts: { claimId?: string } = {}): Promise<ClaimedSeat> {
+    const claimId = opts.claimId ?? newCommandId();
+    const r = await this.call(() => this.rpc.claimSeat({ inviteCode, playerId, displayName, claimId }), true);
+    return claimedOf(r);
+  }
+
+  /**
+   * Take a claimed seat on this device with its resume secret: a fresh token and a new secret
+   * (the one given stops working). Not retried: a secret works once.
+   */
+  async resumeSeat(resumeSecret: string): Promise<ClaimedSeat> {
+    return claimedOf(await this.call(() => this.rpc.resumeSeat({ resumeSecret }), false));
   }
 
   async issueToken(matchId: string, seat: number | null) {
@@ -583,6 +618,12 @@ export class GuildhallClient {
 
   async resign(matchId: string, commandId = newCommandId()): Promise<Accepted> {
     const response = await this.call(() => this.rpc.resign({ matchId, commandId }), true);
+    return { ...(await this.accepted(matchId, commandId, response)), resubmitted: 0 };
+  }
+
+  /** "I'm back": take this seat back from the platform's bot that played it while away. */
+  async returnToSeat(matchId: string, commandId = newCommandId()): Promise<Accepted> {
+    const response = await this.call(() => this.rpc.returnToSeat({ matchId, commandId }), true);
     return { ...(await this.accepted(matchId, commandId, response)), resubmitted: 0 };
   }
 

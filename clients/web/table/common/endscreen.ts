@@ -14,7 +14,9 @@ const REASONS: Record<string, string> = {
 export function endScreen(view: MatchView, names: string[], reason: string | null): HTMLElement {
   const outcome: Json = view.outcome ?? {};
   const winners: number[] = outcome.winners ?? [];
-  const results: Json[] = [...(outcome.results ?? [])].sort((a, b) => b.score - a.score);
+  // Issue 39: a seat that resigned (or was away at the end) finishes after every seat that stayed.
+  const left = (seat: number) => view.resignedSeats.includes(seat) || view.awaySeats.includes(seat);
+  const results: Json[] = [...(outcome.results ?? [])].sort((a, b) => Number(left(a.player)) - Number(left(b.player)) || b.score - a.score);
   const name = (seat: number) => names[seat] ?? `Player ${seat + 1}`;
   const why = view.view?.end_reason ? `${words(String(view.view.end_reason))}.` : reason ? (REASONS[reason] ?? `${words(reason)}.`) : "The game reached its end under its rules.";
   const box = h("section", { class: "end", "data-testid": "end-screen", "aria-labelledby": "end-title" });
@@ -34,8 +36,16 @@ export function endScreen(view: MatchView, names: string[], reason: string | nul
     body.append(
       h(
         "tr",
-        { "data-seat": String(r.player), "data-score": String(r.score) },
-        h("th", { scope: "row" }, h("span", { class: "swatch", style: `background:${seatColour(r.player)}` }), " ", name(r.player), winners.includes(r.player) ? h("span", { class: "badge" }, "winner") : ""),
+        { "data-seat": String(r.player), "data-score": String(r.score), "data-left": left(r.player) ? "1" : "0" },
+        h(
+          "th",
+          { scope: "row" },
+          h("span", { class: "swatch", style: `background:${seatColour(r.player)}` }),
+          " ",
+          name(r.player),
+          winners.includes(r.player) ? h("span", { class: "badge" }, "winner") : "",
+          view.resignedSeats.includes(r.player) ? h("span", { class: "badge left" }, "resigned") : "",
+        ),
         h("td", { class: "num" }, String(r.score)),
         h("td", {}, detail),
       ),

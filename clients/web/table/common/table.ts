@@ -10,7 +10,7 @@ import { endScreen } from "./endscreen.js";
 import { Log } from "./log.js";
 import { Catalog, sectionsOf, seatColour, seatNames } from "./names.js";
 import { Refusals } from "./refusals.js";
-import { type SeatRecord, keepSeat, pageClient } from "./session.js";
+import { type SeatRecord, keepSeat, pageClient, resumeLink } from "./session.js";
 
 const catalogs = new Map<string, Promise<{ catalog: Catalog; sections: Record<string, string> }>>();
 
@@ -84,6 +84,7 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
   const decisionBox = h("div", { "data-testid": "decision-box" });
   const players = h("section", { class: "panel", "aria-labelledby": "players-title" });
   const end = h("div", {});
+  const away = h("div", { "data-testid": "away-box" });
   const tools = h("section", { class: "panel tools", "aria-label": "Match tools" });
   side.append(decisionBox, players, log.root, tools);
   const page = h(
@@ -91,6 +92,7 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
     { class: "page match", "data-testid": asSeat ? "seat-page" : "spectator" },
     h("div", { class: "match-head" }, title, sub, status),
     refusals.root,
+    away,
     end,
     h("div", { class: "columns" }, h("section", { class: "main", id: "board", "aria-label": "Board" }, boardBox), side),
   );
@@ -103,6 +105,20 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
   if (invite && asSeat) {
     const link = `${here}#/join?code=${encodeURIComponent(invite)}`;
     toolItems.append(h("li", {}, "Invite a friend: ", h("a", { href: link, "data-testid": "invite-link" }, "invite link"), " ", h("code", {}, invite)));
+  }
+  if (asSeat && record?.resumeSecret) {
+    // Issue 39: the seat's resume link, for this player only: it moves the seat to another device.
+    const link = resumeLink(record);
+    const field = h("input", { readonly: "", value: link, "aria-label": "Resume link", "data-testid": "resume-link", class: "resume-link" }) as HTMLInputElement;
+    const copy = button("Copy", () => {
+      void navigator.clipboard?.writeText(link).then(
+        () => (copy.textContent = "Copied"),
+        () => field.select(),
+      );
+    }, { class: "secondary small", "data-testid": "copy-resume-link" });
+    toolItems.append(
+      h("li", {}, "Play this seat on another device: open your resume link there (keep it to yourself; it works once, and this page then shows the new one). ", field, " ", copy),
+    );
   }
   if (record?.spectatorToken) {
     const watch = `#/watch?m=${matchId}&t=${encodeURIComponent(record.spectatorToken)}`;
@@ -142,6 +158,29 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
     drawResign();
   };
 
+  // Issue 41: while a bot plays this seat (its timer ran out), the player takes it back here.
+  const drawAway = () => {
+    away.replaceChildren();
+    if (!asSeat || view.finished || !view.awaySeats.includes(view.seat)) return;
+    away.append(
+      h(
+        "section",
+        { class: "away", role: "status", "data-testid": "away" },
+        h("p", {}, "Your time ran out, so a bot is playing your seat. Take it back whenever you are ready (acting does it too)."),
+        button("I'm back", () => void comeBack(), { class: "primary", "data-testid": "im-back" }),
+      ),
+    );
+  };
+  const comeBack = async () => {
+    try {
+      const accepted = await client.returnToSeat(matchId);
+      if (accepted.version > view.version) view = await client.getView(matchId);
+    } catch (error) {
+      refusals.show(errorText(error));
+    }
+    draw();
+  };
+
   const nameList = (seats: number[]) => {
     const list = seats.map((s) => (s === view.seat ? "you" : names[s]));
     return list.length <= 1 ? (list[0] ?? "nobody") : `${list.slice(0, -1).join(", ")} and ${list.at(-1)}`;
@@ -154,11 +193,14 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
     const seatViews: unknown[] = Array.isArray(view.view?.seats) ? view.view.seats : [];
     names.forEach((name, seat) => {
       const score = (seatViews[seat] as { score?: number } | undefined)?.score;
-      const now = view.finished ? "" : view.activeSeats.includes(seat) ? "to act" : simultaneousStart?.includes(seat) ? "decided" : "";
+      const acting = view.finished ? "" : view.activeSeats.includes(seat) ? "to act" : simultaneousStart?.includes(seat) ? "decided" : "";
+      // Issues 39 and 41: who resigned, who is away (a bot plays for them), whose seat is free.
+      const mark = view.resignedSeats.includes(seat) ? "resigned" : view.awaySeats.includes(seat) ? "away (a bot plays)" : view.unclaimedSeats.includes(seat) ? "seat free" : "";
+      const now = [mark, acting].filter(Boolean).join(", ");
       body.append(
         h(
           "tr",
-          { class: seat === view.seat ? "me" : "" },
+          { class: seat === view.seat ? "me" : "", "data-seat": String(seat), "data-mark": mark },
           h("th", { scope: "row" }, h("span", { class: "swatch", style: `background:${seatColour(seat)}` }), " ", name, seat === view.seat ? " (you)" : ""),
           h("td", {}, now),
           h("td", { class: "num" }, score === undefined ? "" : String(score)),
@@ -177,7 +219,7 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
     simultaneousStart = view.decision?.simultaneous ? (simultaneousStart ?? [...view.activeSeats]) : null;
     if (view.finished) status.textContent = "The match is over.";
     else if (view.myTurn) status.textContent = view.decision?.simultaneous ? `Your decision (at the same time as ${nameList(view.activeSeats.filter((s) => s !== view.seat)) || "nobody else"}).` : "Your turn.";
-    else if (!view.activeSeats.length) status.textContent = "Waiting for the table to fill.";
+    else if (view.unclaimedSeats.length || !view.activeSeats.length) status.textContent = "Waiting for the table to fill.";
     else status.textContent = `Waiting for ${nameList(view.activeSeats)}${view.activeSeats.length > 1 ? " (deciding at the same time)" : ""}.`;
     boardBox.setAttribute("data-version", String(view.version));
     boardBox.setAttribute("data-state", view.finished ? "finished" : view.myTurn ? "my-turn" : "waiting");
@@ -203,6 +245,7 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
       decisionBox.append(h("section", { class: "decision waiting", "data-testid": "waiting" }, h("p", {}, asSeat ? status.textContent ?? "" : `Spectating. ${status.textContent ?? ""}`)));
     }
     drawPlayers();
+    drawAway();
     if (view.finished) {
       end.replaceChildren(endScreen(view, names, log.endReason()));
       if (record) keepSeat({ ...record, finished: true });
