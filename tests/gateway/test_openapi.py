@@ -242,6 +242,12 @@ def test_every_path_in_the_document_answers_as_it_says(stack: Stack) -> None:
     table = c.rpc("CreateTable", page, {"game_id": GAME, "seats": 2, "options_value": {}})
     claimed = c.rpc("ClaimSeat", key, {"invite_code": table["inviteCode"], "player_id": "cy"})
     assert claimed["matchId"] == table["matchId"] and claimed["seat"]["token"]
+    # The seat moved to another device with its resume secret; the player says they are back.
+    resumed = c.rpc("ResumeSeat", page, {"resume_secret": claimed["resumeSecret"]})
+    assert resumed["seat"]["token"] and resumed["resumeSecret"] != claimed["resumeSecret"]
+    c.rpc("ClaimSeat", key, {"invite_code": table["inviteCode"], "player_id": "dee"})
+    back = c.rpc("ReturnToSeat", resumed["seat"]["token"], {"match_id": table["matchId"], "command_id": "r1"})
+    assert back["rejection"]["code"] == "not_your_turn"  # nobody was playing for the seat
 
     # A ticket queued, read, followed and cancelled; its feed then ends.
     ticket = c.rpc("CreateTicket", key, {"game_id": GAME, "min_seats": 2, "player_id": "carol"})
