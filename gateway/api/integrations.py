@@ -224,7 +224,7 @@ async def claim_bot_seats(self: Any, request: Any, context: Any, principal: Prin
         if verdict != "play":
             await bots.release([lease.lease_id], done=verdict == "drop", retry_in_s=2.0)
             continue
-        token, _ = self.ports.tokens.issue(lease.tenant, lease.match_id, lease.seat)
+        token, _ = self.ports.auth.issue(principal, lease.match_id, lease.seat, tenant=lease.tenant)
         out.append(
             pb.BotAssignment(
                 lease_id=lease.lease_id,

@@ -302,9 +302,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         for seat, player in enumerate(players):
             if seat in bots:
                 continue  # the platform's bot worker gets its own token
-            token, _ = self.ports.tokens.issue(principal.tenant, match_id, seat)
+            token, _ = self.ports.auth.issue(principal, match_id, seat)
             seats.append(gateway_pb2.SeatToken(seat=seat, player_id=player, token=token))
-        spectator, _ = self.ports.tokens.issue(principal.tenant, match_id, None)
+        spectator, _ = self.ports.auth.issue(principal, match_id, None)
         return gateway_pb2.CreateMatchResponse(
             match_id=match_id,
             game_id=game.game_id,
@@ -351,7 +351,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         except BaseException:
             await self.ports.quotas.release_match(principal.tenant, match_id)
             raise
-        spectator, _ = self.ports.tokens.issue(principal.tenant, match_id, None)
+        spectator, _ = self.ports.auth.issue(principal, match_id, None)
         return gateway_pb2.CreateTableResponse(match_id=match_id, invite_code=code, spectator_token=spectator)
 
     @unary("ClaimSeat")
@@ -379,7 +379,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         if name and self.ports.names is not None:
             await self.ports.tables.name_seat(principal.tenant, match_id, seat, name)
             self.ports.names.forget(MatchKey(principal.tenant, match_id))
-        token, _ = self.ports.tokens.issue(principal.tenant, match_id, seat)
+        token, _ = self.ports.auth.issue(principal, match_id, seat)
         return gateway_pb2.ClaimSeatResponse(
             seat=gateway_pb2.SeatToken(seat=seat, player_id=player, token=token), match_id=match_id
         )
@@ -392,7 +392,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         seat = request.seat if request.HasField("seat") else None
         if seat is not None and not 0 <= seat < _seat_count(view):
             raise BadRequest(f"the match has no seat {seat}")
-        token, expires = self.ports.tokens.issue(principal.tenant, key.match_id, seat)
+        token, expires = self.ports.auth.issue(principal, key.match_id, seat)
         return gateway_pb2.IssueTokenResponse(token=token, expires_at_ms=expires)
 
     @unary("ListMatches")
@@ -585,7 +585,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
             ticket.match_id = status.match_id
             ticket.seat = status.seat
             ticket.players.extend(status.players or ())
-            ticket.seat_token, _ = self.ports.tokens.issue(principal.tenant, status.match_id, status.seat)
+            ticket.seat_token, _ = self.ports.auth.issue(principal, status.match_id, status.seat)
         return ticket
 
     def _matchmaker(self) -> Any:
