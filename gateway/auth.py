@@ -98,6 +98,9 @@ SCOPES: Mapping[str, frozenset[str]] = {
             "RevokeApiKey",
             "GetUsage",
             "ListAdminLog",
+            "GetAdminLogCheckpoint",  # issue 39
+            "VerifyAdminLog",
+            "RestoreTenant",
         )
     },  # fmt: skip
 }

@@ -145,7 +145,8 @@ def streaming(rpc: str) -> Callable[[Any], Any]:
             try:
                 principal = self.ports.auth.authenticate(context.invocation_metadata(), rpc)
                 _bind_principal(principal)
-                with self.ports.open_streams.hold(principal.tenant):  # issue 34: a suspension ends it
+                # Issue 34: a suspension ends it; issue 39: so does revoking the key behind it.
+                with self.ports.open_streams.hold(principal.tenant, principal.key_print):
                     async for message in method(self, request, context, principal):
                         if sent == 0:
                             metrics.LATENCY.labels(rpc).observe(time.perf_counter() - started)

@@ -34,7 +34,7 @@ from gateway.domain.timers import FORFEIT, RANDOM_ACTION, timeout_choice
 from gateway.eventstore.async_redis import DUPLICATE, TAKEN
 from gateway.eventstore.base import MatchKey, NewEvent
 from gateway.rules_client import Accepted, Event, SeatView
-from gateway.usecases.results import ContendedMatch, InvalidRequest, SubmitOutcome
+from gateway.usecases.results import ContendedMatch, InvalidRequest, MatchNotFound, SubmitOutcome
 from gateway.usecases.store import Match
 from gateway.usecases.views import ViewUseCases
 from services.kernel import GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, UNKNOWN_PLAYER, Rejection
@@ -286,6 +286,15 @@ class PlayUseCases(ViewUseCases):
         if appended.status in (DUPLICATE, TAKEN):
             return await self._first_result(match.key, seat, command_id, actor=actor)
         return None
+
+    async def restart_clocks(self, key: MatchKey) -> None:
+        """Issue 39: every seat the match waits for gets its whole turn time again, from now (a
+        suspended tenant's match, resumed: its players could not act meanwhile)."""
+        try:
+            match = await self._load(key, fresh=True)
+        except MatchNotFound:
+            return  # archived or removed meanwhile: no clock to restart
+        await self._arm(match)
 
     async def on_timer(self, key: MatchKey, version: int, seat: int, policy: str) -> SubmitOutcome | None:
         """A turn timer ran out: if the match still waits for `seat` at `version`, play a legal
