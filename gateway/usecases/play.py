@@ -291,9 +291,13 @@ class PlayUseCases(ViewUseCases):
         """Issue 39: every seat the match waits for gets its whole turn time again, from now (a
         suspended tenant's match, resumed: its players could not act meanwhile)."""
         try:
-            match = await self._load(key, fresh=True)
+            match: Match | None = await self._load(key, fresh=True)
         except MatchNotFound:
-            return  # archived or removed meanwhile: no clock to restart
+            match = None  # archived or removed meanwhile
+        if match is None or match.ended or match.timer is None or not match.waiting_seats():
+            if self.timers is not None:
+                await self.timers.disarm(key)  # no clock to restart: none left parked either
+            return
         await self._arm(match)
 
     async def on_timer(self, key: MatchKey, version: int, seat: int, policy: str) -> SubmitOutcome | None:
