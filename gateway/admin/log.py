@@ -333,8 +333,9 @@ def check_checkpoint(checkpoint: Checkpoint, events: Sequence[StoredEvent], veri
 
 class AdminLog:
     def __init__(self, redis: Any, *, sign: Sign | None = None, verify: Verify | None = None) -> None:
-        """`sign`/`verify`: the gateway's KeyRing's (None: entries carry no receipt, and any
-        receipt is taken as valid; a gateway without SIGNING_KEYS_DIR, development only)."""
+        """`sign`/`verify`: the gateway's KeyRing's. `verify` None (a gateway without
+        SIGNING_KEYS_DIR, development only): any entry is taken as signed. `sign` None: entries
+        carry no receipt (tests writing what a gateway would not)."""
         self.redis = redis
         self.sign = sign
         self.verify_receipt = verify
@@ -350,7 +351,7 @@ class AdminLog:
         *,
         writes: Mapping[str, bytes] | None = None,
         removes: Sequence[str] = (),
-        expected: tuple[int, int | str] | None = None,
+        expected: tuple[int, str] | None = None,
         **more: Any,
     ) -> int:
         """Record one action, and write the tenant records `writes` with it; returns its version.
@@ -367,7 +368,6 @@ class AdminLog:
         actor = operator or "-"
         for _ in range(_ATTEMPTS):
             version, head = expected if expected is not None else await self.head()
-            head = str(head)
             time_ms = now_ms()
             entry_hash = chain_hash(
                 head, version + 1, action, actor, command_id, RULES_VERSION, time_ms, payload
@@ -479,9 +479,8 @@ class AdminLog:
             )
         if follower.unsigned:
             raise ValueError(f"the admin log's entries {follower.unsigned[:10]} carry no valid receipt")
-        checkpoint = Checkpoint(follower.length, follower.head, "", b"", now_ms())
-        key_id, signature = self.sign(checkpoint.message())
-        return Checkpoint(follower.length, follower.head, key_id, signature, checkpoint.time_ms)
+        key_id, signature = self.sign(receipt_message(LOG_TENANT, LOG_NAME, follower.length, follower.head))
+        return Checkpoint(follower.length, follower.head, key_id, signature, now_ms())
 
     async def verify(self, checkpoint: Checkpoint | None, records: Mapping[str, bytes]) -> LogReport:
         """The chain, every receipt, `checkpoint` if given, and `records` (the tenants hash as

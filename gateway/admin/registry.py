@@ -379,8 +379,10 @@ class TenantRegistry:
             self.streams.cut(tenant_id, f"tenant {tenant_id!r} no longer exists")
         for key_print in revoked:
             self.streams.cut_key(key_print, "the API key behind this credential was revoked")
-        for tenant_id in resumed if self._on_resumed is not None else ():
-            self._in_background(self._on_resumed(tenant_id), f"restart the clocks of {tenant_id}")  # type: ignore[misc]
+        restart = self._on_resumed
+        if restart is not None:
+            for tenant_id in resumed:
+                self._in_background(restart(tenant_id), f"restart the clocks of {tenant_id}")
         _log.info("tenants applied", log_version=version, tenants=len(tenants))
         return True
 
@@ -438,10 +440,12 @@ class TenantRegistry:
     async def adopt(self) -> bool:
         """A log that has never explained a record (written before issue 39) takes the records
         Redis holds now as its own, in one signed entry: once, by whichever replica gets there."""
-        while True:
+        for _ in range(_CHANGE_ATTEMPTS):
             version, head, raw = await self.records.snapshot()
-            await self.follow(version)
-            if self.follower.explained or self.follower.unvouched or not raw:
+            follower = await self.follow(version)
+            if follower.length != version:
+                continue  # the log moved since the read
+            if follower.explained or follower.unvouched or follower.problem or not raw:
                 return False
             shown = {t: _shown(data) for t, data in sorted(raw.items())}
             try:
@@ -452,6 +456,7 @@ class TenantRegistry:
                 continue
             _log.warning("the admin log adopted the tenant records Redis held", tenants=sorted(raw))
             return True
+        return False
 
     async def seed(self, document: Mapping[str, Any]) -> list[str]:
         """The tenants file's tenants Redis does not hold yet (nor ever deleted), each written by
