@@ -173,12 +173,20 @@ class Gateway:
         self.redis = redis
         # Issue 34: the tenants file seeds Redis; Redis's tenants are the ones served from now on,
         # kept current on every replica (gateway/admin/registry.py).
+        from gateway.admin.log import AdminLog
         from gateway.admin.registry import OpenStreams, TenantRegistry
         from gateway.admin.usage import UsageMeter
 
-        usage = UsageMeter(redis, retention_days=config.usage_retention_days, flush_s=config.usage_flush_s)
+        def billed(tenant_id: str) -> bool:  # issue 39: a deleted tenant's usage is not written back
+            tenant = tenants.get(tenant_id)
+            return tenant is not None and not tenant.offboarding
+
+        usage = UsageMeter(
+            redis, retention_days=config.usage_retention_days, flush_s=config.usage_flush_s, counts_for=billed
+        )
         open_streams = OpenStreams(on_open=usage.stream_opened, on_close=usage.stream_closed)
         applied: list[Any] = []  # the Authenticator, once built
+        resumed: list[Any] = []  # what restarts a resumed tenant's turn clocks, once built
 
         def apply_tenants(fresh: dict[str, Tenant]) -> None:
             tenants.clear()
@@ -186,7 +194,23 @@ class Gateway:
             for auth_ in applied:
                 auth_.replace_tenants(fresh)
 
-        registry = TenantRegistry(redis, apply_tenants, streams=open_streams, listen=not config.redis_cluster)
+        async def on_resumed(tenant_id: str) -> None:
+            for restart in resumed:
+                await restart(tenant_id)
+
+        # Issue 39: the admin log's entries are signed; their receipts are checked when the keys
+        # are the deployment's own (a throwaway key's receipts would not verify after a restart).
+        admin_log = AdminLog(
+            redis, sign=keyring.sign, verify=keyring.verify if config.signing_keys_dir else None
+        )
+        registry = TenantRegistry(
+            redis,
+            apply_tenants,
+            log=admin_log,
+            streams=open_streams,
+            on_resumed=on_resumed,
+            listen=not config.redis_cluster,
+        )
         seed = json.loads(Path(config.tenants_file).read_text()) if config.tenants_file else None
         await registry.start(seed)
         if not tenants:
@@ -313,6 +337,10 @@ class Gateway:
         service_name = gateway_pb2.DESCRIPTOR.services_by_name["GatewayService"].full_name
         # Issue 34: the operator plane on the same port (gateway/admin/).
         admin_servicer = self._admin_servicer(server, auth, registry, usage, archive)
+        if admin_servicer.admin.jobs is not None:  # issue 39: offboarding jobs, taken over here too
+            self._tasks.append(
+                asyncio.create_task(admin_servicer.admin.jobs.run(self.stopping), name="offboarding")
+            )
         reflection.enable_server_reflection((service_name, ADMIN_SERVICE, reflection.SERVICE_NAME), server)
         self.port = server.add_insecure_port(f"{config.host}:{config.port}")
         if not self.port:
@@ -341,6 +369,8 @@ class Gateway:
             tenant = auth.tenants.get(pairing.tenant)
             if tenant is None:
                 raise LookupError(f"tenant {pairing.tenant!r} is no longer configured")
+            if tenant.suspended:  # issue 39: a suspended tenant's tickets start nothing
+                raise LookupError(f"tenant {pairing.tenant!r} is suspended")
             await quotas.admit_match(pairing.tenant, pairing.match_id, tenant.quotas.active_matches)
             default = tenant.turn_timer
             bots = bots_of_pairing(pairing)  # a ticket seated with bots (gateway/botseats.py)
@@ -367,9 +397,17 @@ class Gateway:
                 await quotas.release_match(key.tenant, key.match_id)
             return outcome
 
+        def clocks_stopped(tenant_id: str) -> bool:  # issue 39: suspended (or gone): timers park
+            tenant = tenants.get(tenant_id)
+            return tenant is None or tenant.suspended
+
+        resumed.append(lambda tenant_id: timers.resume(tenant_id, matches.restart_clocks))
         self._tasks += [
             asyncio.create_task(matchmaker.run(create_from_pairing, self.stopping), name="matchmaker"),
-            asyncio.create_task(timers.run(on_expire, self.stopping), name="turn-timers"),
+            asyncio.create_task(
+                timers.run(on_expire, self.stopping, paused=clocks_stopped, restart=matches.restart_clocks),
+                name="turn-timers",
+            ),
             asyncio.create_task(webhooks.run(self.stopping), name="webhooks"),
             asyncio.create_task(
                 bot_seats.run_fill(create_from_pairing, matchmaker.complete, self.stopping), name="bot-fill"
@@ -399,7 +437,7 @@ class Gateway:
         """guildhall.admin.v1.AdminService on the gRPC server (issue 34); returns the servicer."""
         from guildhall.admin.v1 import admin_pb2_grpc
 
-        from gateway.admin.log import AdminLog
+        from gateway.admin.offboard import OffboardJobs
         from gateway.admin.usecases import Admin
         from gateway.api.admin import AdminPorts, AdminServicer
 
@@ -412,13 +450,18 @@ class Gateway:
             kind = RedisCluster if config.redis_cluster else blocking.Redis
             return kind.from_url(config.redis_url, socket_timeout=max(config.redis_timeout_s, 30.0))
 
+        jobs = None
+        if archive is not None:
+            jobs = OffboardJobs(
+                self.redis, registry.records, registry.log, archive, blocking_client, registry.refresh,
+                lease_s=config.offboard_lease_s,
+            )  # fmt: skip
         admin = Admin(
             registry.records,
-            AdminLog(self.redis),
+            registry.log,
             usage,
             registry,
-            archive=archive,
-            blocking_client=blocking_client,
+            jobs=jobs,
             allow_http_webhooks=config.webhook_allow_http,
         )
         servicer = AdminServicer(AdminPorts(auth, admin))

@@ -86,6 +86,8 @@ class Config:
     # Issue 34: usage counters kept this many days; each replica flushes its counts this often.
     usage_retention_days: int = 400
     usage_flush_s: float = 5.0
+    # Issue 39: an offboarding job whose replica is silent this long is taken over by another.
+    offboard_lease_s: float = 30.0
 
     @staticmethod
     def rules_from_env(env: Mapping[str, str]) -> dict[str, str]:
@@ -392,6 +394,7 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         trusted_proxies=args.trusted_proxies,
         usage_retention_days=int(env.get("USAGE_RETENTION_DAYS", "400")),
         usage_flush_s=float(env.get("USAGE_FLUSH_SECONDS", "5")),
+        offboard_lease_s=float(env.get("OFFBOARD_LEASE_SECONDS", "30")),
     )
 
 

@@ -17,6 +17,10 @@ Decisions (question -> decision):
 - Stream time is charged to the hour it passes in: each flush charges every open stream the
   time since the previous flush, so a day-long Watch is billed over the day, not when it ends.
 - Seconds, not minutes, are stored (integers, exact); `guildhall admin usage` shows both.
+- Issue 39: counts of a tenant being deleted, or deleted, are dropped at the flush (`counts_for`,
+  the registry's view): a replica's last flush would otherwise write the usage keys back
+  seconds after offboarding removed them (offboarding waits for every replica to apply the
+  deletion's first step before it removes anything).
 """
 
 from __future__ import annotations
@@ -96,8 +100,10 @@ class UsageMeter:
         retention_days: int = DEFAULT_RETENTION_DAYS,
         flush_s: float = DEFAULT_FLUSH_S,
         clock: Callable[[], float] = time.time,
+        counts_for: Callable[[str], bool] = lambda _tenant: True,
     ) -> None:
         self.redis = redis
+        self.counts_for = counts_for  # tenant -> still billed (bootstrap: configured, not offboarding)
         self.retention_s = int(retention_days * 86400)
         self.flush_s = flush_s
         self.clock = clock
@@ -135,6 +141,10 @@ class UsageMeter:
         if not self._pending:
             return 0
         pending, self._pending = self._pending, defaultdict(int)
+        for item in [item for item in pending if not self.counts_for(item[0])]:
+            del pending[item]
+        if not pending:
+            return 0
         at = datetime.fromtimestamp(self.clock(), UTC)
         hour = at.replace(minute=0, second=0, microsecond=0)
         day = hour.replace(hour=0)

@@ -13,9 +13,13 @@ from typing import Any
 from guildhall.admin.v1 import admin_pb2 as pb
 from guildhall.admin.v1 import admin_pb2_grpc
 
-from gateway.admin.usecases import Admin, invalid, redact
+from gateway.admin.log import Checkpoint, redact
+from gateway.admin.registry import tenant_of
+from gateway.admin.usecases import Admin, invalid
 from gateway.api.server import unary
 from gateway.auth import QUOTA_NAMES, Authenticator, Principal
+
+MAX_WAIT_S = 10.0  # DeleteTenant answers with the job's progress after this, at the latest
 
 
 @dataclass
@@ -64,8 +68,6 @@ def key_info(entry: dict[str, Any], created: dict[str, int]) -> pb.ApiKeyInfo:
 
 
 def tenant_message(tenant_id: str, record: dict[str, Any]) -> pb.Tenant:
-    from gateway.admin.registry import tenant_of
-
     tenant = tenant_of(tenant_id, record)  # defaults filled in
     shown = redact(record) or {}
     hooks = shown.get("body", {}).get("webhooks")
@@ -130,7 +132,9 @@ class AdminServicer(admin_pb2_grpc.AdminServiceServicer):  # type: ignore[misc]
 
     @unary("DeleteTenant")
     async def DeleteTenant(self, request: Any, context: Any, principal: Principal) -> Any:
-        report = await self.admin.delete_tenant(principal.key_id, request.tenant_id, request.force)
+        report = await self.admin.delete_tenant(
+            principal.key_id, request.tenant_id, request.force, _wait_s(context)
+        )
         return pb.DeleteTenantResponse(
             tenant_id=request.tenant_id,
             matches_archived=report.matches_archived,
@@ -139,6 +143,12 @@ class AdminServicer(admin_pb2_grpc.AdminServiceServicer):  # type: ignore[misc]
             archive_verified=report.archive_verified,
             keys_deleted=report.keys_deleted,
             shared_entries_removed=report.shared_entries_removed,
+            state=report.state,
+            phase=report.phase,
+            matches_total=report.matches_total,
+            error=report.error,
+            started_ms=report.started_ms,
+            finished_ms=report.finished_ms,
         )
 
     @unary("CreateApiKey")
@@ -190,3 +200,51 @@ class AdminServicer(admin_pb2_grpc.AdminServiceServicer):  # type: ignore[misc]
             first_bad_version=report.first_bad_version or 0,
             head_hash=report.head_hash,
         )
+
+    @unary("GetAdminLogCheckpoint")
+    async def GetAdminLogCheckpoint(self, request: Any, context: Any, principal: Principal) -> Any:
+        taken = await self.admin.checkpoint()
+        return pb.AdminLogCheckpoint(
+            length=taken.length,
+            head_hash=taken.head_hash,
+            key_id=taken.key_id,
+            signature=taken.signature,
+            time_ms=taken.time_ms,
+        )
+
+    @unary("VerifyAdminLog")
+    async def VerifyAdminLog(self, request: Any, context: Any, principal: Principal) -> Any:
+        given = None
+        if request.HasField("checkpoint"):
+            kept = request.checkpoint
+            given = Checkpoint(kept.length, kept.head_hash, kept.key_id, kept.signature, kept.time_ms)
+        report = await self.admin.verify_log(given)
+        return pb.VerifyAdminLogResponse(
+            ok=report.ok,
+            problems=report.problems,
+            length=report.length,
+            head_hash=report.head_hash,
+            unsigned_versions=report.unsigned,
+            chain_ok=not report.chain_problem,
+            first_bad_version=report.first_bad_version or 0,
+            checkpoint_ok=not report.checkpoint_problem,
+            unexplained=[pb.UnexplainedRecord(tenant_id=t, problem=why) for t, why in report.unexplained],
+        )
+
+    @unary("RestoreTenant")
+    async def RestoreTenant(self, request: Any, context: Any, principal: Principal) -> Any:
+        restored = await self.admin.restore_tenant(principal.key_id, request.tenant_id)
+        response = pb.RestoreTenantResponse(
+            changed=restored.changed, removed=restored.removed, webhooks_dropped=restored.webhooks_dropped
+        )
+        if restored.record is not None and not restored.record.get("deleted"):
+            response.tenant.CopyFrom(tenant_message(request.tenant_id, restored.record))
+        return response
+
+
+def _wait_s(context: Any) -> float:
+    """How long DeleteTenant waits for its job: until shortly before the caller's deadline, and
+    MAX_WAIT_S at most (HTTP callers, who send no deadline here, get MAX_WAIT_S)."""
+    remaining = getattr(context, "time_remaining", None)
+    left = remaining() if callable(remaining) else None
+    return MAX_WAIT_S if left is None else max(min(left - 1.0, MAX_WAIT_S), 0.0)

@@ -148,7 +148,8 @@ def streaming(rpc: str) -> Callable[[Any], Any]:
             try:
                 principal = self.ports.auth.authenticate(context.invocation_metadata(), rpc)
                 _bind_principal(principal)
-                with self.ports.open_streams.hold(principal.tenant):  # issue 34: a suspension ends it
+                # Issue 34: a suspension ends it; issue 39: so does revoking the key behind it.
+                with self.ports.open_streams.hold(principal.tenant, principal.key_print):
                     async for message in method(self, request, context, principal):
                         if sent == 0:
                             metrics.LATENCY.labels(rpc).observe(time.perf_counter() - started)
@@ -315,9 +316,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         for seat, player in enumerate(players):
             if seat in bots:
                 continue  # the platform's bot worker gets its own token
-            token, _ = self.ports.tokens.issue(principal.tenant, match_id, seat)
+            token, _ = self.ports.auth.issue(principal, match_id, seat)
             seats.append(gateway_pb2.SeatToken(seat=seat, player_id=player, token=token))
-        spectator, _ = self.ports.tokens.issue(principal.tenant, match_id, None)
+        spectator, _ = self.ports.auth.issue(principal, match_id, None)
         return gateway_pb2.CreateMatchResponse(
             match_id=match_id,
             game_id=game.game_id,
@@ -335,7 +336,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         seat = request.seat if request.HasField("seat") else None
         if seat is not None and not 0 <= seat < _seat_count(view):
             raise BadRequest(f"the match has no seat {seat}")
-        token, expires = self.ports.tokens.issue(principal.tenant, key.match_id, seat)
+        token, expires = self.ports.auth.issue(principal, key.match_id, seat)
         return gateway_pb2.IssueTokenResponse(token=token, expires_at_ms=expires)
 
     @unary("ListMatches")
@@ -541,7 +542,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
             ticket.match_id = status.match_id
             ticket.seat = status.seat
             ticket.players.extend(status.players or ())
-            ticket.seat_token, _ = self.ports.tokens.issue(principal.tenant, status.match_id, status.seat)
+            ticket.seat_token, _ = self.ports.auth.issue(principal, status.match_id, status.seat)
         return ticket
 
     def _matchmaker(self) -> Any:

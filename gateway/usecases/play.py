@@ -49,7 +49,7 @@ from gateway.domain.timers import AWAY_BOT_KIND, BOT, FORFEIT, POLICIES, timeout
 from gateway.eventstore.async_redis import DUPLICATE, TAKEN
 from gateway.eventstore.base import MatchKey, NewEvent
 from gateway.rules_client import Accepted, Event, SeatView
-from gateway.usecases.results import ContendedMatch, InvalidRequest, SubmitOutcome
+from gateway.usecases.results import ContendedMatch, InvalidRequest, MatchNotFound, SubmitOutcome
 from gateway.usecases.store import Match
 from gateway.usecases.views import ViewUseCases
 from services.kernel import GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, UNKNOWN_PLAYER, Rejection
@@ -399,6 +399,19 @@ class PlayUseCases(ViewUseCases):
             if appended.status in (DUPLICATE, TAKEN):
                 return None
         raise ContendedMatch(f"match {key.match_id!r} changed {CONFLICT_RETRIES} times; retry")
+
+    async def restart_clocks(self, key: MatchKey) -> None:
+        """Issue 39: every seat the match waits for gets its whole turn time again, from now (a
+        suspended tenant's match, resumed: its players could not act meanwhile)."""
+        try:
+            match: Match | None = await self._load(key, fresh=True)
+        except MatchNotFound:
+            match = None  # archived or removed meanwhile
+        if match is None or match.ended or match.timer is None or not match.waiting_seats():
+            if self.timers is not None:
+                await self.timers.disarm(key)  # no clock to restart: none left parked either
+            return
+        await self._arm(match)
 
     async def on_timer(self, key: MatchKey, version: int, seat: int, policy: str) -> SubmitOutcome | None:
         """A turn timer ran out: if the match still waits for `seat` at `version`, play a legal
