@@ -21,7 +21,7 @@ knows the names chosen at the table renders the template again with those (`rend
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -213,30 +213,38 @@ class Names:
         return (kind, str(value)) in self.known
 
 
-def unresolved_ids(
-    document: Any, presentation: Presentation, names: Names, where: str, tag: str = ""
-) -> list[str]:
-    """Every declared id field in a JSON document (decoded) whose value has no name."""
-    found: list[str] = []
+def referenced_ids(
+    document: Any, presentation: Presentation, where: str = "", tag: str = ""
+) -> Iterator[tuple[str, str, Any]]:
+    """(where, kind, id) for every declared id in a JSON document (decoded): the values of the
+    fields `refs` names, and the keys of the objects `key_refs` names (a seat key as an int)."""
     if isinstance(document, dict):
         tag = document.get("type", tag) if isinstance(document.get("type"), str) else tag
         for key, value in document.items():
             kind = _ref_kind(presentation.refs, document, tag, key)
             if kind:
                 for item in _leaves(value):
-                    if not names.resolves(kind, item):
-                        found.append(f"{where}.{key}: {kind} {item!r} has no name")
+                    yield f"{where}.{key}", kind, item
             key_kind = presentation.key_refs.get(f"{tag}.{key}", presentation.key_refs.get(key))
             if key_kind and isinstance(value, dict):
                 for item in value:
                     id_ = int(item) if key_kind == SEAT and item.lstrip("-").isdigit() else item
-                    if not names.resolves(key_kind, id_):
-                        found.append(f"{where}.{key}: key {key_kind} {item!r} has no name")
-            found += unresolved_ids(value, presentation, names, f"{where}.{key}", tag)
+                    yield f"{where}.{key} key", key_kind, id_
+            yield from referenced_ids(value, presentation, f"{where}.{key}", tag)
     elif isinstance(document, list):
         for i, item in enumerate(document):
-            found += unresolved_ids(item, presentation, names, f"{where}[{i}]", tag)
-    return found
+            yield from referenced_ids(item, presentation, f"{where}[{i}]", tag)
+
+
+def unresolved_ids(
+    document: Any, presentation: Presentation, names: Names, where: str, tag: str = ""
+) -> list[str]:
+    """Every declared id field in a JSON document (decoded) whose value has no name."""
+    return [
+        f"{at}: {kind} {value!r} has no name"
+        for at, kind, value in referenced_ids(document, presentation, where, tag)
+        if not names.resolves(kind, value)
+    ]
 
 
 def _ref_kind(refs: Mapping[str, str], document: dict[str, Any], tag: str, key: str) -> str | None:

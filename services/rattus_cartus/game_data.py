@@ -125,6 +125,32 @@ def supply_text(copy: Any) -> str:
     return _supply_text(copy)
 
 
+def population_text(klass: str, nuns: int) -> str:
+    """A population card [SEED phase D, "fila de Religiosas"]."""
+    name = CLASS_NAMES.get(klass, title_words(klass))
+    return (
+        f"Play it into a building: +1 influence in the building's class, and 1 rat if that is not "
+        f"{name}. Shows {count_text(nuns, 'nun')} (the Nun-row's nuns hold off the plague)."
+    )
+
+
+def building_text(b: Any) -> str:
+    """A building: its class, its two actions [FS §3] and the supply actions of its cards [FS §4]
+    (stand-ins where the printed ones are not public)."""
+    premium, standard = BUILDING_ACTIONS[b.id]
+    supplies = "; ".join(f"{_supply_text(c)}" for c in b.copies)
+    invented = any("INVENTED" in c.source for c in b.copies)
+    label = (
+        "Supply actions of its cards (stand-ins: the printed ones are not public)"
+        if invented
+        else ("Supply actions of its cards")
+    )
+    return (
+        f"{CLASS_NAMES.get(b.klass, title_words(b.klass))} building. Premium action: {premium}. "
+        f"Standard action: {standard}. {label}: {supplies}."
+    )
+
+
 def components(catalog: Any) -> Built:
     kinds = {
         "class": "class of society",
@@ -148,7 +174,7 @@ def components(catalog: Any) -> Built:
                     "card",
                     f"{klass}:{n}",
                     card_name(f"{klass}:{n}"),
-                    text=f"a {klass} population card showing {count_text(n, 'nun')}",
+                    text=population_text(klass, n),
                     values={"class": klass, "nuns": n},
                     count=copies,
                     source=catalog.population.source,
@@ -165,14 +191,17 @@ def components(catalog: Any) -> Built:
     }
     texts = {
         "joker": (
-            "counts as a population card of the building's class when played into a building; "
-            "never gives rats"
+            "Counts as a population card of the building's class when played into a building; "
+            "never gives a rat."
         ),
-        "sword": "played into a building: the most Swords takes half the hand of the fewest",
-        "flute": "played into a building: the fewest Flutes takes a rat from the most",
-        "pass": "at the start of your turn in phase C: enter later instead of now",
-        "gold": "never played; scores at the end if the Treasury was in the game",
-        "vp_token": "victory points at the end of the game",
+        "sword": "Played into a building: whoever played the most Swords there takes half the hand "
+        "of whoever played the fewest.",
+        "flute": "Played into a building: whoever played the most Flutes there passes one of their "
+        "rats to whoever played the fewest.",
+        "pass": "At the start of your turn in phase C: play it to enter a building later instead of now.",
+        "gold": "Never played. Scores at the end for the most and second most Gold, if the Treasury "
+        "was in the game.",
+        "vp_token": "Worth victory points at the end of the game.",
     }
     for kind in SUPPLY_KINDS:
         components.append(
@@ -199,20 +228,12 @@ def components(catalog: Any) -> Built:
             )
         )
     for b in catalog.buildings:
-        supplies = [
-            f"copy {n}: {_supply_text(c)}" + (" (stand-in)" if "INVENTED" in c.source else "")
-            for n, c in enumerate(b.copies, start=1)
-        ]
-        premium, standard = BUILDING_ACTIONS.get(b.id, ("", ""))
         components.append(
             Component(
                 "building",
                 b.id,
                 b.name or BUILDING_NAMES.get(b.id, title_words(b.id)),
-                text=(
-                    f"{title_words(b.klass)} building. Premium action: {premium}. Standard action: "
-                    f"{standard}. Supply actions: " + "; ".join(supplies)
-                ),
+                text=building_text(b),
                 values={"class": b.klass, "copies": len(b.copies), "name_es": b.name_es},
                 count=len(b.copies),
                 stand_in=any("INVENTED" in c.source for c in b.copies),
@@ -225,7 +246,7 @@ def components(catalog: Any) -> Built:
                 "building_action",
                 building,
                 f"{BUILDING_NAMES[building]} action",
-                text=f"premium: {premium}; standard: {standard}",
+                text=f"Premium: {premium}. Standard: {standard}.",
                 values={
                     "building": building,
                     "class": BUILDING_CLASS[building],

@@ -61,7 +61,7 @@ class Labels:
             if building:
                 name = s.name.partition(" (")[0]
                 number = s.id.rpartition("_")[2]
-                what = game_data._effects(s.action)
+                what = game_data.effects_text(s.action)
                 steps: tuple[Choice, ...] = (
                     Choice("Which building?", name, PLACE, building),
                     Choice(f"Which space of {name}?", f"Space {number}: {what}", PLACE, s.id),
