@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.kernel.gamedata import Built, Component, Deck, DeckPart, title_words
+from services.kernel.present import ScoreSheet
 
 # What a symbol at the top of a card does, as a short phrase ("$n" takes money).
 SYMBOLS = {
@@ -196,6 +197,26 @@ def personality_text(p: Any) -> str:
     else:
         n = " / ".join(str(t) for t in p.thresholds) + " (with 2 / 3 / 4 players)"
     return GOAL_TEXT[p.goal].replace("{n}", n)
+
+
+# What the score means (docs/rules/ankh_morpork.md, "Score") [FS 3.3].
+SCORE = ScoreSheet(
+    during_play=(
+        "Points if the game ended on points now: 5 per minion on the board, each building's cost, "
+        "$1 per dollar, less each loan. Each personality's goal is secret: a player may win by it "
+        "before the points count."
+    ),
+    breakdown={
+        "minions": "Minions on the board (5 each)",
+        "buildings": "Buildings (their area's cost)",
+        "money": "Money",
+        "loans": "Loans (repaid $12, or -15 points)",
+    },
+    facts={
+        "best_city_card": "best City Area card (breaks ties)",
+        "goal_progress": "progress toward the goal",
+    },
+)
 
 
 def components(catalog: Any) -> Built:

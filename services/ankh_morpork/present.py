@@ -572,6 +572,7 @@ def make_presentation(catalog: Catalog) -> Presentation:
         places=make_places(names),
         refs=REFS,
         view_sections=VIEW_SECTIONS,
+        score=game_data.SCORE,
     )
 
 

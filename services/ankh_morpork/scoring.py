@@ -5,6 +5,7 @@ the engine asks them when a turn starts and when the game ends early."""
 from __future__ import annotations
 
 from services.ankh_morpork.board import Tables, buildings_of, controller, trouble_count
+from services.ankh_morpork.game_data import personality_text
 from services.ankh_morpork.model import AREAS, State
 from services.kernel import Outcome, PlayerResult
 
@@ -91,6 +92,28 @@ def points_winners(t: Tables, state: State) -> tuple[int, ...]:
     return tuple(s for s in range(state.players) if keys[s] == best)
 
 
+def table_scores(t: Tables, state: State) -> tuple[int, ...]:
+    """The score a table shows for each seat (docs/rules/ankh_morpork.md, "Score"): the points it
+    would have if the game ended on points now (all public), and the same count at the end. The
+    personalities, which may win before that, stay secret."""
+    return tuple(sum(breakdown(t, state, seat).values()) for seat in range(state.players))
+
+
+def end_reason(t: Tables, state: State) -> str:
+    """How the game ended, in a sentence (names from the data; the winners are named by clients)."""
+    if state.end_reason == "personality" and state.winners:
+        person = t.personalities[state.personalities[state.winners[0]]]
+        return f"{person.name}'s secret goal was met at the start of their turn: {personality_text(person)}"
+    if state.end_reason == "riots":
+        return (
+            "The Riots event came with 8 or more trouble markers on the board: the most points won "
+            "(a tie goes to the most valuable City Area card)."
+        )
+    if any(t.personalities[state.personalities[w]].goal == "deck_out" for w in state.winners):
+        return "The draw pile ran out, which is Commander Vimes's goal."
+    return "The draw pile ran out: the most points won (a tie goes to the most valuable City Area card)."
+
+
 def outcome(t: Tables, state: State) -> Outcome | None:
     if not state.over:
         return None
@@ -102,11 +125,11 @@ def outcome(t: Tables, state: State) -> Outcome | None:
                 player=seat,
                 score=sum(parts.values()),
                 breakdown=parts,
-                note=state.personalities[seat],
+                note=f"Personality: {t.personalities[state.personalities[seat]].name}",
                 facts={
                     "best_city_card": best_card(t, state, seat),
                     "goal_progress": goal_progress(t, state, seat),
                 },
             )
         )
-    return Outcome(winners=state.winners, results=tuple(results))
+    return Outcome(winners=state.winners, results=tuple(results), reason=end_reason(t, state))

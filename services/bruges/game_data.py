@@ -33,6 +33,7 @@ from services.bruges.model import (
     T_THREAT,
 )
 from services.kernel.gamedata import Built, Component, Deck, DeckPart, title_words
+from services.kernel.present import ScoreSheet
 
 RULEBOOK = "Z-Man English rulebook via shared/rules/bruges.md"
 ENGINE = "ENGINE name (docs/rules/bruges.md, Names used by clients)"
@@ -190,16 +191,37 @@ def ability_text(p: Any) -> str:
 
 
 def person_text(p: Any) -> str:
-    """The person's ability, labelled where it is a stand-in: an invented person's whole card, or
-    a real person whose printed text is not public (its effect is not among the verified fields)."""
+    """The person's ability, then a label where it is a stand-in: an invented person's whole card,
+    or a real person whose printed text is not public (its effect is not among the verified
+    fields). The ability comes first: a card shows the start of its text."""
     ability = ability_text(p)
     if p.stand_in:
-        return f"Stand-in person (the real card list is not public). {ability}"
+        return f"{ability} (Stand-in person: the real card list is not public.)"
     if "effect" not in p.verified:
-        return f"Stand-in ability (this person's printed text is not public). {ability}"
+        return f"{ability} (Stand-in ability: this person's printed text is not public.)"
     if "amount" not in p.verified and p.effect != "extra_play":
         return f"{ability} (The number is a stand-in: the printed one is not public.)"
     return ability
+
+
+# What the score means (docs/rules/bruges.md, "Score") [FS §8].
+SCORE = ScoreSheet(
+    during_play=(
+        "Points on the scoring track so far (every player starts on 5). At the end each player adds "
+        "their persons, houses, laurel persons, majority markers, canals, statues and reputation."
+    ),
+    breakdown={
+        "running": "Scoring track",
+        "persons": "Persons' points",
+        "houses": "Houses (1 each)",
+        "laurels": "Laurel persons",
+        "majorities": "Majority markers",
+        "canals": "Canal sections reaching space 3 (3 each)",
+        "statues": "Statues",
+        "reputation": "Reputation step",
+    },
+    facts={"guilders": "guilders (break ties)"},
+)
 
 
 def components(catalog: Any) -> Built:

@@ -110,6 +110,19 @@ class Place(msgspec.Struct, frozen=True, omit_defaults=True):
     source: str = ""
 
 
+class ScoreSheet(msgspec.Struct, frozen=True, omit_defaults=True):
+    """What a game's score means, for a client's players table and end screen.
+
+    Every view's `seats[i].score` is the score a table shows for seat i: while the game runs,
+    what `during_play` says (the public part of the score, "so far"); once it is over, the
+    final score, equal to the outcome's. `breakdown` and `facts` name the keys of the outcome's
+    PlayerResult.breakdown and .facts in words."""
+
+    during_play: str = ""
+    breakdown: dict[str, str] = {}
+    facts: dict[str, str] = {}
+
+
 # -- building them ----------------------------------------------------------------------------
 
 
@@ -179,6 +192,7 @@ class Presentation:
       an id or a list (of lists) of ids; -1, "" and null mean "none".
     - `key_refs`: JSON field -> kind, for objects keyed by ids (e.g. prices by gem colour).
     - `view_sections`: top-level view field -> one of VIEW_SECTIONS.
+    - `score`: what the score in the views and the outcome's breakdown mean (ScoreSheet).
     """
 
     decision: Callable[[Any, int, Sequence[Any]], Decision]
@@ -188,6 +202,7 @@ class Presentation:
     refs: Mapping[str, str] = field(default_factory=dict)
     key_refs: Mapping[str, str] = field(default_factory=dict)
     view_sections: Mapping[str, str] = field(default_factory=dict)
+    score: ScoreSheet = ScoreSheet()
 
 
 # -- checking them (the conformance suite and the game's own tests) ---------------------------

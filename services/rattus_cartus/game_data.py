@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.kernel.gamedata import Built, Component, Deck, DeckPart, count_text, title_words
+from services.kernel.present import ScoreSheet
 from services.rattus_cartus.model import BUILDING_CLASS, CLASSES, SUPPLY_KINDS
 
 # -- name tables (English names: docs/rules/rattus_cartus.md "Names used by clients") ----------
@@ -93,6 +94,26 @@ ORDINALS = ("1st", "2nd", "3rd", "4th", "5th")
 ROW_SLOTS = 3
 
 
+# What the score means (docs/rules/rattus_cartus.md, "Score") [FS §7].
+SCORE = ScoreSheet(
+    during_play=(
+        "Points so far from what everyone can see: the influence awards as the tracks stand "
+        "(10, 5 and 2 a class) and the victory-point tokens. At the end the hand, Sword, Flute and "
+        "Pass majorities and Gold are added, then the plague check."
+    ),
+    breakdown={
+        **{f"influence_{k}": f"Influence: {name}" for k, name in CLASS_NAMES.items()},
+        "hand_majority": "Most cards in hand",
+        "sword_majority": "Most Swords",
+        "flute_majority": "Most Flutes",
+        "pass_majority": "Most Passes",
+        "gold": "Gold",
+        "vp_tokens": "Victory-point tokens",
+    },
+    facts={"rats": "rats", "nuns": "nuns in the Nun-row"},
+)
+
+
 def card_name(card: str) -> str:
     """`church:3` -> `Church (3 nuns)`; `joker` -> `Joker`."""
     klass, colon, nuns = card.partition(":")
@@ -129,8 +150,8 @@ def population_text(klass: str, nuns: int) -> str:
     """A population card [SEED phase D, "fila de Religiosas"]."""
     name = CLASS_NAMES.get(klass, title_words(klass))
     return (
-        f"Play it into a building: +1 influence in the building's class, and 1 rat if that is not "
-        f"{name}. Shows {count_text(nuns, 'nun')} (the Nun-row's nuns hold off the plague)."
+        f"Play into a building: +1 influence in its class, and 1 rat unless it is a {name} "
+        f"building. Shows {count_text(nuns, 'nun')}."
     )
 
 

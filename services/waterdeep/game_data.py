@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from services.kernel.gamedata import Built, Component, Deck, DeckPart, title_words
+from services.kernel.present import ScoreSheet
 
 _RESOURCES = (("c", "cleric"), ("f", "fighter"), ("r", "rogue"), ("w", "wizard"))
 # A resource as the game's texts write it: cubes by their adventurer, gold, victory points.
@@ -208,6 +209,27 @@ def lord_text(lord: Any) -> str:
         types = _listed([QUEST_TYPE_NAMES[t] for t in lord.quest_types], "or")
         return f"Secret goal: at the end, {lord.vp_per_quest} VP per {types} quest you completed."
     return f"Secret goal: at the end, {lord.vp_per_building} VP per Building you control."
+
+
+# What the score means (docs/rules/waterdeep.md, "Score") [FACTS 8].
+SCORE = ScoreSheet(
+    during_play=(
+        "Victory points on the scoring track so far. At the end each player adds 1 VP per adventurer, "
+        "1 VP per 2 Gold and their Lord's bonus; the Lords stay secret until then."
+    ),
+    breakdown={
+        "quests": "Quests completed",
+        "other_play": "Other VP during play",
+        "adventurers": "Adventurers left (1 VP each)",
+        "gold": "Gold (1 VP per 2)",
+        "lord": "Lord's bonus",
+    },
+    facts={
+        "gold": "Gold (breaks ties)",
+        "buildings": "Buildings owned",
+        "completed_quests": "Quests completed",
+    },
+)
 
 
 def components(catalog: Any) -> Built:

@@ -16,6 +16,7 @@ from collections import Counter
 from typing import Any
 
 from services.kernel.gamedata import Built, Component, Deck, DeckPart
+from services.kernel.present import ScoreSheet
 from services.ys.model import (
     AFTER_PLACING,
     BEFORE_PLACING,
@@ -122,6 +123,31 @@ def ship_name(ship_id: str) -> str:
 
 def party_name(party: int) -> str:
     return f"Player {party + 1}"
+
+
+# What the score means (docs/rules/ys.md, "Score") [SEED p.7-9, p.13].
+SCORE = ScoreSheet(
+    during_play=(
+        "Gold won so far: market placements, commercial majorities, the King and the Prince. At the "
+        "end gems score by the rank of their price, black gems by how many you hold (and the throne "
+        "with King's Favor)."
+    ),
+    breakdown={
+        "market_placements": "Market placements",
+        "commercial_majorities": "Commercial majorities",
+        "king_and_prince": "King and Prince",
+        **{f"gems_{c}": f"{c.capitalize()} gems" for c in COLOURS},
+        "black_gems": "Black gems",
+        "throne": "Throne room",
+    },
+    facts={
+        "gems": "gems held (break ties)",
+        "black_gems": "black gems",
+        **{c: f"{c} gems" for c in COLOURS},
+        "throne_total": "throne brokers' total",
+        "neutral_score": "the neutral player's score",
+    },
+)
 
 
 def components(catalog: Any) -> Built:

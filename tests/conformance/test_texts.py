@@ -49,6 +49,7 @@ def test_every_card_of_every_deck_says_what_it_does(game_id: str) -> None:
         ("needs 2 fighters; reward ; plot: buy vp", "empty item"),
         ("Stand-in ability:", "'Stand-in' with no ability"),
         ("Stand-in", "'Stand-in' with no ability"),
+        ("(Stand-in person: the real card list is not public.)", "'Stand-in' with no ability"),
         ("take {amount} gold", "unfilled template slot"),
         ("TODO: write the text", "placeholder"),
         ("gain ()", "empty brackets"),
@@ -59,7 +60,12 @@ def test_the_check_refuses_texts_that_tell_a_player_nothing(text: str, why: str)
     assert faults and why in faults[0], faults
 
 
-def test_the_check_accepts_a_text_in_words() -> None:
-    assert not text_faults(
-        "person", "99", "Stand-in Castle 04", "Stand-in ability: once, when recruited: take 6 guilders."
-    )
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Stand-in ability: once, when recruited: take 6 guilders.",
+        "Once, when recruited: take 6 guilders. (Stand-in person: the real card list is not public.)",
+    ],
+)
+def test_the_check_accepts_a_stand_in_that_says_what_it_does(text: str) -> None:
+    assert not text_faults("person", "99", "Stand-in Castle 04", text)

@@ -31,8 +31,15 @@ _PLACEHOLDERS = [
     (re.compile(r"\(\s*\)"), "empty brackets"),
     (re.compile(r"\b(undefined|null|nan)\b", re.I), "a missing value"),
 ]
-# A "Stand-in" label ("Stand-in ability (...)." or "Stand-in ability:") and what follows it.
+# A stand-in label: a note in brackets "(Stand-in person: ...)", or a lead "Stand-in ability:".
+_STAND_IN_NOTE = re.compile(r"\([^()]*\bstand-in\b[^()]*\)", re.I)
 _STAND_IN_LABEL = re.compile(r"^\s*stand-in\b[^.:]*[.:]?", re.I)
+
+
+def _without_stand_in_labels(text: str) -> str:
+    rest = _STAND_IN_NOTE.sub("", text)
+    label = _STAND_IN_LABEL.match(rest)
+    return rest[label.end() :] if label else rest
 
 
 class Texts:
@@ -66,8 +73,7 @@ def text_faults(kind: str, id_: str, name: str, text: str) -> list[str]:
         return [f"{what} has no text"]
     if shown.lower().rstrip(".") in {id_.lower(), words(id_).lower(), name.strip().lower()}:
         return [f"{what}: the text is only its id or name: {text!r}"]
-    label = _STAND_IN_LABEL.match(shown)
-    if label and len(shown[label.end() :].split()) < 2:
+    if "stand-in" in shown.lower() and len(_without_stand_in_labels(shown).split()) < 2:
         return [f"{what}: 'Stand-in' with no ability after it: {text!r}"]
     return [f"{what}: {why} in {text!r}" for pattern, why in _PLACEHOLDERS if pattern.search(shown)]
 
