@@ -176,27 +176,32 @@ def _am_card_text(c: Any, area_names: dict[int, str]) -> str:
     return " ".join(steps) if steps else "No effect."
 
 
-# A personality's secret goal, checked at the start of its owner's turn [FS 3.1]; "{n}" is the
-# threshold for 2/3/4 players.
+# A personality's secret goal, checked at the start of its owner's turn [FS 3.1], as the
+# condition after "Win at the start of your turn if"; "{n}" is the threshold.
 GOAL_TEXT = {
-    "spread": "Win at the start of your turn with minions in {n} different areas (not areas with a demon).",
-    "control": "Win at the start of your turn if you control {n} areas.",
-    "trouble": "Win at the start of your turn if {n} or more trouble markers are on the board.",
-    "wealth": (
-        "Win at the start of your turn with {n} dollars in money and buildings on the board, "
-        "less $12 per loan."
-    ),
-    "deck_out": "Win when the game ends because the draw pile runs out.",
+    "spread": "your minions are in {n} different areas without a demon",
+    "control": "you control {n} areas",
+    "trouble": "{n} or more trouble markers are on the board",
+    "wealth": "your money and your buildings' costs, less $12 per loan, come to ${n} or more",
+    "deck_out": "the game ends because the draw pile runs out",
 }
+# Commander Vimes wins when the game ends, not at the start of a turn [FS 3.1].
+DECK_OUT = "deck_out"
 
 
-def personality_text(p: Any) -> str:
-    counts = sorted(set(p.thresholds))
-    if len(counts) == 1:
-        n = str(counts[0])
-    else:
-        n = " / ".join(str(t) for t in p.thresholds) + " (with 2 / 3 / 4 players)"
-    return GOAL_TEXT[p.goal].replace("{n}", n)
+def goal_text(p: Any, threshold: int | None = None) -> str:
+    """The goal's condition: with `threshold` for one table, else for 2 / 3 / 4 players."""
+    if threshold is not None or len(set(p.thresholds)) == 1:
+        return GOAL_TEXT[p.goal].replace("{n}", str(p.thresholds[0] if threshold is None else threshold))
+    figures = " / ".join(str(t) for t in p.thresholds)
+    return GOAL_TEXT[p.goal].replace("{n}", figures) + " (with 2 / 3 / 4 players)"
+
+
+def personality_text(p: Any, threshold: int | None = None) -> str:
+    """The personality card's goal, for 2 / 3 / 4 players or with the `threshold` of one table."""
+    if p.goal == DECK_OUT:
+        return f"Win if {goal_text(p)}."
+    return f"Win at the start of your turn if {goal_text(p, threshold)}."
 
 
 # What the score means (docs/rules/ankh_morpork.md, "Score") [FS 3.3].

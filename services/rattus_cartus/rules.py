@@ -1047,8 +1047,7 @@ def standing(state: State, track: str) -> tuple[int, ...]:
     in the stack (the one that got there first) is ahead."""
     k = _CLASS_INDEX[track]
     values, arrival = state.influence[k], state.arrival[k]
-    seats = [p for p in range(state.players) if values[p] > 0]
-    return tuple(sorted(seats, key=lambda p: (-values[p], arrival[p])))
+    return tuple(p for _, _, p in sorted((-v, arrival[p], p) for p, v in enumerate(values) if v > 0))
 
 
 def influence_awards(state: State, track: str) -> list[int]:
@@ -1125,11 +1124,12 @@ def table_scores(state: State) -> tuple[int, ...]:
     the victory-point tokens (hands and their majorities are secret); the final score once over."""
     if state.phase == OVER:
         return tuple(sum(sheet.values()) for sheet in score_breakdowns(state))
-    awards = [influence_awards(state, track) for track in CLASSES]
-    return tuple(
-        sum(points[p] for points in awards) + tokens * state.options.vp_token_value
-        for p, tokens in enumerate(state.vp_tokens)
-    )
+    awards = TWO_PLAYER_INFLUENCE_AWARDS if state.players == 2 else INFLUENCE_AWARDS
+    points = [tokens * state.options.vp_token_value for tokens in state.vp_tokens]
+    for track in CLASSES:
+        for award, player in zip(awards, standing(state, track), strict=False):
+            points[player] += award
+    return tuple(points)
 
 
 def outcome_reason(nuns: int, eliminated: Sequence[bool], winners: Sequence[int]) -> str:

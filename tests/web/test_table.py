@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "clients" / "web" / "dist"
 AXE = ROOT / "clients" / "web" / "node_modules" / "axe-core" / "axe.min.js"
 SHOTS = ROOT / "docs" / "images" / "table"
+END_SHOTS = ROOT / "var" / "screenshots" / "end-screens"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
@@ -261,6 +262,11 @@ def test_friends_play_a_whole_match_by_clicking(stack: Stack, browser: Any, tena
             assert page.locator("[data-testid=score-head]").inner_text() == "Final score"
         text = ann.page.locator("[data-testid=end-screen]").inner_text()
         assert "Game over" in text and ("wins" in text or "win!" in text or "Nobody" in text)
+        # How the game ended, in the outcome's words; no note is an id.
+        assert outcome["reason"] in text
+        assert all(r["note"] in text for r in outcome["results"])
+        END_SHOTS.mkdir(parents=True, exist_ok=True)  # to look at, never committed (var/)
+        ann.page.locator("[data-testid=end-screen]").screenshot(path=str(END_SHOTS / f"{game}.png"))
         assert "{" not in ann.page.locator("[data-testid=log]").inner_text()
         # The page never showed a raw id for a seat: names everywhere.
         assert "Ann" in ann.page.locator("[data-testid=scores]").inner_text()
