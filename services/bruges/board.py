@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.bruges.model import COLOURS, REPUTATION_STEPS, SECTION_SPACES, THREAT_LIMIT
-from services.kernel.gamedata import title_words
+from services.kernel.gamedata import count_text, title_words
 from services.kernel.present import Place
 
 SIDES = ("left", "right")
@@ -187,8 +187,8 @@ def places(catalog: Any) -> tuple[Place, ...]:
                         (inner, *outer),
                         group=f"guard_house.{g}",
                         text=(
-                            f"Build here with a {colours[n - 1]} card and {board.canal_costs[n - 1]} "
-                            "guilders"
+                            f"Build here with a {colours[n - 1]} card and "
+                            + count_text(board.canal_costs[n - 1], "guilder")
                             + ("; 3 points at the end of the game with a token here." if n == 3 else ".")
                         ),
                         values={

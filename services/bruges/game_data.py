@@ -32,7 +32,7 @@ from services.bruges.model import (
     T_PLAGUE,
     T_THREAT,
 )
-from services.kernel.gamedata import Built, Component, Deck, DeckPart, title_words
+from services.kernel.gamedata import Built, Component, Deck, DeckPart, count_text, title_words
 from services.kernel.present import ScoreSheet
 
 RULEBOOK = "Z-Man English rulebook via shared/rules/bruges.md"
@@ -106,13 +106,9 @@ def house_text(index: int) -> str:
     return f"The {ordinal} house you built: a person may live in it, one to a house."
 
 
-def _n(count: int, one: str, many: str = "") -> str:
-    return f"{count} {one if count == 1 else (many or one + 's')}"
-
-
-def _colour(colour: str) -> str:
-    """`a yellow` / `any` for a colour parameter ("" = any colour)."""
-    return colour or "any"
+def _houses(colour: str) -> str:
+    """`yellow house` / `house` for a colour parameter ("" = any colour)."""
+    return f"{colour} house" if colour else "house"
 
 
 # When a person's ability works, by its icon [FS §7, SEED "Personas"].
@@ -124,30 +120,33 @@ WHEN_TEXT: dict[str, str] = {
 }
 # What each effect primitive does (effects.py, primitives.py, scoring.py carry them out).
 EFFECT_TEXT: dict[str, Callable[[Any], str]] = {
-    "gain_guilders": lambda p: f"take {_n(p.amount, 'guilder')}",
-    "gain_points": lambda p: f"score {_n(p.amount, 'point')}",
-    "gain_workers": lambda p: f"take {_n(p.amount, _colour(p.param_colour) + ' worker')}",
+    "gain_guilders": lambda p: f"take {count_text(p.amount, 'guilder')}",
+    "gain_points": lambda p: f"score {count_text(p.amount, 'point')}",
+    "gain_workers": lambda p: f"take {count_text(p.amount, p.param_colour + ' worker')}",
     "guilders_per_house": lambda p: (
-        f"take {_n(p.amount, 'guilder')} per {p.param_colour + ' ' if p.param_colour else ''}house you own"
+        f"take {count_text(p.amount, 'guilder')} per {_houses(p.param_colour)} you own"
     ),
     "points_per_house": lambda p: (
-        f"score {_n(p.amount, 'point')} per {p.param_colour + ' ' if p.param_colour else ''}house you own"
+        f"score {count_text(p.amount, 'point')} per {_houses(p.param_colour)} you own"
     ),
-    "gain_reputation": lambda p: f"move up {_n(p.amount, 'step')} on the reputation track, for free",
-    "draw_cards": lambda p: f"draw {_n(p.amount, 'card')}",
-    "draw_and_discard": lambda p: f"draw {_n(p.amount, 'card')}, then discard {_n(p.threshold, 'card')}",
+    "gain_reputation": lambda p: f"move up {count_text(p.amount, 'step')} on the reputation track, for free",
+    "draw_cards": lambda p: f"draw {count_text(p.amount, 'card')}",
+    "draw_and_discard": lambda p: (
+        f"draw {count_text(p.amount, 'card')}, then discard {count_text(p.threshold, 'card')}"
+    ),
     "return_threats": lambda p: (
-        f"give back {_n(p.amount, 'threat marker')} of your choice, scoring 1 point "
+        f"give back {count_text(p.amount, 'threat marker')} of your choice, scoring 1 point "
         + ("for each" if p.amount > 1 else "for it")
     ),
     "opponents_lose_canal": lambda p: (
-        f"every other player gives back {_n(p.amount, 'canal token')} (the outermost)"
+        f"every other player gives back {count_text(p.amount, 'canal token')} (the outermost)"
     ),
     "opponents_give_workers": lambda p: (
-        f"every other player gives you {_n(p.amount, 'worker')} of their choice (fewer if they have fewer)"
+        f"every other player gives you {count_text(p.amount, 'worker')} of their choice "
+        "(fewer if they have fewer)"
     ),
     "die_reward": lambda p: (
-        f"if the {p.param_colour} die shows {p.threshold} or more, take {_n(p.amount, 'guilder')}"
+        f"if the {p.param_colour} die shows {p.threshold} or more, take {count_text(p.amount, 'guilder')}"
     ),
     "extra_play": lambda p: "play one more card this turn",
     "canal_without_card": lambda p: (
@@ -156,26 +155,28 @@ EFFECT_TEXT: dict[str, Callable[[Any], str]] = {
         else "build a canal token without a card, paying the space's cost"
     ),
     "action_bonus": lambda p: {
-        "workers": f"your card action 'Take 2 workers' takes {_n(p.amount, 'more worker')}",
-        "guilders": f"your card action 'Take guilders' takes {_n(p.amount, 'more guilder')}",
-        "threat": f"your card action 'Discard 1 threat marker' also scores {_n(p.amount, 'point')}",
+        "workers": f"your card action 'Take 2 workers' takes {count_text(p.amount, 'more worker')}",
+        "guilders": f"your card action 'Take guilders' takes {count_text(p.amount, 'more guilder')}",
+        "threat": f"your card action 'Discard 1 threat marker' also scores {count_text(p.amount, 'point')}",
     }[p.param_action],
-    "recruit_discount": lambda p: f"every person you recruit costs {_n(p.amount, 'guilder')} less",
+    "recruit_discount": lambda p: f"every person you recruit costs {count_text(p.amount, 'guilder')} less",
     "hand_size": lambda p: f"whenever you draw in phase 1, fill your hand up to {p.amount} cards",
     "reputation_points": lambda p: (
-        f"whenever you move up on the reputation track, score {_n(p.amount, 'point')}"
+        f"whenever you move up on the reputation track, score {count_text(p.amount, 'point')}"
     ),
-    "score_points": lambda p: f"score {_n(p.amount, 'point')}",
-    "score_per_workers": lambda p: f"score {_n(p.amount, 'point')} per {p.threshold} workers you hold",
+    "score_points": lambda p: f"score {count_text(p.amount, 'point')}",
+    "score_per_workers": lambda p: (
+        f"score {count_text(p.amount, 'point')} per {p.threshold} workers you hold"
+    ),
     "score_per_group": lambda p: (
-        f"score {_n(p.amount, 'point')} per {title_words(p.param_group)} person in your houses "
+        f"score {count_text(p.amount, 'point')} per {title_words(p.param_group)} person in your houses "
         "(this one included)"
     ),
     "score_per_distinct_group": lambda p: (
-        f"score {_n(p.amount, 'point')} per different person group in your houses"
+        f"score {count_text(p.amount, 'point')} per different person group in your houses"
     ),
     "score_per_house": lambda p: (
-        f"score {_n(p.amount, 'point')} per {p.param_colour + ' ' if p.param_colour else ''}house you own"
+        f"score {count_text(p.amount, 'point')} per {_houses(p.param_colour)} you own"
     ),
 }
 

@@ -159,16 +159,12 @@ def building_text(b: Any) -> str:
     """A building: its class, its two actions [FS §3] and the supply actions of its cards [FS §4]
     (stand-ins where the printed ones are not public)."""
     premium, standard = BUILDING_ACTIONS[b.id]
-    supplies = "; ".join(f"{_supply_text(c)}" for c in b.copies)
+    supplies = "; ".join(_supply_text(c) for c in b.copies)
     invented = any("INVENTED" in c.source for c in b.copies)
-    label = (
-        "Supply actions of its cards (stand-ins: the printed ones are not public)"
-        if invented
-        else ("Supply actions of its cards")
-    )
+    label = " (stand-ins: the printed ones are not public)" if invented else ""
     return (
         f"{CLASS_NAMES.get(b.klass, title_words(b.klass))} building. Premium action: {premium}. "
-        f"Standard action: {standard}. {label}: {supplies}."
+        f"Standard action: {standard}. Supply actions of its cards{label}: {supplies}."
     )
 
 

@@ -116,8 +116,7 @@ export function decisionPanel(
       // The option with what it stands for: the text under it (a place's only in its tooltip),
       // the button described by it for screen readers.
       const item = h("div", { class: about.place ? "choice-item place" : "choice-item" }, b);
-      withText(item, about.text, c.label, "choice-text");
-      item.removeAttribute("tabindex"); // the button is the keyboard stop
+      withText(item, about.text, c.label, "choice-text", false);
       const text = item.querySelector("[data-card-text]");
       if (text) {
         b.setAttribute("aria-describedby", text.id);

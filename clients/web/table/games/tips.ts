@@ -34,11 +34,12 @@ export function explain<T extends Element>(node: T, text: string | null | undefi
 
 /**
  * Put `text` on the card `node` (a child of class `className`, clamped by the board's CSS), the
- * whole of it in the tooltip headed `title`. The card becomes a keyboard stop so the tooltip can be
- * read without a mouse; when the card is offered as a choice, its button takes that role and is
- * described by the text (kit.ts and dom.ts `offer`).
+ * whole of it in the tooltip headed `title`. The card becomes a keyboard stop (unless `focusable`
+ * is false: a button inside it is one) so the tooltip can be read without a mouse; when the card
+ * is offered as a choice, its button takes that role and is described by the text (kit.ts and
+ * dom.ts `offer`).
  */
-export function withText<T extends HTMLElement>(node: T, text: string | null | undefined, title: string, className: string): T {
+export function withText<T extends HTMLElement>(node: T, text: string | null | undefined, title: string, className: string, focusable = true): T {
   if (!text) return node;
   const shown = document.createElement("span");
   shown.className = className;
@@ -47,7 +48,7 @@ export function withText<T extends HTMLElement>(node: T, text: string | null | u
   shown.setAttribute("data-card-text", "");
   shown.textContent = text;
   node.append(shown);
-  node.setAttribute("tabindex", "0");
+  if (focusable) node.setAttribute("tabindex", "0");
   return explain(node, text, title);
 }
 
