@@ -133,7 +133,9 @@ class Rules:
         return scoring.outcome(self.t, state)
 
     def view(self, state: State, viewer: int | None) -> View:
-        return views.view(self.t, state, viewer, self.active_players(state))
+        return views.view(
+            self.t, state, viewer, self.active_players(state), scoring.table_scores(self.t, state)
+        )
 
     def resample_hidden(self, state: State, viewer: int, rng: Rng) -> State:
         return views.resample_hidden(state, viewer, rng)

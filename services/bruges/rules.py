@@ -1006,7 +1006,9 @@ def _make_game(rules: Rules) -> GameSpec[State]:
     catalog = rules.catalog
 
     def view(state: State, viewer: int | None) -> View:
-        return views.view(rules, state, viewer, rules.active_players(state))
+        return views.view(
+            rules, state, viewer, rules.active_players(state), scoring.table_scores(rules, state)
+        )
 
     def outcome(state: State) -> Any:
         return scoring.outcome(rules, state)

@@ -1187,7 +1187,8 @@ def make_game(catalog: Catalog) -> GameSpec[State]:
 
 def _make_game(rules: Rules) -> GameSpec[State]:
     def view(state: State, viewer: int | None) -> View:
-        return views.view(state, viewer, rules.active_players(state))
+        scores = scoring.table_scores(rules.catalog, state)
+        return views.view(state, viewer, rules.active_players(state), scores)
 
     return GameSpec(
         game_id="waterdeep",

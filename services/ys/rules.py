@@ -1271,7 +1271,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
 
     def view(state: State, viewer: int | None) -> View:
         complete = state.phase == PLACE and bool(state.queue) and rules._complete(state)
-        return views.view(state, viewer, rules.active_players(state), complete)
+        return views.view(state, viewer, rules.active_players(state), complete, scoring.table_scores(state))
 
     return GameSpec(
         game_id="ys",

@@ -194,6 +194,16 @@ export interface GameData {
   decks: { id: string; name: string; parts: { kind: string; id: string; count: number }[] }[];
   boards: Record<string, Json>;
   catalog: Json;
+  /** What the score in the views means during play, and the outcome's breakdown and facts in words. */
+  score?: ScoreSheet;
+}
+
+/** A game's score in words: `seats[i].score` of a view is the score so far (what `during_play`
+ * says) while the game runs, the final score (the outcome's) once it is over. */
+export interface ScoreSheet {
+  during_play?: string;
+  breakdown?: Record<string, string>;
+  facts?: Record<string, string>;
 }
 
 export interface Verification {
