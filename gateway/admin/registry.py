@@ -34,6 +34,7 @@ from typing import Any
 
 import structlog
 
+from gateway import metrics
 from gateway.auth import Tenant, TenantsError, parse_tenants
 
 _log = structlog.get_logger("admin")
@@ -283,7 +284,10 @@ class TenantRegistry:
                 try:
                     await self.refresh()
                 except Exception as error:  # Redis away: keep the tenants we have, try again
+                    metrics.TENANT_REFRESHES.labels("failed").inc()
                     _log.warning("tenants refresh failed", error=str(error))
+                else:
+                    metrics.TENANT_REFRESHES.labels("ok").inc()
                 with contextlib.suppress(TimeoutError):
                     waiter = asyncio.ensure_future(wake.wait())
                     stop = asyncio.ensure_future(stopping.wait())

@@ -31,6 +31,8 @@ from typing import Any
 
 import structlog
 
+from gateway import metrics
+
 _log = structlog.get_logger("usage")
 
 COUNTERS = (
@@ -164,7 +166,10 @@ class UsageMeter:
             try:
                 await self.flush()
             except Exception as error:
+                metrics.USAGE_FLUSHES.labels("failed").inc()
                 _log.warning("usage flush failed; kept for the next", error=str(error))
+            else:
+                metrics.USAGE_FLUSHES.labels("ok").inc()
 
     # -- reading -----------------------------------------------------------------------------------
 
