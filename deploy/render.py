@@ -43,8 +43,10 @@ spec:
     matchLabels: {{app.kubernetes.io/name: {name}}}
   template:
     metadata:
-      # guildhall.io/game: the `game` label of the pod's scrape target (up{{job="guildhall-rules"}}).
-      labels: {{app.kubernetes.io/name: {name}, app.kubernetes.io/component: rules, guildhall.io/game: {game}}}
+      labels:
+        app.kubernetes.io/name: {name}
+        app.kubernetes.io/component: rules
+        guildhall.io/game: {game}  # the scrape target's `game` (up{{job="guildhall-rules"}})
     spec:
 {spread}
       terminationGracePeriodSeconds: {termination}
@@ -130,10 +132,14 @@ def spread(name: str, indent: int = 6) -> str:
         "# required one would cap the replicas (up to the HPA's 20) at the number of nodes.",
         "topologySpreadConstraints:",
     ]
-    for key, when in (("kubernetes.io/hostname", "DoNotSchedule"), ("topology.kubernetes.io/zone", "ScheduleAnyway")):
+    selector = f"labelSelector: {{matchLabels: {{app.kubernetes.io/name: {name}}}}}"
+    for key, when in (
+        ("kubernetes.io/hostname", "DoNotSchedule"),
+        ("topology.kubernetes.io/zone", "ScheduleAnyway"),
+    ):
         lines += [
             f"  - {{maxSkew: 1, topologyKey: {key}, whenUnsatisfiable: {when}, nodeTaintsPolicy: Honor,",
-            f"     labelSelector: {{matchLabels: {{app.kubernetes.io/name: {name}}}}}, matchLabelKeys: [pod-template-hash]}}",
+            f"     {selector}, matchLabelKeys: [pod-template-hash]}}",
         ]
     return "\n".join(" " * indent + line for line in lines)
 

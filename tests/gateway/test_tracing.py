@@ -135,9 +135,7 @@ def test_one_submit_action_is_one_trace_across_gateway_rules_service_and_redis(
     with Client(target, api_key=ACME_KEY) as client:
         created = client.create_match(GAME, ["p0", "p1"])
         seat = next(
-            s
-            for s in created.seats
-            if client.for_token(s.token).get_view(created.match_id).raw_legal_actions
+            s for s in created.seats if client.for_token(s.token).get_view(created.match_id).raw_legal_actions
         )
         action = client.for_token(seat.token).get_view(created.match_id).raw_legal_actions[0]
 
@@ -197,7 +195,9 @@ def test_tracing_is_off_unless_an_exporter_or_endpoint_is_named() -> None:
     assert not tracing.wanted({"OTEL_SERVICE_NAME": "gateway"})
     assert tracing.wanted({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"})
     assert tracing.wanted({"OTEL_TRACES_EXPORTER": "otlp"})
-    assert not tracing.wanted({"OTEL_TRACES_EXPORTER": "none", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"})
+    assert not tracing.wanted(
+        {"OTEL_TRACES_EXPORTER": "none", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"}
+    )
     assert not tracing.wanted({"OTEL_SDK_DISABLED": "true", "OTEL_TRACES_EXPORTER": "otlp"})
 
 
