@@ -438,7 +438,7 @@ def build_server(
             CanonicalLogInterceptor(
                 _context_of,
                 request_limits=REQUEST_LIMITS,
-                observe=RulesMetrics(spec.game_id, spec.rules_version).observe,
+                observe=RulesMetrics.of(spec.game_id, spec.rules_version).observe_locked,
             )
         ],
         options=GRPC_OPTIONS,
@@ -507,7 +507,7 @@ class AsyncRules:
         self.servicer = servicer
         self._log = structlog.get_logger("rpc")
         spec = servicer.spec
-        self.metrics = RulesMetrics(spec.game_id, spec.rules_version)
+        self.metrics = RulesMetrics.of(spec.game_id, spec.rules_version)
         self._span_attributes = {
             "guildhall.game": spec.game_id,
             "guildhall.rules_version": spec.rules_version,
@@ -537,7 +537,7 @@ class AsyncRules:
     def _decide(self, rpc: str, request: Any, outcomes: Counter[str] | None) -> Any:
         started = time.perf_counter()
         outcome, status, detail = "ok", "OK", None
-        self.metrics.in_flight.inc()
+        self.metrics.in_flight += 1
         try:
             response = getattr(self.servicer, rpc)(request, _RAISING)
             if rpc == "Validate" and response.HasField("rejection"):
@@ -552,7 +552,7 @@ class AsyncRules:
             self._log.exception("unhandled error", rpc=rpc)
             raise _Aborted(grpc.StatusCode.INTERNAL, detail) from None
         finally:
-            self.metrics.in_flight.dec()
+            self.metrics.in_flight -= 1
             self.metrics.observe(rpc, status, time.perf_counter() - started)
             if outcomes is not None:
                 outcomes[f"{rpc}:{outcome}"] += 1
@@ -600,12 +600,12 @@ class AsyncRules:
         """Answer each request in turn (a batch in one message); a fault answers its call alone.
         A batch logs one line (`rpc` Session, `calls`, and how many of each rpc and outcome)
         instead of one per call: under load a line per call was a tenth of the service's CPU."""
-        self.metrics.sessions.inc()
+        self.metrics.sessions += 1
         try:
             async for response in self._answers(requests):
                 yield response
         finally:
-            self.metrics.sessions.dec()
+            self.metrics.sessions -= 1
 
     async def _answers(self, requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
         async for request in requests:
@@ -797,6 +797,7 @@ def main(game_id: str, argv: Sequence[str] | None = None) -> None:
 
     spec = _load_spec(game_id, args.data) if args.data else GAMES[game_id]
     try:
+        RulesMetrics.of(spec.game_id, spec.rules_version)  # its series exist from the first scrape
         serve_metrics(args.metrics_port, args.host)
         if args.server == "threads":
             _serve_threads(spec, game_id, args.host, args.port, args.drain, args.grace)

@@ -3,7 +3,8 @@ as real processes with tracing on, both exporting OTLP over HTTP to a tiny colle
 runs; a SubmitAction sent with the caller's own trace context comes back as one trace holding the
 gateway's server span, its rules call, the rules service's span for that call (over the Session
 stream, the context carried per message) and the Redis append, and the gateway's log line for the
-call names the trace. With tracing off (the default) a process exports nothing."""
+call names the trace; an HTTP (Connect) call continues its caller's trace too. Tracing is off
+unless the standard variables turn it on, and a setting it cannot honour stops the start."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import os
 import secrets
 import threading
 import time
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -23,6 +25,7 @@ import pytest
 from guildhall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
+from devstack.processes import free_port
 from devstack.stack import Stack
 from guildhall_client import Client
 from services import tracing
@@ -116,7 +119,8 @@ def traced(
         monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector.endpoint)
         monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "100")  # export within 0.1 s (default 5 s)
         logs = tmp_path / "logs"
-        with Stack([GAME], gateways=1, log_dir=logs, tenants=tenants_document()) as stack:
+        http = {"HTTP_PORT": str(free_port())}
+        with Stack([GAME], gateways=1, log_dir=logs, tenants=tenants_document(), gateway_env=http) as stack:
             yield stack, collector, logs
 
 
@@ -188,6 +192,23 @@ def test_one_submit_action_is_one_trace_across_gateway_rules_service_and_redis(
 
     _wait_for(logged, "the SubmitAction log line")
     assert [r["trace_id"] for r in logged()] == [trace_id]
+
+    # Over HTTP (Connect) the caller's trace is continued from its traceparent header too.
+    http_trace, http_caller = secrets.token_hex(16), secrets.token_hex(8)
+    call = urllib.request.Request(
+        f"http://127.0.0.1:{stack.gateway_env['HTTP_PORT']}/guildhall.gateway.v1.GatewayService/GetView",
+        data=json.dumps({"matchId": created.match_id}).encode(),
+        headers={
+            "Content-Type": "application/json",
+            "Authorization": f"Bearer {seat.token}",
+            "traceparent": f"00-{http_trace}-{http_caller}-01",
+        },
+    )
+    with urllib.request.urlopen(call, timeout=10) as answer:
+        assert json.loads(answer.read())["matchId"] == created.match_id
+    _wait_for(lambda: collector.trace(http_trace), "the HTTP call's span")
+    (http_span,) = [s for s in collector.trace(http_trace) if s.name.endswith("/GetView")]
+    assert http_span.service == "gateway" and http_span.parent_id == http_caller
 
 
 def test_tracing_is_off_unless_an_exporter_or_endpoint_is_named() -> None:
