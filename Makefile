@@ -50,9 +50,10 @@ $(WEB)/dist/.stamp: $(VENV)/.installed $(WEB)/package.json $(WEB)/package-lock.j
 	touch $@
 
 # Debian packages the tests use, installed when missing: chromium for the browser tests
-# (tests/web), prometheus for promtool (the alert rules' tests, tests/deploy/test_monitoring.py).
+# (tests/web), prometheus for promtool (the alert rules' tests, tests/deploy/test_monitoring.py),
+# prometheus-redis-exporter for the Redis alerts' series (tests/deploy/test_redis_exporter.py).
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEBIAN_TOOLS := chromium:chromium promtool:prometheus
+DEBIAN_TOOLS := chromium:chromium promtool:prometheus prometheus-redis-exporter:prometheus-redis-exporter
 debian-tools:
 	@missing=$$(for pair in $(DEBIAN_TOOLS); do command -v $${pair%%:*} >/dev/null || echo $${pair#*:}; done); \
 	if [ -n "$$missing" ]; then $(SUDO) apt-get update -qq && \

@@ -17,6 +17,9 @@ BASE = Path(__file__).resolve().parent / "k8s" / "base"
 # overlay where the Prometheus Operator runs; alerts.yaml is the plain rules file.
 MONITORING = BASE.parent / "monitoring"
 GRPC_PORT = 50051
+# A rules service's Prometheus metrics (services/metrics.py), scraped by the ServiceMonitor
+# guildhall-rules (deploy/k8s/monitoring/servicemonitor.yaml).
+METRICS_PORT = 9100
 # Stopping: readiness fails at once, the pod keeps serving for DRAIN_SECONDS (longer than the
 # readiness period, so endpoints drop it first), then calls in flight get GRACE_SECONDS.
 DRAIN_SECONDS = 6
@@ -40,8 +43,12 @@ spec:
     matchLabels: {{app.kubernetes.io/name: {name}}}
   template:
     metadata:
-      labels: {{app.kubernetes.io/name: {name}, app.kubernetes.io/component: rules}}
+      labels:
+        app.kubernetes.io/name: {name}
+        app.kubernetes.io/component: rules
+        guildhall.io/game: {game}  # the scrape target's `game` (up{{job="guildhall-rules"}})
     spec:
+{spread}
       terminationGracePeriodSeconds: {termination}
       automountServiceAccountToken: false
       securityContext:
@@ -59,8 +66,10 @@ spec:
             - {{name: LOG_LEVEL, value: info}}
             - {{name: DRAIN_SECONDS, value: "{drain}"}}
             - {{name: GRACE_SECONDS, value: "{grace}"}}
+            - {{name: METRICS_PORT, value: "{metrics_port}"}}
           ports:
             - {{name: grpc, containerPort: {port}}}
+            - {{name: metrics, containerPort: {metrics_port}}}
           readinessProbe:
             grpc: {{port: {port}}}
             periodSeconds: 3
@@ -87,6 +96,7 @@ spec:
   selector: {{app.kubernetes.io/name: {name}}}
   ports:
     - {{name: grpc, port: {port}, targetPort: grpc, appProtocol: grpc}}
+    - {{name: metrics, port: {metrics_port}, targetPort: metrics}}
 ---
 apiVersion: autoscaling/v2
 kind: HorizontalPodAutoscaler
@@ -113,6 +123,27 @@ spec:
 """
 
 
+def spread(name: str, indent: int = 6) -> str:
+    """A pod spec's topologySpreadConstraints for the Deployment `name` (its pods' name label)."""
+    lines = [
+        "# Replicas spread over nodes (hard: a lost node takes at most its share) and zones (soft: a",
+        "# one-zone cluster still schedules); tainted nodes the pods cannot use are not counted, and",
+        "# each rollout's pods (pod-template-hash) spread on their own. Not pod anti-affinity: a",
+        "# required one would cap the replicas (up to the HPA's 20) at the number of nodes.",
+        "topologySpreadConstraints:",
+    ]
+    selector = f"labelSelector: {{matchLabels: {{app.kubernetes.io/name: {name}}}}}"
+    for key, when in (
+        ("kubernetes.io/hostname", "DoNotSchedule"),
+        ("topology.kubernetes.io/zone", "ScheduleAnyway"),
+    ):
+        lines += [
+            f"  - {{maxSkew: 1, topologyKey: {key}, whenUnsatisfiable: {when}, nodeTaintsPolicy: Honor,",
+            f"     {selector}, matchLabelKeys: [pod-template-hash]}}",
+        ]
+    return "\n".join(" " * indent + line for line in lines)
+
+
 def service_name(game_id: str) -> str:
     return f"rules-{game_id.replace('_', '-')}"
 
@@ -133,6 +164,8 @@ def rendered() -> dict[Path, str]:
             title=spec.title,
             target=rules_target(game_id),
             port=GRPC_PORT,
+            metrics_port=METRICS_PORT,
+            spread=spread(name),
             drain=DRAIN_SECONDS,
             grace=GRACE_SECONDS,
             termination=TERMINATION_GRACE,

@@ -33,6 +33,7 @@ from gateway.quotas import Quotas
 from gateway.settings import Config
 from gateway.watch import WatchHub, stream_versions
 from gateway.webhooks.address import AddressPolicy
+from services import tracing
 
 _log = structlog.get_logger("gateway")
 
@@ -108,7 +109,8 @@ def redis_clients(url: str, cluster: bool, socket_timeout_s: float = 5.0) -> tup
 
 
 class TimedRules:
-    """A rules client whose calls are timed into the rules-call latency histogram, by method."""
+    """A rules client whose calls are timed into the rules-call latency histogram and their
+    failures counted, by method; each call a span of its own when tracing is on."""
 
     _TIMED = ("describe", "setup", "validate", "apply", "legal_actions", "view")
 
@@ -117,16 +119,25 @@ class TimedRules:
         self.game_id = game
         for name in self._TIMED:
             if hasattr(client, name):
-                setattr(
-                    self, name, self._timed(getattr(client, name), metrics.RULES_LATENCY.labels(game, name))
-                )
+                setattr(self, name, self._timed(getattr(client, name), game, name))
 
     @staticmethod
-    def _timed(call: Any, histogram: Any) -> Any:
+    def _timed(call: Any, game: str, method: str) -> Any:
+        histogram = metrics.RULES_LATENCY.labels(game, method)
+        span_name = f"rules {game} {method}"
+        attributes = {"rpc.system": "grpc", "guildhall.game": game}
+
         async def timed(*args: Any, **kwargs: Any) -> Any:
             started = time.perf_counter()
             try:
-                return await call(*args, **kwargs)
+                if not tracing.ENABLED:
+                    return await call(*args, **kwargs)
+                with tracing.span(span_name, kind="client", attributes=attributes):
+                    return await call(*args, **kwargs)
+            except Exception as error:
+                code = error.code() if isinstance(error, grpc.aio.AioRpcError) else grpc.StatusCode.UNKNOWN
+                metrics.RULES_FAILURES.labels(game, method, code.name).inc()
+                raise
             finally:
                 histogram.observe(time.perf_counter() - started)
 
@@ -169,6 +180,7 @@ class Gateway:
         operators = load_operators(config.tenants_file) if config.tenants_file else ()
         policy = AddressPolicy.from_setting(config.webhook_allow_networks)
         _check_webhook_urls(tenants, config.webhook_allow_http, policy)
+        tracing.instrument_redis()  # before any client is built (a no-op unless tracing is on)
         redis, subscriber = redis_clients(config.redis_url, config.redis_cluster, config.redis_timeout_s)
         self.redis = redis
         # Issue 34: the tenants file seeds Redis; Redis's tenants are the ones served from now on,
@@ -220,6 +232,8 @@ class Gateway:
             self._closers.append(subscriber)
         clients = {game: AsyncRulesClient(game, target) for game, target in config.rules.items()}
         self._rules = clients
+        for game in clients:
+            metrics.RULES_CONFIGURED.labels(game).set(1)
         rules: dict[str, Any] = {game: TimedRules(game, client) for game, client in clients.items()}
         describes = await asyncio.gather(*(client.describe() for client in rules.values()))
         for game, described in zip(rules, describes, strict=True):
@@ -329,7 +343,9 @@ class Gateway:
         # Protobuf garbage is INVALID_ARGUMENT, not grpc.aio's UNKNOWN (gateway/api/undecodable.py).
         from gateway.api.undecodable import UndecodableRequests
 
-        server = grpc.aio.server(options=GRPC_OPTIONS, interceptors=[UndecodableRequests()])
+        server = grpc.aio.server(
+            options=GRPC_OPTIONS, interceptors=[*tracing.server_interceptors(), UndecodableRequests()]
+        )
         servicer = GatewayServicer(self.ports)
         gateway_pb2_grpc.add_GatewayServiceServicer_to_server(servicer, server)
         self.health = health_aio.HealthServicer()
@@ -544,6 +560,7 @@ class Gateway:
         for client in self._blocking_clients:
             with contextlib.suppress(Exception):
                 client.close()
+        tracing.shutdown()  # the spans still buffered go out
         _log.info("stopped")
 
 

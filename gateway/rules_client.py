@@ -23,6 +23,7 @@ import msgspec
 from guildhall.common.v1 import common_pb2
 from guildhall.rules.v1 import rules_pb2, rules_pb2_grpc
 
+from services import tracing
 from services.kernel import Rejection
 
 # Replays send events in batches: one call per batch, each well under the message limit.
@@ -357,7 +358,10 @@ class _Session:
         self._deadlines[number] = (loop.time() + timeout_s, timeout_s)
         if self._sweeper is None:
             self._sweeper = loop.call_later(SWEEP_S, self._sweep)
-        self._send(rules_pb2.SessionRequest(id=number, **{kind: request}))
+        message = rules_pb2.SessionRequest(id=number, **{kind: request})
+        if tracing.ENABLED:  # each call its trace's context: the stream carries many actions' calls
+            tracing.inject(message.trace_context)
+        self._send(message)
         try:
             response = await future
         finally:
@@ -427,7 +431,10 @@ class AsyncRulesClient:
         self.game_id = game_id
         self.target = target
         self._timeout = timeout_s
-        self._channel = grpc.aio.insecure_channel(target, options=GRPC_OPTIONS)
+        # Traced (when on): the unary calls; a Session's calls carry their context per message.
+        self._channel = grpc.aio.insecure_channel(
+            target, options=GRPC_OPTIONS, interceptors=tracing.client_interceptors()
+        )
         self._stub = rules_pb2_grpc.RulesServiceStub(self._channel)
         self._sessions: list[_Session | None] = [None] * max(sessions, 0)
         self._turn = itertools.count()

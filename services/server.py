@@ -29,10 +29,11 @@ from grpc_reflection.v1alpha import reflection
 from guildhall.common.v1 import common_pb2
 from guildhall.rules.v1 import rules_pb2, rules_pb2_grpc
 
-from services import runtime
+from services import runtime, tracing
 from services.kernel import UNKNOWN_ACTION, GameSpec, Rejection, SetupConfig, SetupError, json_schemas
 from services.kernel.present import Decision, Description
 from services.kernel.spec import clip
+from services.metrics import RulesMetrics, serve_metrics
 from services.observability import (
     CanonicalLogInterceptor,
     configure_logging,
@@ -433,7 +434,13 @@ def build_server(
     """
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix=f"rules-{spec.game_id}"),
-        interceptors=[CanonicalLogInterceptor(_context_of, request_limits=REQUEST_LIMITS)],
+        interceptors=[
+            CanonicalLogInterceptor(
+                _context_of,
+                request_limits=REQUEST_LIMITS,
+                observe=RulesMetrics.of(spec.game_id, spec.rules_version).observe_locked,
+            )
+        ],
         options=GRPC_OPTIONS,
     )
     rules_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(spec), server)
@@ -499,13 +506,38 @@ class AsyncRules:
     def __init__(self, servicer: RulesServicer) -> None:
         self.servicer = servicer
         self._log = structlog.get_logger("rpc")
+        spec = servicer.spec
+        self.metrics = RulesMetrics.of(spec.game_id, spec.rules_version)
+        self._span_attributes = {
+            "guildhall.game": spec.game_id,
+            "guildhall.rules_version": spec.rules_version,
+        }
 
-    def _call(self, rpc: str, request: Any, outcomes: Counter[str] | None = None) -> Any:
+    def _call(
+        self,
+        rpc: str,
+        request: Any,
+        outcomes: Counter[str] | None = None,
+        trace_context: Any = None,
+    ) -> Any:
         """One call: its response, or _Aborted with the status the caller gets. Logged on its
         own line, unless `outcomes` counts it for its batch's line (a fault or an error still
-        gets its own line, with its detail)."""
+        gets its own line, with its detail). Traced when tracing is on: a Session call's span
+        continues the trace its `trace_context` names; a unary call's, the gRPC call's span."""
+        if not tracing.ENABLED:
+            return self._decide(rpc, request, outcomes)
+        with tracing.span(
+            f"{self.servicer.spec.game_id} {rpc}",
+            kind="server" if trace_context else "internal",
+            carrier=dict(trace_context) if trace_context else None,
+            attributes=self._span_attributes,
+        ):
+            return self._decide(rpc, request, outcomes)
+
+    def _decide(self, rpc: str, request: Any, outcomes: Counter[str] | None) -> Any:
         started = time.perf_counter()
         outcome, status, detail = "ok", "OK", None
+        self.metrics.in_flight += 1
         try:
             response = getattr(self.servicer, rpc)(request, _RAISING)
             if rpc == "Validate" and response.HasField("rejection"):
@@ -520,6 +552,8 @@ class AsyncRules:
             self._log.exception("unhandled error", rpc=rpc)
             raise _Aborted(grpc.StatusCode.INTERNAL, detail) from None
         finally:
+            self.metrics.in_flight -= 1
+            self.metrics.observe(rpc, status, time.perf_counter() - started)
             if outcomes is not None:
                 outcomes[f"{rpc}:{outcome}"] += 1
             if outcomes is None or detail is not None:
@@ -566,6 +600,14 @@ class AsyncRules:
         """Answer each request in turn (a batch in one message); a fault answers its call alone.
         A batch logs one line (`rpc` Session, `calls`, and how many of each rpc and outcome)
         instead of one per call: under load a line per call was a tenth of the service's CPU."""
+        self.metrics.sessions += 1
+        try:
+            async for response in self._answers(requests):
+                yield response
+        finally:
+            self.metrics.sessions -= 1
+
+    async def _answers(self, requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
         async for request in requests:
             if request.batch and request.WhichOneof("call") is None:
                 started = time.perf_counter()
@@ -598,7 +640,7 @@ class AsyncRules:
                 raise _Aborted(
                     grpc.StatusCode.RESOURCE_EXHAUSTED, f"{rpc} requests are at most {limit} bytes"
                 )
-            getattr(response, kind).CopyFrom(self._call(rpc, inner, outcomes))
+            getattr(response, kind).CopyFrom(self._call(rpc, inner, outcomes, request.trace_context))
         except _Aborted as aborted:
             response.fault.code = aborted.code.value[0]
             response.fault.message = aborted.message
@@ -633,7 +675,7 @@ async def build_aio_server(
 
     What `python -m services.<game>` runs; `build_server` (threads) stays for in-process tools.
     """
-    server = grpc.aio.server(options=GRPC_OPTIONS)
+    server = grpc.aio.server(options=GRPC_OPTIONS, interceptors=tracing.server_interceptors())
     server.add_generic_rpc_handlers((AsyncRules(RulesServicer(spec)).handler(),))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -740,14 +782,23 @@ def main(game_id: str, argv: Sequence[str] | None = None) -> None:
             "asyncio",
         ),
     )
+    parser.add_argument(
+        "--metrics-port",
+        type=int,
+        default=int(env.get("METRICS_PORT", "0")),
+        help=_env_help("port of the Prometheus /metrics endpoint; 0 = none", "METRICS_PORT", 0),
+    )
     args = parser.parse_args(argv)
     try:
+        tracing.configure(f"rules-{game_id}")  # before logging: log lines then carry trace ids
         configure_logging(f"rules-{game_id}", args.log_level)
-    except ValueError as exc:
+    except ValueError as exc:  # a bad LOG_LEVEL or OTEL_* setting
         parser.error(str(exc))
 
     spec = _load_spec(game_id, args.data) if args.data else GAMES[game_id]
     try:
+        RulesMetrics.of(spec.game_id, spec.rules_version)  # its series exist from the first scrape
+        serve_metrics(args.metrics_port, args.host)
         if args.server == "threads":
             _serve_threads(spec, game_id, args.host, args.port, args.drain, args.grace)
         else:
@@ -826,6 +877,7 @@ async def _serve(spec: GameSpec[Any], game_id: str, host: str, port: int, drain:
     await health_servicer.enter_graceful_shutdown()  # readiness fails first, so traffic moves away
     await asyncio.sleep(max(drain, 0.0))
     await server.stop(grace)
+    tracing.shutdown()  # the spans still buffered go out
     _log.info("stopped", game=game_id)
     _ignore_stop_signals()
 

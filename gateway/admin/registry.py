@@ -50,6 +50,7 @@ from typing import Any
 
 import structlog
 
+from gateway import metrics
 from gateway.admin.log import (
     CHANNEL,
     LOG_KEYS,
@@ -502,7 +503,10 @@ class TenantRegistry:
                 try:
                     await self.refresh()
                 except Exception as error:  # Redis away: keep the tenants we have, try again
+                    metrics.TENANT_REFRESHES.labels("failed").inc()
                     _log.warning("tenants refresh failed", error=str(error))
+                else:
+                    metrics.TENANT_REFRESHES.labels("ok").inc()
                 with contextlib.suppress(TimeoutError):
                     waiter = asyncio.ensure_future(wake.wait())
                     stop = asyncio.ensure_future(stopping.wait())

@@ -35,6 +35,8 @@ from typing import Any
 
 import structlog
 
+from gateway import metrics
+
 _log = structlog.get_logger("usage")
 
 COUNTERS = (
@@ -174,7 +176,10 @@ class UsageMeter:
             try:
                 await self.flush()
             except Exception as error:
+                metrics.USAGE_FLUSHES.labels("failed").inc()
                 _log.warning("usage flush failed; kept for the next", error=str(error))
+            else:
+                metrics.USAGE_FLUSHES.labels("ok").inc()
 
     # -- reading -----------------------------------------------------------------------------------
 

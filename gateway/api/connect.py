@@ -41,6 +41,7 @@ from gateway.api import jsonfields
 from gateway.api.inflate import BoundedGzip
 from gateway.api.wire import MAX_INFLATED_BYTES, MAX_REQUEST_BYTES
 from gateway.auth import PUBLIC, SCOPES
+from services import tracing
 
 _log = structlog.get_logger("http")
 
@@ -135,15 +136,29 @@ class ConnectService:
             if handler is None:  # in the proto, not (yet) served: UNIMPLEMENTED, as over gRPC
                 setattr(self, _snake(method.name), _unimplemented(method.name, method.server_streaming))
                 continue
-            adapter = self._streaming(handler) if method.server_streaming else self._unary(handler)
+            adapter: Callable[..., Any] = (
+                self._streaming(handler)
+                if method.server_streaming
+                else self._unary(handler, f"/{service.full_name}/{method.name}")
+            )
             setattr(self, _snake(method.name), adapter)
             self.rpcs.append(method.name)
 
     @staticmethod
-    def _unary(handler: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+    def _unary(handler: Callable[..., Awaitable[Any]], span_name: str) -> Callable[..., Awaitable[Any]]:
+        """The RPC over HTTP; traced when tracing is on, as the gRPC port's calls are (the
+        caller's trace continued from its `traceparent` header). Streams are not: a span would
+        last as long as the stream."""
+        attributes = {"rpc.system": "connect_rpc"}
+
         async def call(request: Any, ctx: RequestContext[Any, Any]) -> Any:
             structlog.contextvars.bind_contextvars(transport="connect")
-            return await handler(request, _Context(ctx, _request_id(ctx)))
+            context = _Context(ctx, _request_id(ctx))
+            if not tracing.ENABLED:
+                return await handler(request, context)
+            carrier = dict(context.invocation_metadata())
+            with tracing.span(span_name, kind="server", carrier=carrier, attributes=attributes):
+                return await handler(request, context)
 
         return call
 

@@ -37,6 +37,7 @@ from gateway.api.jsonfields import json_bytes
 from gateway.api.wire import MAX_ACTION_BYTES, BadRequest, TooLarge
 from gateway.auth import Principal, denied
 from gateway.eventstore.base import MatchKey
+from services import tracing
 
 MAX_QUEUED = 32  # actions read ahead of the one being decided, per stream
 _END = object()  # the client closed its side: answer what is queued, then end
@@ -138,7 +139,14 @@ class PlaySession:
 
     async def _act(self, request: Any) -> list[gateway_pb2.PlayUpdate]:
         """The messages that answer one action: updates up to its version with the answer on the
-        last, or the answer alone."""
+        last, or the answer alone. Traced (when on) as a trace of its own, linked to the stream's:
+        one action, one trace, however long the stream lives."""
+        if not tracing.ENABLED:
+            return await self._answer(request)
+        with tracing.new_trace("guildhall.gateway.v1.GatewayService/Play action"):
+            return await self._answer(request)
+
+    async def _answer(self, request: Any) -> list[gateway_pb2.PlayUpdate]:
         if request.WhichOneof("message") != "action":
             raise BadRequest("a Play stream opens once: every message after `open` is an `action`")
         action = request.action

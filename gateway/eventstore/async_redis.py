@@ -63,10 +63,13 @@ from gateway.eventstore.redis_store import (
     fence_key,
     match_keys,
 )
+from services import tracing
 
 _PAGE = 1000
 _REDIRECTS = 2  # MOVED answers followed within one replicated write
 _FENCE_TTL_MS = 60_000  # the fence key only has to outlive its WAIT
+# The append's span (tracing on), named as the redis instrumentation names its commands.
+_APPEND_SPAN = {"db.system": "redis", "db.operation": "EVALSHA", "guildhall.script": "append"}
 # What hiredis packs exactly as redis-py's encoder does (it rejects bool and None, writes floats
 # with repr): anything else goes through redis-py's own packer.
 _PLAIN_ARGUMENTS = (bytes, str, int)
@@ -362,7 +365,15 @@ class AsyncRedisEventStore:
 
     async def _pipelined_append(self, keys: list[str], args: Sequence[Any]) -> tuple[Any, int]:
         """The script's reply and the replicas its batch's WAIT counted (0 without a wait), through
-        the group commit of the plain client or of the slot's owner; error replies raised."""
+        the group commit of the plain client or of the slot's owner; error replies raised. A span
+        of its own when tracing is on: the pipeline writes to its connection directly, past the
+        redis instrumentation (one write may carry several actions' appends)."""
+        if not tracing.ENABLED:
+            return await self._group_committed_append(keys, args)
+        with tracing.span("EVALSHA append", kind="client", attributes=_APPEND_SPAN):
+            return await self._group_committed_append(keys, args)
+
+    async def _group_committed_append(self, keys: list[str], args: Sequence[Any]) -> tuple[Any, int]:
         if self._owners is None:
             assert self._pipeline is not None
             reply, acked = await self._pipeline.run(keys, args)

@@ -80,9 +80,18 @@ def test_every_container_is_probed_limited_and_unprivileged(overlay: str) -> Non
             assert security["capabilities"]["drop"] == ["ALL"], where
 
 
+def ours(overlay: str) -> list[dict[str, Any]]:
+    """The Deployments of Guildhall's own processes (not redis_exporter)."""
+    return [
+        d
+        for d in objects(overlay, "Deployment")
+        if d["spec"]["template"]["spec"]["containers"][0]["image"].startswith("ghcr.io/guildhall/")
+    ]
+
+
 @pytest.mark.parametrize("overlay", ["dev", "prod"])
 def test_our_servers_are_probed_over_grpc_and_given_time_to_drain(overlay: str) -> None:
-    for workload in objects(overlay, "Deployment"):
+    for workload in ours(overlay):
         pod = workload["spec"]["template"]["spec"]
         (container,) = pod["containers"]
         assert "grpc" in container["readinessProbe"] and "grpc" in container["livenessProbe"]
@@ -111,14 +120,27 @@ def _allowed_from(policy: dict[str, Any]) -> list[dict[str, Any]]:
     return [peer for rule in policy["spec"].get("ingress", []) for peer in rule.get("from", [])]
 
 
+def _peers_by_port(policy: dict[str, Any]) -> dict[int, list[dict[str, Any]]]:
+    found: dict[int, list[dict[str, Any]]] = {}
+    for rule in policy["spec"].get("ingress", []):
+        for port in rule["ports"]:
+            found.setdefault(port["port"], []).extend(rule.get("from", []))
+    return found
+
+
 @pytest.mark.parametrize("overlay", ["dev", "prod"])
 def test_network_policies_deny_by_default_and_open_only_guildhalls_paths(overlay: str) -> None:
     deny = named(overlay, "NetworkPolicy", "default-deny")
     assert deny["spec"]["podSelector"] == {} and set(deny["spec"]["policyTypes"]) == {"Ingress", "Egress"}
     assert "ingress" not in deny["spec"] and "egress" not in deny["spec"]
     gateway_only = [{"podSelector": {"matchLabels": {"app.kubernetes.io/component": "gateway"}}}]
-    assert _allowed_from(named(overlay, "NetworkPolicy", "rules")) == gateway_only
+    monitoring = [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}]
+    # rules pods: the gateway on the gRPC port, Prometheus on the metrics port, nobody else
+    assert _peers_by_port(named(overlay, "NetworkPolicy", "rules")) == {50051: gateway_only, 9100: monitoring}
     assert named(overlay, "NetworkPolicy", "rules")["spec"]["egress"] == []
+    exporter = named(overlay, "NetworkPolicy", "redis-exporter")
+    assert _peers_by_port(exporter) == {9121: monitoring}
+    assert [p["port"] for rule in exporter["spec"]["egress"] for p in rule["ports"]] == [6379]
     gateway = named(overlay, "NetworkPolicy", "gateway")
     client_rules = [r for r in gateway["spec"]["ingress"] if "from" not in r]
     # clients: the gateway's gRPC and HTTP (Connect) ports only
@@ -133,16 +155,95 @@ def test_network_policies_deny_by_default_and_open_only_guildhalls_paths(overlay
     }
     assert components <= covered
     if overlay == "dev":
-        assert _allowed_from(named("dev", "NetworkPolicy", "redis")) == gateway_only
+        assert _allowed_from(named("dev", "NetworkPolicy", "redis")) == [
+            *gateway_only,
+            {"podSelector": {"matchLabels": {"app.kubernetes.io/component": "redis-exporter"}}},
+        ]
 
 
-def test_the_gateway_is_scraped_and_scaled_on_more_than_cpu() -> None:
+def test_the_gateway_is_scraped_and_every_autoscaler_can_scale_down_without_an_adapter() -> None:
+    """Issue 43: an HPA naming a metric no adapter serves scales up but never down; CPU and
+    memory come from metrics-server, which every cluster with HPAs has."""
     gateway = named("prod", "Deployment", "gateway")
     annotations = gateway["spec"]["template"]["metadata"]["annotations"]
     assert annotations["prometheus.io/scrape"] == "true" and annotations["prometheus.io/port"] == "9090"
     for hpa in objects("prod", "HorizontalPodAutoscaler"):
         kinds = {(m["type"], m.get("resource", {}).get("name")) for m in hpa["spec"]["metrics"]}
-        assert len(kinds) > 1 and ("Resource", "cpu") in kinds, hpa["metadata"]["name"]
+        assert kinds == {("Resource", "cpu"), ("Resource", "memory")}, hpa["metadata"]["name"]
+
+
+@pytest.mark.parametrize("overlay", ["dev", "prod"])
+def test_gateway_and_rules_replicas_spread_over_nodes_and_zones(overlay: str) -> None:
+    for deployment in ours(overlay):
+        name = deployment["metadata"]["name"]
+        if name == "botworker":
+            continue  # one replica (its seats are leased in Redis; another takes over)
+        spread = {
+            c["topologyKey"]: c for c in deployment["spec"]["template"]["spec"]["topologySpreadConstraints"]
+        }
+        assert spread["kubernetes.io/hostname"]["whenUnsatisfiable"] == "DoNotSchedule", name
+        assert spread["topology.kubernetes.io/zone"]["whenUnsatisfiable"] == "ScheduleAnyway", name
+        for constraint in spread.values():
+            assert constraint["maxSkew"] == 1 and constraint["nodeTaintsPolicy"] == "Honor", name
+            # The constraint counts this Deployment's own pods.
+            assert constraint["labelSelector"]["matchLabels"] == deployment["spec"]["selector"]["matchLabels"]
+
+
+def test_every_rules_pod_serves_metrics_labelled_with_its_game() -> None:
+    for game in GAMES:
+        deployment = named("prod", "Deployment", service_name(game))
+        pod = deployment["spec"]["template"]
+        assert pod["metadata"]["labels"]["guildhall.io/game"] == game
+        (container,) = pod["spec"]["containers"]
+        env = {e["name"]: e.get("value") for e in container["env"]}
+        ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+        assert ports["metrics"] == int(env["METRICS_PORT"]) == 9100
+        service_ports = {
+            p["name"]: p["port"] for p in named("prod", "Service", service_name(game))["spec"]["ports"]
+        }
+        assert service_ports["metrics"] == 9100
+
+
+def test_prod_watches_its_redis_cluster_through_one_pinned_exporter() -> None:
+    exporter = named("prod", "Deployment", "redis-exporter")
+    assert exporter["spec"]["replicas"] == 1
+    pod = exporter["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    assert re.fullmatch(r"oliver006/redis_exporter:v\d+\.\d+\.\d+", container["image"])
+    passwords = next(a for a in container["args"] if a.startswith("--redis.password-file="))
+    mount = container["volumeMounts"][0]
+    assert passwords.split("=", 1)[1].startswith(mount["mountPath"] + "/")
+    volume = next(v for v in pod["volumes"] if v["name"] == mount["name"])
+    assert volume["secret"]["secretName"] == "guildhall-redis-exporter"
+    egress = named("prod", "NetworkPolicy", "gateway-to-redis-cluster")["spec"]["podSelector"]
+    assert {
+        "key": "app.kubernetes.io/component",
+        "operator": "In",
+        "values": ["gateway", "redis-exporter"],
+    } in (egress["matchExpressions"])
+    # The production monitoring lists the cluster's nodes: three primaries, three replicas.
+    rendered = subprocess.run(
+        ["kubectl", "kustomize", str(OVERLAYS / "prod" / "monitoring")],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    (probe,) = [d for d in yaml.safe_load_all(rendered) if d and d["kind"] == "Probe"]
+    assert probe["spec"]["prober"]["url"] == "redis-exporter.guildhall.svc:9121"
+    assert len(probe["spec"]["targets"]["staticConfig"]["static"]) == 6
+
+
+def test_every_secret_a_prod_pod_uses_is_documented() -> None:
+    """Issue 43: production needed a Secret docs/deploy.md did not list (the bot worker's)."""
+    used = set()
+    for workload in workloads("prod"):
+        pod = workload["spec"]["template"]["spec"]
+        used |= {v["secret"]["secretName"] for v in pod.get("volumes", []) if "secret" in v}
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "deploy.md").read_text()
+    section = guide.split("### Secrets", 1)[1].split("\n#", 1)[0]
+    documented = set(re.findall(r"^\| `(guildhall-[a-z-]+)` \|", section, re.MULTILINE))
+    assert used == documented
+    assert "guildhall-botworker" in used
 
 
 def _size(text: str) -> int:

@@ -36,7 +36,7 @@ def _document() -> dict[str, Any]:
 
 
 def test_the_committed_document_is_what_the_descriptors_give() -> None:
-    assert DOCUMENT.read_bytes() == document_json(), "docs/api/openapi.json is out of date: run `make openapi`"
+    assert DOCUMENT.read_bytes() == document_json(), "docs/api/openapi.json is stale: run `make openapi`"
 
 
 def test_the_document_is_valid_openapi_3_1() -> None:
