@@ -22,6 +22,7 @@ import contextlib
 import json
 import logging
 import mimetypes
+import sys
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from http import HTTPStatus
@@ -38,8 +39,9 @@ from guildhall.gateway.v1 import gateway_pb2
 from guildhall.gateway.v1.gateway_pb2_grpc import GatewayServiceServicer
 
 from gateway.api import jsonfields
+from gateway.api.httpstatus import http_semantics, refused_for_size
 from gateway.api.inflate import BoundedGzip
-from gateway.api.wire import MAX_INFLATED_BYTES, MAX_REQUEST_BYTES
+from gateway.api.wire import MAX_INFLATED_BYTES, MAX_REQUEST_BYTES, TooLarge
 from gateway.auth import PUBLIC, SCOPES
 
 _log = structlog.get_logger("http")
@@ -63,6 +65,7 @@ CORS_ALLOW_HEADERS = (
 CORS_EXPOSE_HEADERS = (
     "x-request-id",
     "trailer-retry-after-ms",
+    "retry-after",
     "content-encoding",
     "connect-content-encoding",
     "grpc-status",
@@ -103,6 +106,8 @@ class _Context:
             trailers[key] = value
 
     async def abort(self, code: grpc.StatusCode, details: str) -> None:
+        if isinstance(sys.exception(), TooLarge):  # the servicer answers a field over its limit
+            refused_for_size()
         raise ConnectError(connect_code(code), details)
 
 
@@ -268,8 +273,11 @@ def _compressed(scope: Scope) -> bool:
     return query.get("compression", ["identity"])[0].lower() not in ("", "identity")
 
 
-def _public(scope: Scope) -> bool:
-    """Whether the RPC a path names needs no credentials (the scope table's `public`)."""
+def _public(scope: Scope, admin: bool = False) -> bool:
+    """Whether the RPC a path names needs no credentials (the scope table's `public`; every admin
+    RPC needs an admin key)."""
+    if admin:
+        return False
     rpc = str(scope.get("path", "")).removeprefix(SERVICE_PATH)
     return PUBLIC in SCOPES.get(rpc, frozenset())
 
@@ -326,11 +334,12 @@ class HttpApp:
             await self._preflight(scope, send, cors)
             return
         if path.startswith(SERVICE_PATH):
-            await self._rpc(scope, receive, _json_errors(_with_headers(send, cors)))
+            await self._rpc(scope, receive, http_semantics(_json_errors(_with_headers(send, cors))))
         elif path.startswith(ADMIN_PATH) and self._admin is not None:
-            await self._rpc(scope, receive, _json_errors(_with_headers(send, cors)), self._admin)
+            admin_send = http_semantics(_json_errors(_with_headers(send, cors)))
+            await self._rpc(scope, receive, admin_send, self._admin)
         elif path.startswith(FEED_PREFIX) and self._feeds is not None:
-            await self._feeds(scope, receive, _with_headers(send, cors))
+            await self._feeds(scope, receive, http_semantics(_with_headers(send, cors)))
         elif path == "/healthz":
             if self._stopping.is_set():
                 await _connect_error(send, 503, "unavailable", "draining: call another replica", cors)
@@ -394,22 +403,23 @@ class HttpApp:
     # -- RPCs ------------------------------------------------------------------------------------
 
     async def _rpc(self, scope: Scope, receive: Receive, send: Send, app: Any = None) -> None:
-        # Refused as cheaply as possible, before a byte of the body is read (issue 30): a declared
-        # length over the limit, and a compressed body that needs credentials and carries none
-        # (inflating is the costly step; the servicer would refuse the call anyway).
+        # Refused as cheaply as possible, before a byte of the body is read (issues 30 and 39): a
+        # declared length over the limit (413: it would never fit), and a call that needs
+        # credentials and carries none (the servicer would refuse it anyway: its body is not
+        # inflated nor parsed, so whatever it holds, an anonymous caller learns nothing from it).
         length = _header(scope, b"content-length")
         if length.isdigit() and int(length) > self._max_body:
             await _connect_error(
-                send, 429, "resource_exhausted", f"a request is at most {self._max_body} bytes"
+                send, 413, "resource_exhausted", f"a request is at most {self._max_body} bytes"
             )
             return
-        if _compressed(scope) and not _header(scope, b"authorization") and not _public(scope):
+        if not _header(scope, b"authorization") and not _public(scope, app is not None):
             await _connect_error(
                 send,
                 401,
                 "unauthenticated",
-                "no credentials: send 'authorization: Bearer <API key or token>' (a compressed "
-                "request without them is not read)",
+                "no credentials: send 'authorization: Bearer <API key or token>' (a request without "
+                "them is not read)",
             )
             return
         checked = await _check_call(scope, receive, send, GATEWAY if app is None else None)
@@ -426,6 +436,7 @@ class HttpApp:
             if message["type"] == "http.request":
                 left -= len(message.get("body", b""))
                 if left < 0:
+                    refused_for_size()
                     raise ConnectError(
                         Code.RESOURCE_EXHAUSTED, f"a request is at most {self._max_body} bytes"
                     )

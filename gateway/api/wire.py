@@ -31,7 +31,13 @@ class BadRequest(ValueError):
 
 
 class TooLarge(ValueError):
-    """A field over its size limit: RESOURCE_EXHAUSTED."""
+    """A field over its size limit: RESOURCE_EXHAUSTED (over HTTP 413: sent again as it is, it
+    never fits)."""
+
+
+class CapReached(ValueError):
+    """A cap on what may be open at once (streams): RESOURCE_EXHAUSTED (over HTTP 429: it fits
+    once something closes)."""
 
 
 # -- request checks ------------------------------------------------------------------------------

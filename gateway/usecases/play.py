@@ -31,8 +31,8 @@ from gateway.domain.match import (
     seat_actor,
 )
 from gateway.domain.timers import FORFEIT, RANDOM_ACTION, timeout_choice
-from gateway.eventstore.async_redis import DUPLICATE, TAKEN
-from gateway.eventstore.base import MatchKey, NewEvent
+from gateway.eventstore.async_redis import DUPLICATE, REUSED, TAKEN
+from gateway.eventstore.base import AppendResult, CommandIdReused, MatchKey, NewEvent, action_digest
 from gateway.rules_client import Accepted, Event, SeatView
 from gateway.usecases.results import ContendedMatch, InvalidRequest, SubmitOutcome
 from gateway.usecases.store import Match
@@ -44,6 +44,7 @@ _log = logging.getLogger(__name__)
 
 CONFLICT_RETRIES = 5  # replicas racing on one match: the loser reloads and decides again
 AUTO_PLAY_LIMIT = 10_000  # resigned seats' moves played in one go, at most (a safety bound)
+RESIGN_DIGEST = action_digest("resign")  # what a seat's Resign command id is used for
 
 
 def _stale(expected: int, actual: int) -> Rejection:
@@ -91,18 +92,21 @@ class PlayUseCases(ViewUseCases):
                 self._views.put(memo_key, view)
 
     async def _first_result(
-        self, key: MatchKey, seat: int | None, command_id: str, *, actor: str
+        self, key: MatchKey, seat: int | None, command_id: str, *, actor: str, digest: str
     ) -> SubmitOutcome | None:
-        """A command id already used: its first result (for its own actor, redacted for the
-        caller), or a rejection when another actor used it. None when it is unused."""
+        """A command id already used: its first result (for its own actor and the same action,
+        redacted for the caller), a rejection when another actor used it, CommandIdReused when
+        this actor used it for another action. None when it is unused."""
         seen = await self.store.command(key, command_id)
         if seen is None:
             return None
-        first, last, used_by = seen
+        first, last, used_by, used_for = seen
         if used_by != actor:
             return _rejected(
                 Rejection(COMMAND_ID_IN_USE, "this command id was already used in this match by another seat")
             )
+        if used_for and digest and used_for != digest:
+            raise CommandIdReused(command_id, AppendResult(first, last))
         # Answered only once replicated, as the first answer was (no-op without REDIS_WAIT_REPLICAS).
         await self.store.confirm_replicated(key)
         match = await self._load(key)
@@ -122,11 +126,13 @@ class PlayUseCases(ViewUseCases):
     ) -> SubmitOutcome:
         """One seat's action: decided by the rules service on the state at some version and
         appended at that version. A repeated command id from the same seat answers with its
-        first result; from another seat it is refused (command_id_in_use)."""
+        first result; from another seat it is refused (command_id_in_use); for another action,
+        CommandIdReused (ALREADY_EXISTS)."""
         actor = seat_actor(seat)
+        digest = action_digest("action", action_json)
         for _ in range(CONFLICT_RETRIES):
             match = await self._load(key)
-            refusal = await self._precheck(match, seat, command_id, actor, expected_version)
+            refusal = await self._precheck(match, seat, command_id, actor, digest, expected_version)
             if refusal == "reload":
                 continue
             if refusal is not None:
@@ -135,7 +141,7 @@ class PlayUseCases(ViewUseCases):
             match, decision = await self._decide(match, seat, action_json)
             if isinstance(decision, Rejection):
                 # Said on the state we hold: make sure it is the latest, and not a retry.
-                repeated = await self._first_result(key, seat, command_id, actor=actor)
+                repeated = await self._first_result(key, seat, command_id, actor=actor, digest=digest)
                 if repeated is not None:
                     return repeated
                 if not await self._check_fresh(match):
@@ -150,6 +156,7 @@ class PlayUseCases(ViewUseCases):
                 state=decision.state,
                 status=decision.status,
                 action=action_json,
+                command_digest=digest,
             )
             status = appended.status
             if appended.match is not None:
@@ -164,8 +171,8 @@ class PlayUseCases(ViewUseCases):
                 return SubmitOutcome(
                     True, None, appended.match.version, events, appended.receipt, game=match.game
                 )
-            if status in (DUPLICATE, TAKEN):
-                repeated = await self._first_result(key, seat, command_id, actor=actor)
+            if status in (DUPLICATE, TAKEN, REUSED):
+                repeated = await self._first_result(key, seat, command_id, actor=actor, digest=digest)
                 if repeated is not None:
                     return repeated
                 continue
@@ -177,7 +184,7 @@ class PlayUseCases(ViewUseCases):
         raise ContendedMatch(f"match {key.match_id!r} changed {CONFLICT_RETRIES} times while deciding; retry")
 
     async def _precheck(
-        self, match: Match, seat: int, command_id: str, actor: str, expected_version: int | None
+        self, match: Match, seat: int, command_id: str, actor: str, digest: str, expected_version: int | None
     ) -> SubmitOutcome | str | None:
         """Refusals that need no rules call; "reload" when the cache was found stale."""
         if not 0 <= seat < match.seats:
@@ -191,7 +198,7 @@ class PlayUseCases(ViewUseCases):
             problem = Rejection(NOT_YOUR_TURN, f"seat {seat} has resigned from this match")
         if problem is None:
             return None
-        repeated = await self._first_result(match.key, seat, command_id, actor=actor)
+        repeated = await self._first_result(match.key, seat, command_id, actor=actor, digest=digest)
         if repeated is not None:
             return repeated
         if not await self._check_fresh(match):
@@ -249,7 +256,7 @@ class PlayUseCases(ViewUseCases):
         actor = seat_actor(seat)
         for _ in range(CONFLICT_RETRIES):
             match = await self._load(key)
-            refusal = await self._precheck(match, seat, command_id, actor, None)
+            refusal = await self._precheck(match, seat, command_id, actor, RESIGN_DIGEST, None)
             if refusal == "reload":
                 continue
             if refusal is not None:
@@ -278,13 +285,15 @@ class PlayUseCases(ViewUseCases):
             state=match.state,
             status=match.status,
             resigned=match.resigned | {seat},
+            command_digest=RESIGN_DIGEST if timed_out is None else "",
         )
         if appended.match is not None:
             out = appended.out(match.version, actor, [])
             await self._after(appended.match)
             return SubmitOutcome(True, None, appended.match.version, out, appended.receipt, game=match.game)
-        if appended.status in (DUPLICATE, TAKEN):
-            return await self._first_result(match.key, seat, command_id, actor=actor)
+        if appended.status in (DUPLICATE, TAKEN, REUSED):
+            digest = RESIGN_DIGEST if timed_out is None else ""
+            return await self._first_result(match.key, seat, command_id, actor=actor, digest=digest)
         return None
 
     async def on_timer(self, key: MatchKey, version: int, seat: int, policy: str) -> SubmitOutcome | None:

@@ -429,9 +429,11 @@ class MatchStore:
         action: bytes = b"",
         resigned: frozenset[int] | None = None,
         meta: Mapping[str, str] | None = None,
+        command_digest: str = "",
     ) -> Appended:
         """Append at the match's version and head; end the match in the same append when the
-        rules say it is over or too few seats are left."""
+        rules say it is over or too few seats are left. `command_digest`: the action a seat's
+        command id is used for (eventstore.base.action_digest), "" for the gateway's own."""
         resigned = match.resigned if resigned is None else resigned
         ended, outcome, end_reason = False, b"", ""
         if status.finished:
@@ -487,6 +489,7 @@ class MatchStore:
                 meta=meta,
                 extra=extra,
                 hashes=hashes,
+                command_digest=command_digest,
             )
         except NotReplicated:
             # Maybe stored, maybe lost in a failover: the next load decides from the store.
