@@ -429,9 +429,27 @@ class HttpApp:
         task = asyncio.current_task()
         left = self._max_body
         gone = False
+        # A server stream's request is read whole before its first answer, and nothing reads the
+        # connection after that: a listener does, so a client that leaves (an aborted fetch)
+        # ends its call and frees its stream slot now, not at the match's next update (issue 39
+        # item 12), as gRPC cancels a call whose client is gone.
+        streaming = _header(scope, b"content-type").lower().startswith("application/connect+")
+        listener: asyncio.Task[None] | None = None
+
+        def leave() -> None:
+            nonlocal gone
+            if not gone:
+                gone = True
+                if task is not None:
+                    task.cancel()
+
+        async def until_disconnect() -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            leave()
 
         async def limited_receive() -> Mapping[str, Any]:
-            nonlocal left, gone
+            nonlocal left, listener
             message = await receive()
             if message["type"] == "http.request":
                 left -= len(message.get("body", b""))
@@ -440,12 +458,10 @@ class HttpApp:
                     raise ConnectError(
                         Code.RESOURCE_EXHAUSTED, f"a request is at most {self._max_body} bytes"
                     )
-            elif message["type"] == "http.disconnect" and not gone:
-                # The client left: end its call now (a parked Watch would otherwise wait for the
-                # match's next update to notice), as gRPC cancels a call whose client is gone.
-                gone = True
-                if task is not None:
-                    task.cancel()
+                if streaming and not message.get("more_body", False) and listener is None:
+                    listener = asyncio.create_task(until_disconnect(), name="http-disconnect")
+            elif message["type"] == "http.disconnect":
+                leave()  # a parked Watch would otherwise wait for the match's next update to notice
             return message
 
         try:
@@ -455,6 +471,9 @@ class HttpApp:
                 raise
             if task is not None:
                 task.uncancel()
+        finally:
+            if listener is not None:
+                listener.cancel()
 
     # -- the web table ---------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import structlog
@@ -196,3 +197,9 @@ def submitted_pb(outcome: Any, key: MatchKey) -> gateway_pb2.SubmitActionRespons
 
 def ended(outcome: Any) -> bool:
     return bool(outcome.accepted) and any(e.type == MATCH_ENDED for e in outcome.events)
+
+
+def finished(updates: Sequence[Any]) -> bool:
+    """Whether these Watch or Play updates deliver the view of a finished match: nothing follows
+    it, so the stream ends there (issue 39 item 12), as the SSE feed does."""
+    return any(u.HasField("view") and u.view.finished for u in updates)
