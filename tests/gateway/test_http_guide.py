@@ -62,7 +62,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     with Stack(
         ["rattus_cartus"],
         gateways=1,
-        tenants=(TenantSpec("acme"),),
+        # "slow": the Status codes section's tenant over its quota (one read every five seconds).
+        tenants=(TenantSpec("acme"), TenantSpec("slow", reads_per_second=0.2)),
         work_dir=work,
         log_dir=work / "logs",
         gateway_env={"HTTP_PORT": str(http_port), "GRACE_SECONDS": "2"},
@@ -81,6 +82,7 @@ def test_every_command_of_the_curl_guide_runs_and_prints_what_it_says(stack: Sta
         "HOME": str(tmp_path),
         "GATEWAY": f"http://127.0.0.1:{stack.http_port}",  # type: ignore[attr-defined]
         "KEY": stack.api_keys["acme"],
+        "SLOW_KEY": stack.api_keys["slow"],
     }
     for number, (script, expected) in enumerate(blocks(GUIDE.read_text()), 1):
         # Each block in a fresh bash that starts from the state the blocks before it left.
