@@ -192,9 +192,9 @@ class _NotStrictJson(ValueError):
 def strict_loads(text: str, what: str) -> Any:
     """JSON as RFC 8259 and I-JSON (RFC 7493) define it, or ShapeError saying what is wrong: no
     NaN or Infinity, no number out of range, no member named twice in an object, no lone
-    surrogate; nesting within MAX_DEPTH. What Python's json module lets through, or refuses with
-    its own text, must not reach a field, a game or a log as something else. (Nesting: the value
-    fields' own limit, MAX_DEPTH; past Python's recursion limit, refused here.)"""
+    surrogate, no nesting past Python's recursion limit (the value fields have their own,
+    MAX_DEPTH). What Python's json module lets through, or refuses with its own text (issue 39
+    item 14: a 500), must not reach a field, a game or a log as something else."""
 
     def constant(name: str) -> Any:
         raise _NotStrictJson(f"{what} holds {name}, which is not a JSON number: send a finite number")

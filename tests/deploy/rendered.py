@@ -226,6 +226,20 @@ def http_get(url: str) -> bytes | None:
         return None
 
 
+def call_json(port: int, path: str, credential: str, body: bytes = b"{}") -> tuple[int, bytes]:
+    """A Connect unary call over HTTP JSON on the loopback: (status, body), errors included."""
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}",
+        data=body,
+        headers={"content-type": "application/json", "authorization": f"Bearer {credential}"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, bytes(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
 def grpc_serving(address: str) -> bool:
     with grpc.insecure_channel(address) as channel:
         try:

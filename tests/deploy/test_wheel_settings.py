@@ -21,8 +21,6 @@ import os
 import re
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,7 +29,16 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from tests.deploy.rendered import DEV_TENANT_KEY, ROOT, S3_ARCHIVE, Rendered, hit_probes, http_get, render
+from tests.deploy.rendered import (
+    DEV_TENANT_KEY,
+    ROOT,
+    S3_ARCHIVE,
+    Rendered,
+    call_json,
+    hit_probes,
+    http_get,
+    render,
+)
 from tests.deploy.test_wheel import _build_wheel
 
 DOCKERFILE = ROOT / "deploy" / "Dockerfile"
@@ -206,11 +213,7 @@ def test_the_wheel_serves_as_the_rendered_manifests_configure_it(
     assert ("ARCHIVE_S3_BUCKET" in env) == (archive == "s3") and env["HTTP_PORT"] != "0"
     metrics = http_get(f"http://127.0.0.1:{env['METRICS_PORT']}/metrics")
     assert metrics is not None and b"guildhall_" in metrics
-    call = urllib.request.Request(
-        f"http://127.0.0.1:{env['HTTP_PORT']}/guildhall.admin.v1.AdminService/ListTenants",
-        data=b"{}",
-        headers={"content-type": "application/json", "authorization": f"Bearer {DEV_TENANT_KEY}"},
-    )
-    with pytest.raises(urllib.error.HTTPError) as refused:  # AdminService is served: a tenant key is refused
-        urllib.request.urlopen(call, timeout=30)
-    assert refused.value.code == 403, refused.value.read()
+    # AdminService is served over HTTP (admin_connect imported): a tenant key is refused there.
+    admin = "/guildhall.admin.v1.AdminService/ListTenants"
+    status, answer = call_json(int(env["HTTP_PORT"]), admin, DEV_TENANT_KEY)
+    assert status == 403, answer

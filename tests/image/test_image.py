@@ -33,7 +33,6 @@ import os
 import shutil
 import subprocess
 import sys
-import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -54,6 +53,7 @@ from tests.deploy.rendered import (
     S3_ARCHIVE,
     Pod,
     Rendered,
+    call_json,
     hit_probes,
     http_get,
     render,
@@ -201,13 +201,9 @@ def test_the_image_serves_the_demo_as_the_rendered_manifests_run_it(
         http_port = cluster.service_port("gateway", 8080)
         metrics = http_get(f"http://127.0.0.1:{cluster.service_port('gateway', 9090)}/metrics")
         assert metrics is not None and b"guildhall_watch_streams_open" in metrics
-        request = urllib.request.Request(
-            f"http://127.0.0.1:{http_port}/guildhall.gateway.v1.GatewayService/ListGames",
-            data=b"{}",
-            headers={"content-type": "application/json", "authorization": f"Bearer {DEV_TENANT_KEY}"},
-        )
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            assert {g["gameId"] for g in json.load(answer)["games"]} == set(GAMES)
+        list_games = "/guildhall.gateway.v1.GatewayService/ListGames"
+        status, answer = call_json(http_port, list_games, DEV_TENANT_KEY)
+        assert status == 200 and {g["gameId"] for g in json.loads(answer)["games"]} == set(GAMES), answer
 
         games = {game: min(GAMES[game].player_counts) for game in GAMES}
         reports = asyncio.run(play_all(f"127.0.0.1:{grpc_port}", DEV_TENANT_KEY, games, seed=7))
