@@ -561,6 +561,7 @@ class AsyncClient:
         update that shows the match finished (unless `until_finished` is False)."""
         last = from_version
         attempt = 0
+        finished = False
         while True:
             call = self._stub.Watch(
                 pb.WatchRequest(match_id=match_id, from_version=last), metadata=self._metadata()
@@ -573,11 +574,13 @@ class AsyncClient:
                     view = MatchView.from_pb(message.view)
                     last = max([last, view.version, *(e.version for e in events)])
                     yield WatchUpdate(events, view)
-                    if until_finished and view.finished:
+                    finished = finished or view.finished
+                    if until_finished and finished:
                         return
-                # The stream ended without the match ending: a draining replica closes its
-                # streams so clients move to another one. Resume from where we are.
-                if not reconnect:
+                # The gateway ends the stream after the update that ends the match: nothing follows.
+                # Else a draining replica closed its streams so clients move to another one:
+                # resume from where we are.
+                if finished or not reconnect:
                     return
                 attempt += 1
                 if attempt > self.reconnects:

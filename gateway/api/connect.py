@@ -22,6 +22,7 @@ import contextlib
 import json
 import logging
 import mimetypes
+import sys
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from http import HTTPStatus
@@ -38,8 +39,9 @@ from guildhall.gateway.v1 import gateway_pb2
 from guildhall.gateway.v1.gateway_pb2_grpc import GatewayServiceServicer
 
 from gateway.api import jsonfields
+from gateway.api.httpstatus import http_semantics, refused_for_size
 from gateway.api.inflate import BoundedGzip
-from gateway.api.wire import MAX_INFLATED_BYTES, MAX_REQUEST_BYTES
+from gateway.api.wire import MAX_INFLATED_BYTES, MAX_REQUEST_BYTES, TooLarge
 from gateway.auth import PUBLIC, SCOPES
 from services import tracing
 
@@ -64,6 +66,7 @@ CORS_ALLOW_HEADERS = (
 CORS_EXPOSE_HEADERS = (
     "x-request-id",
     "trailer-retry-after-ms",
+    "retry-after",
     "content-encoding",
     "connect-content-encoding",
     "grpc-status",
@@ -109,6 +112,8 @@ class _Context:
             trailers[key] = value
 
     async def abort(self, code: grpc.StatusCode, details: str) -> None:
+        if isinstance(sys.exception(), TooLarge):  # the servicer answers a field over its limit
+            refused_for_size()
         raise ConnectError(connect_code(code), details)
 
 
@@ -288,8 +293,11 @@ def _compressed(scope: Scope) -> bool:
     return query.get("compression", ["identity"])[0].lower() not in ("", "identity")
 
 
-def _public(scope: Scope) -> bool:
-    """Whether the RPC a path names needs no credentials (the scope table's `public`)."""
+def _public(scope: Scope, admin: bool = False) -> bool:
+    """Whether the RPC a path names needs no credentials (the scope table's `public`; every admin
+    RPC needs an admin key)."""
+    if admin:
+        return False
     rpc = str(scope.get("path", "")).removeprefix(SERVICE_PATH)
     return PUBLIC in SCOPES.get(rpc, frozenset())
 
@@ -346,11 +354,12 @@ class HttpApp:
             await self._preflight(scope, send, cors)
             return
         if path.startswith(SERVICE_PATH):
-            await self._rpc(scope, receive, _json_errors(_with_headers(send, cors)))
+            await self._rpc(scope, receive, http_semantics(_json_errors(_with_headers(send, cors))))
         elif path.startswith(ADMIN_PATH) and self._admin is not None:
-            await self._rpc(scope, receive, _json_errors(_with_headers(send, cors)), self._admin)
+            admin_send = http_semantics(_json_errors(_with_headers(send, cors)))
+            await self._rpc(scope, receive, admin_send, self._admin)
         elif path.startswith(FEED_PREFIX) and self._feeds is not None:
-            await self._feeds(scope, receive, _with_headers(send, cors))
+            await self._feeds(scope, receive, http_semantics(_with_headers(send, cors)))
         elif path == "/healthz":
             if self._stopping.is_set():
                 await _connect_error(send, 503, "unavailable", "draining: call another replica", cors)
@@ -416,22 +425,27 @@ class HttpApp:
     # -- RPCs ------------------------------------------------------------------------------------
 
     async def _rpc(self, scope: Scope, receive: Receive, send: Send, app: Any = None) -> None:
-        # Refused as cheaply as possible, before a byte of the body is read (issue 30): a declared
-        # length over the limit, and a compressed body that needs credentials and carries none
-        # (inflating is the costly step; the servicer would refuse the call anyway).
+        # Refused as cheaply as possible, before a byte of the body is read (issues 30 and 39): a
+        # declared length over the limit (413: it would never fit), and a call that needs
+        # credentials and carries none (the servicer would refuse it anyway: its body is not
+        # inflated nor parsed, so whatever it holds, an anonymous caller learns nothing from it).
+        # Over HTTP/1.1 the unread body would be taken for the next request on the connection:
+        # the answer closes it, so a client does not reuse it (HTTP/2 ends just the stream).
+        unread = [(b"connection", b"close")] if scope.get("http_version", "1.1").startswith("1") else []
         length = _header(scope, b"content-length")
         if length.isdigit() and int(length) > self._max_body:
             await _connect_error(
-                send, 429, "resource_exhausted", f"a request is at most {self._max_body} bytes"
+                send, 413, "resource_exhausted", f"a request is at most {self._max_body} bytes", unread
             )
             return
-        if _compressed(scope) and not _header(scope, b"authorization") and not _public(scope):
+        if not _header(scope, b"authorization") and not _public(scope, app is not None):
             await _connect_error(
                 send,
                 401,
                 "unauthenticated",
-                "no credentials: send 'authorization: Bearer <API key or token>' (a compressed "
-                "request without them is not read)",
+                "no credentials: send 'authorization: Bearer <API key or token>' (a request without "
+                "them is not read)",
+                unread,
             )
             return
         checked = await _check_call(scope, receive, send, GATEWAY if app is None else None)
@@ -441,22 +455,39 @@ class HttpApp:
         task = asyncio.current_task()
         left = self._max_body
         gone = False
+        # A server stream's request is read whole before its first answer, and nothing reads the
+        # connection after that: a listener does, so a client that leaves (an aborted fetch)
+        # ends its call and frees its stream slot now, not at the match's next update (issue 39
+        # item 12), as gRPC cancels a call whose client is gone.
+        streaming = _header(scope, b"content-type").lower().startswith("application/connect+")
+        listener: asyncio.Task[None] | None = None
+
+        def leave() -> None:
+            nonlocal gone
+            if not gone:
+                gone = True
+                if task is not None:
+                    task.cancel()
+
+        async def until_disconnect() -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            leave()
 
         async def limited_receive() -> Mapping[str, Any]:
-            nonlocal left, gone
+            nonlocal left, listener
             message = await receive()
             if message["type"] == "http.request":
                 left -= len(message.get("body", b""))
                 if left < 0:
+                    refused_for_size()
                     raise ConnectError(
                         Code.RESOURCE_EXHAUSTED, f"a request is at most {self._max_body} bytes"
                     )
-            elif message["type"] == "http.disconnect" and not gone:
-                # The client left: end its call now (a parked Watch would otherwise wait for the
-                # match's next update to notice), as gRPC cancels a call whose client is gone.
-                gone = True
-                if task is not None:
-                    task.cancel()
+                if streaming and not message.get("more_body", False) and listener is None:
+                    listener = asyncio.create_task(until_disconnect(), name="http-disconnect")
+            elif message["type"] == "http.disconnect":
+                leave()  # a parked Watch would otherwise wait for the match's next update to notice
             return message
 
         try:
@@ -466,6 +497,9 @@ class HttpApp:
                 raise
             if task is not None:
                 task.uncancel()
+        finally:
+            if listener is not None:
+                listener.cancel()
 
     async def _openapi(self, scope: Scope, send: Send, cors: list[tuple[bytes, bytes]]) -> None:
         """This port's OpenAPI 3.1 document (gateway/api/openapi.py), built from the descriptors once."""

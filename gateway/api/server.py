@@ -475,7 +475,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
                 updates, known = await self._catch_up(key, seat, known, 0, first=True)
                 for update in updates:
                     yield update
-                while not self.ports.stopping.is_set():
+                while not self.ports.stopping.is_set() and not wire.finished(updates):
                     await hub.wait(feed, known)
                     announced = feed.version
                     # Every watcher of this match with the same seat and position needs the same
@@ -494,7 +494,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
                         feed.shared[share] = shared
                     updates, reached = await asyncio.shield(shared)
                     for update in updates:
-                        yield update
+                        yield update  # the loop ends after the update that ends the match
                     if reached == known and announced > known:
                         await hub.wait(feed, announced)  # announced but not readable yet: no spin
                     known = reached

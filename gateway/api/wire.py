@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import structlog
@@ -32,7 +33,13 @@ class BadRequest(ValueError):
 
 
 class TooLarge(ValueError):
-    """A field over its size limit: RESOURCE_EXHAUSTED."""
+    """A field over its size limit: RESOURCE_EXHAUSTED (over HTTP 413: sent again as it is, it
+    never fits)."""
+
+
+class CapReached(ValueError):
+    """A cap on what may be open at once (streams): RESOURCE_EXHAUSTED (over HTTP 429: it fits
+    once something closes)."""
 
 
 # -- request checks ------------------------------------------------------------------------------
@@ -195,3 +202,9 @@ def submitted_pb(outcome: Any, key: MatchKey) -> gateway_pb2.SubmitActionRespons
 
 def ended(outcome: Any) -> bool:
     return bool(outcome.accepted) and any(e.type == MATCH_ENDED for e in outcome.events)
+
+
+def finished(updates: Sequence[Any]) -> bool:
+    """Whether these Watch or Play updates deliver the view of a finished match: nothing follows
+    it, so the stream ends there (issue 39 item 12), as the SSE feed does."""
+    return any(u.HasField("view") and u.view.finished for u in updates)

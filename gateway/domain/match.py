@@ -260,6 +260,9 @@ def standing_outcome(outcome_json: bytes, players: int, seating: Seating) -> byt
     return JSON.encode(Outcome(winners, results))
 
 
+UNCLAIMED_REASON = "The table closed before every seat was taken: nobody played, nobody wins."
+
+
 def unclaimed_outcome() -> bytes:
     """A table closed before its seats were claimed: nobody played, nobody wins."""
-    return JSON.encode(Outcome((), ()))
+    return JSON.encode(Outcome((), (), reason=UNCLAIMED_REASON))

@@ -50,7 +50,7 @@ from gateway.domain.audit import (
 from gateway.domain.match import SNAPSHOT_DECODER, MatchCreated, SnapshotBody
 from gateway.domain.receipts import snapshot_message
 from gateway.eventstore.async_redis import unavailable_on_store_faults
-from gateway.eventstore.base import MatchKey, StoredEvent
+from gateway.eventstore.base import DIGEST_SEPARATOR, MatchKey, StoredEvent, action_digest
 from gateway.eventstore.entries import EntryDecoder, MalformedEntry
 from gateway.eventstore.redis_store import match_keys
 from gateway.rules_client import AsyncRulesClient
@@ -266,6 +266,7 @@ class _Auditor:
         for command_id, value in table.items():
             first_text, _, rest = value.partition(":")
             last_text, _, actor = rest.partition(":")
+            actor, _, digest = actor.partition(DIGEST_SEPARATOR)  # the digest: issue 39 item 11
             run = runs.get(command_id)
             if not (first_text.isdigit() and last_text.isdigit()):
                 self.findings.add(
@@ -294,6 +295,17 @@ class _Auditor:
                     max(bad, 1),
                     COMMANDS,
                     f"command id {command_id!r} is recorded for {value!r}, not what the stream holds",
+                )
+            elif (
+                digest
+                and events[first - 1].action
+                and digest != action_digest("action", events[first - 1].action)
+            ):
+                # A planted digest would refuse the seat's own retry as another action.
+                self.findings.add(
+                    first,
+                    COMMANDS,
+                    f"command id {command_id!r} is recorded for another action than the stream's",
                 )
         for command_id, (first, _, _) in runs.items():
             if command_id not in table:

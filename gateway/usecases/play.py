@@ -46,8 +46,8 @@ from gateway.domain.match import (
     seat_actor,
 )
 from gateway.domain.timers import AWAY_BOT_KIND, BOT, FORFEIT, POLICIES, timeout_choice
-from gateway.eventstore.async_redis import DUPLICATE, TAKEN
-from gateway.eventstore.base import MatchKey, NewEvent
+from gateway.eventstore.async_redis import DUPLICATE, REUSED, TAKEN
+from gateway.eventstore.base import AppendResult, CommandIdReused, MatchKey, NewEvent, action_digest
 from gateway.rules_client import Accepted, Event, SeatView
 from gateway.usecases.results import ContendedMatch, InvalidRequest, MatchNotFound, SubmitOutcome
 from gateway.usecases.store import Match
@@ -59,6 +59,8 @@ _log = logging.getLogger(__name__)
 
 CONFLICT_RETRIES = 5  # replicas racing on one match: the loser reloads and decides again
 AUTO_PLAY_LIMIT = 10_000  # resigned seats' moves played in one go, at most (a safety bound)
+RESIGN_DIGEST = action_digest("resign")  # what a seat's Resign command id is used for
+RETURN_DIGEST = action_digest("return")  # and its ReturnToSeat's (issue 41)
 
 
 class BotSeatsPort(Protocol):
@@ -117,18 +119,21 @@ class PlayUseCases(ViewUseCases):
                 self._views.put(memo_key, view)
 
     async def _first_result(
-        self, key: MatchKey, seat: int | None, command_id: str, *, actor: str
+        self, key: MatchKey, seat: int | None, command_id: str, *, actor: str, digest: str
     ) -> SubmitOutcome | None:
-        """A command id already used: its first result (for its own actor, redacted for the
-        caller), or a rejection when another actor used it. None when it is unused."""
+        """A command id already used: its first result (for its own actor and the same action,
+        redacted for the caller), a rejection when another actor used it, CommandIdReused when
+        this actor used it for another action. None when it is unused."""
         seen = await self.store.command(key, command_id)
         if seen is None:
             return None
-        first, last, used_by = seen
+        first, last, used_by, used_for = seen
         if used_by != actor:
             return _rejected(
                 Rejection(COMMAND_ID_IN_USE, "this command id was already used in this match by another seat")
             )
+        if used_for and digest and used_for != digest:
+            raise CommandIdReused(command_id, AppendResult(first, last))
         # Answered only once replicated, as the first answer was (no-op without REDIS_WAIT_REPLICAS).
         await self.store.confirm_replicated(key)
         match = await self._load(key)
@@ -149,14 +154,16 @@ class PlayUseCases(ViewUseCases):
     ) -> SubmitOutcome:
         """One seat's action: decided by the rules service on the state at some version and
         appended at that version. A repeated command id from the same seat answers with its
-        first result; from another seat it is refused (command_id_in_use).
+        first result; from another seat it is refused (command_id_in_use); for another action,
+        CommandIdReused (ALREADY_EXISTS).
 
         `by_bot`: sent with a token of the platform's bot worker, which may act only for a bot
         seat or an away seat; the player's own action on an away seat takes it back first."""
         actor = seat_actor(seat)
+        digest = action_digest("action", action_json)
         for _ in range(CONFLICT_RETRIES):
             match = await self._load(key)
-            refusal = await self._precheck(match, seat, command_id, actor, expected_version, by_bot)
+            refusal = await self._precheck(match, seat, command_id, actor, digest, expected_version, by_bot)
             if refusal == "reload":
                 continue
             if refusal is not None:
@@ -165,7 +172,7 @@ class PlayUseCases(ViewUseCases):
             match, decision = await self._decide(match, seat, action_json)
             if isinstance(decision, Rejection):
                 # Said on the state we hold: make sure it is the latest, and not a retry.
-                repeated = await self._first_result(key, seat, command_id, actor=actor)
+                repeated = await self._first_result(key, seat, command_id, actor=actor, digest=digest)
                 if repeated is not None:
                     return repeated
                 if not await self._check_fresh(match):
@@ -182,6 +189,7 @@ class PlayUseCases(ViewUseCases):
                 state=decision.state,
                 status=decision.status,
                 action=action_json,
+                command_digest=digest,
             )
             status = appended.status
             if appended.match is not None:
@@ -198,8 +206,8 @@ class PlayUseCases(ViewUseCases):
                 return SubmitOutcome(
                     True, None, appended.match.version, events, appended.receipt, game=match.game
                 )
-            if status in (DUPLICATE, TAKEN):
-                repeated = await self._first_result(key, seat, command_id, actor=actor)
+            if status in (DUPLICATE, TAKEN, REUSED):
+                repeated = await self._first_result(key, seat, command_id, actor=actor, digest=digest)
                 if repeated is not None:
                     return repeated
                 continue
@@ -216,6 +224,7 @@ class PlayUseCases(ViewUseCases):
         seat: int,
         command_id: str,
         actor: str,
+        digest: str,
         expected_version: int | None,
         by_bot: bool = False,
         acting: bool = True,
@@ -242,7 +251,7 @@ class PlayUseCases(ViewUseCases):
             )
         if problem is None:
             return None
-        repeated = await self._first_result(match.key, seat, command_id, actor=actor)
+        repeated = await self._first_result(match.key, seat, command_id, actor=actor, digest=digest)
         if repeated is not None:
             return repeated
         if not await self._check_fresh(match):
@@ -308,32 +317,46 @@ class PlayUseCases(ViewUseCases):
     ) -> SubmitOutcome:
         """A seat's own gateway event (resigning, coming back), appended once per command id."""
         actor = seat_actor(seat)
+        digest = RESIGN_DIGEST if isinstance(event, SeatResigned) else RETURN_DIGEST
         for _ in range(CONFLICT_RETRIES):
             match = await self._load(key)
-            refusal = await self._precheck(match, seat, command_id, actor, None, acting=False)
+            refusal = await self._precheck(match, seat, command_id, actor, digest, None, acting=False)
             if refusal == "reload":
                 continue
             if refusal is not None:
                 assert isinstance(refusal, SubmitOutcome)
                 return refusal
             if isinstance(event, SeatReturned) and seat not in match.away:
-                repeated = await self._first_result(key, seat, command_id, actor=actor)
+                repeated = await self._first_result(key, seat, command_id, actor=actor, digest=digest)
                 return repeated or _rejected(
                     Rejection(NOT_YOUR_TURN, "you are not away: nobody plays this seat but you"), match.game
                 )
-            outcome = await self._gateway_append(match, seat, actor, command_id, [event])
+            outcome = await self._gateway_append(match, seat, actor, command_id, [event], digest)
             if outcome is not None:
                 return outcome
         raise ContendedMatch(f"match {key.match_id!r} changed {CONFLICT_RETRIES} times; retry")
 
     async def _gateway_append(
-        self, match: Match, seat: int, actor: str, command_id: str, said: Sequence[msgspec.Struct]
+        self,
+        match: Match,
+        seat: int,
+        actor: str,
+        command_id: str,
+        said: Sequence[msgspec.Struct],
+        digest: str = "",
     ) -> SubmitOutcome | None:
         """Append gateway events that change no game state (resigning, a timeout's forfeit or
-        away mark, a return, a claim); None when another append came first (decide again)."""
+        away mark, a return, a claim); None when another append came first (decide again).
+        `digest`: what a seat's own command id is used for (none for the gateway's own)."""
         events = [NewEvent(str(event.__struct_config__.tag), JSON.encode(event)) for event in said]
         appended = await self._append(
-            match, events, actor=actor, command_id=command_id, state=match.state, status=match.status
+            match,
+            events,
+            actor=actor,
+            command_id=command_id,
+            state=match.state,
+            status=match.status,
+            command_digest=digest,
         )
         if appended.match is not None:
             out = appended.out(match.version, actor, [])
@@ -343,8 +366,8 @@ class PlayUseCases(ViewUseCases):
                 await self._bot_takes(appended.match, seat)
             await self._after(appended.match)
             return SubmitOutcome(True, None, appended.match.version, out, appended.receipt, game=match.game)
-        if appended.status in (DUPLICATE, TAKEN):
-            return await self._first_result(match.key, seat, command_id, actor=actor)
+        if appended.status in (DUPLICATE, TAKEN, REUSED):
+            return await self._first_result(match.key, seat, command_id, actor=actor, digest=digest)
         return None
 
     async def _bot_takes(self, match: Match, seat: int) -> None:

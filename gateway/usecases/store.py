@@ -460,10 +460,12 @@ class MatchStore:
         action: bytes = b"",
         meta: Mapping[str, str] | None = None,
         close_unclaimed: bool = False,
+        command_digest: str = "",
     ) -> Appended:
         """Append at the match's version and head; end the match in the same append when the
         rules say it is over, too few seats are left, or (`close_unclaimed`) a table is closed
-        before its seats were claimed."""
+        before its seats were claimed. `command_digest`: the action a seat's command id is used
+        for (eventstore.base.action_digest), "" for the gateway's own."""
         seating = match.seating
         for event in events:
             if not is_game_event(event.type):
@@ -531,6 +533,7 @@ class MatchStore:
                 meta=meta,
                 extra=extra,
                 hashes=hashes,
+                command_digest=command_digest,
             )
         except NotReplicated:
             # Maybe stored, maybe lost in a failover: the next load decides from the store.

@@ -282,7 +282,7 @@ def test_the_dev_secrets_are_ones_the_gateway_accepts(tmp_path: Path) -> None:
 
     secrets = Path(__file__).resolve().parents[2] / "deploy/k8s/overlays/dev/secrets"
     tenants = load_tenants(secrets / "tenants.json")
-    assert tenants["dev"].keys[0].sha256 == hash_key("dev-only-tenant-key-do-not-use-in-production")
+    assert tenants["dev"].keys[0].sha256 == hash_key("ghk_dev-only-tenant-key-do-not-use-in-production")
     ring = KeyRing.from_dir(secrets / "signing")
     key_id, signature = ring.sign(b"guildhall")
     assert key_id == "dev-key-1" and ring.verify(key_id, b"guildhall", signature)

@@ -249,7 +249,7 @@ def test_the_tenants_file_is_read_with_quotas_and_timer(tmp_path: Path) -> None:
 def test_the_dev_overlay_tenants_file_loads() -> None:
     root = Path(__file__).resolve().parents[2]
     tenants = load_tenants(root / "deploy/k8s/overlays/dev/secrets/tenants.json")
-    key = "dev-only-tenant-key-do-not-use-in-production"
+    key = "ghk_dev-only-tenant-key-do-not-use-in-production"  # an API key begins ghk_
     assert tenants["dev"].keys[0].sha256 == hash_key(key)
 
 

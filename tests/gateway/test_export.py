@@ -56,6 +56,9 @@ def finished(redis_url: str, redis_client: redis.Redis, targets: dict[str, str])
 
 @pytest.fixture
 def in_play(redis_url: str, redis_client: redis.Redis, targets: dict[str, str]) -> bytes:
+    # Afresh, also after `finished` played m1 in this test: the same command ids with the actions
+    # of another state would be refused (a command id names one action).
+    redis_client.flushdb()
     _play(redis_url, targets, finish=False)
     return export(redis_url, targets)
 

@@ -220,12 +220,12 @@ def test_another_seats_token_only_ever_acts_and_sees_as_its_own_seat(stub: Any) 
     assert {seat: v.seat for seat, v in views.items()} == {seat: seat for seat in tokens}
     # Every seat's legal action, sent with each other seat's token: never applied for the owner.
     for owner, view in views.items():
-        for action in view.legal_actions[:3]:
+        for number, action in enumerate(view.legal_actions[:3]):
             for other, token in tokens.items():
                 if other == owner:
                     continue
                 request = pb.SubmitActionRequest(
-                    match_id=match.match_id, action=action, command_id=f"{owner}-{other}"
+                    match_id=match.match_id, action=action, command_id=f"{owner}-{other}-{number}"
                 )
                 answer = stub.SubmitAction(request, metadata=token)
                 if answer.HasField("accepted"):

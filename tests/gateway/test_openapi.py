@@ -264,8 +264,8 @@ def test_every_path_in_the_document_answers_as_it_says(stack: Stack) -> None:
     ratings = c.rpc("GetRatings", key, {"game_id": GAME, "player_ids": ["ann", "bob"]})["ratings"]
     assert {r["playerId"] for r in ratings} == {"ann", "bob"}
     assert len(c.rpc("ListLeaderboard", key, {"game_id": GAME})["ratings"]) == 2
-    assert c.rpc("ListDeadLetters", operator, {"tenant": LOCAL_TENANT}) == {}
-    assert c.rpc("ReplayDeadLetters", operator, {"tenant": LOCAL_TENANT, "all": True}) == {}
+    assert c.rpc("ListDeadLetters", operator, {"tenant": LOCAL_TENANT}) == {"deadLetters": [], "nextCursor": ""}
+    assert c.rpc("ReplayDeadLetters", operator, {"tenant": LOCAL_TENANT, "all": True}) == {"replayed": 0}
     c.rpc("CreateMatch", key, {"game_id": GAME, "players": ["dana"], "bots": [{"seat": 1, "kind": "random"}]})
     leases = [s["leaseId"] for s in c.rpc("ClaimBotSeats", bots, {"worker": "w", "max_seats": 1})["seats"]]
     assert len(leases) == 1
@@ -288,8 +288,11 @@ def test_every_path_in_the_document_answers_as_it_says(stack: Stack) -> None:
                 c.rpc(rpc, None, {}, status=401)
             else:
                 c.rpc(rpc, None, {"no_such_field": 1}, status=400)
-        else:  # a server stream: refused in its last envelope, or before it opens
-            assert c.stream(rpc, None, {}, messages=0)[0]["code"] == "unauthenticated"
+        else:  # a server stream: with no credential at all, refused before it opens
+            answer = c.http.post(
+                path, content=b"\0\0\0\0\2{}", headers={"content-type": "application/connect+json"}
+            )
+            assert c._answer(path, "post", answer)["code"] == "unauthenticated" and answer.status_code == 401
             answer = c.http.post(
                 path,
                 content=b"{}",
