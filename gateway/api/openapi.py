@@ -92,7 +92,10 @@ SCHEMES: Mapping[str, tuple[str, str, str]] = {
 }
 
 # Connect's HTTP statuses and the codes each carries (connectrpc.com/docs/protocol, "Error codes").
-_STATUS_CODES: dict[int, list[str]] = {413: ["resource_exhausted"], 415: ["invalid_argument"]}  # the gateway's own
+_STATUS_CODES: dict[int, list[str]] = {
+    413: ["resource_exhausted"],
+    415: ["invalid_argument"],
+}  # the gateway's own
 for _code, _status in HTTP_STATUS.items():
     _STATUS_CODES.setdefault(_status, []).append(_code)
 # What the gateway answers with each (the protos' header comment, gateway/api/connect.py).

@@ -264,7 +264,10 @@ def test_every_path_in_the_document_answers_as_it_says(stack: Stack) -> None:
     ratings = c.rpc("GetRatings", key, {"game_id": GAME, "player_ids": ["ann", "bob"]})["ratings"]
     assert {r["playerId"] for r in ratings} == {"ann", "bob"}
     assert len(c.rpc("ListLeaderboard", key, {"game_id": GAME})["ratings"]) == 2
-    assert c.rpc("ListDeadLetters", operator, {"tenant": LOCAL_TENANT}) == {"deadLetters": [], "nextCursor": ""}
+    assert c.rpc("ListDeadLetters", operator, {"tenant": LOCAL_TENANT}) == {
+        "deadLetters": [],
+        "nextCursor": "",
+    }
     assert c.rpc("ReplayDeadLetters", operator, {"tenant": LOCAL_TENANT, "all": True}) == {"replayed": 0}
     c.rpc("CreateMatch", key, {"game_id": GAME, "players": ["dana"], "bots": [{"seat": 1, "kind": "random"}]})
     leases = [s["leaseId"] for s in c.rpc("ClaimBotSeats", bots, {"worker": "w", "max_seats": 1})["seats"]]
