@@ -796,6 +796,17 @@ def verify(
     data: Annotated[
         list[str] | None, typer.Option(help="GAME=FILE: a game's replacement data file (repeatable)")
     ] = None,
+    bundle: Annotated[
+        list[Path] | None,
+        typer.Option(help="A rules bundle (<game>-<version>.zip) for a version not installed (repeatable)"),
+    ] = None,
+    bundles: Annotated[
+        Path | None,
+        typer.Option(
+            help="A directory of rules bundles (`make bundle`, the archive's bundles/<game>/)",
+            envvar="GUILDHALL_BUNDLES",
+        ),
+    ] = None,
     story: Annotated[
         bool, typer.Option("--story", help="The match as a readable log, checks beside")
     ] = False,
@@ -805,8 +816,9 @@ def verify(
     as_json: Annotated[bool, typer.Option("--json", help="The report as JSON")] = False,
 ) -> None:
     """Verify an exported match offline (no gateway, Redis or rules service): the chain, every
-    receipt, the seed against its commitment, every action re-executed with the game's rules.
-    Exit 0 verified, 1 not (the first bad version and why), 2 a bad argument."""
+    receipt, the seed against its commitment, every action re-executed with the match's own rules
+    version (installed here, or its bundle: --bundle, --bundles). Exit 0 verified, 1 not (the
+    first bad version and why, or the rules version it needs), 2 a bad argument."""
     from guildhall_client.ghx_cli import UsageError, data_files, held_receipts, published_keys, verify_file
 
     settings: Settings = ctx.obj
@@ -819,6 +831,7 @@ def verify(
             story=story,
             as_json=as_json,
             show_all=show_all,
+            bundles=[*(bundle or []), *([bundles] if bundles is not None else [])],
         )
     except UsageError as error:
         err.print(f"[red]verify:[/red] {error}")

@@ -11,6 +11,7 @@ import structlog
 from gateway import metrics
 from gateway.api.wire import BadRequest, TooLarge
 from gateway.auth import AuthError
+from gateway.domain.audit import RulesUnavailable
 from gateway.quotas import QuotaExceeded
 
 _log = structlog.get_logger("rpc")
@@ -54,6 +55,13 @@ def fault(exc: BaseException) -> tuple[grpc.StatusCode, str, int] | None:
         return grpc.StatusCode.NOT_FOUND, "no such match" if name == "MatchNotFound" else str(exc), 0
     if isinstance(exc, usecases.UnknownGame):
         return grpc.StatusCode.INVALID_ARGUMENT, str(exc), 0
+    if isinstance(exc, RulesUnavailable):  # issue 40: never other rules; the message names the version
+        code = (
+            grpc.StatusCode.UNAVAILABLE
+            if name == "RulesNotAnswering"
+            else grpc.StatusCode.FAILED_PRECONDITION
+        )
+        return code, str(exc), 0
     if isinstance(exc, usecases.MatchExists):
         return grpc.StatusCode.ALREADY_EXISTS, str(exc), 0
     if isinstance(exc, usecases.ContendedMatch):

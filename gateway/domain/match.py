@@ -15,7 +15,8 @@ MATCH_CREATED = "match_created"
 MATCH_ENDED = "match_ended"
 SEAT_RESIGNED = "seat_resigned"
 TURN_TIMED_OUT = "turn_timed_out"
-GATEWAY_EVENTS = frozenset({MATCH_CREATED, MATCH_ENDED, SEAT_RESIGNED, TURN_TIMED_OUT})
+RULES_VERSION_MOVED = "rules_version_moved"
+GATEWAY_EVENTS = frozenset({MATCH_CREATED, MATCH_ENDED, SEAT_RESIGNED, TURN_TIMED_OUT, RULES_VERSION_MOVED})
 
 # Who appended: a seat ("seat:2"), the gateway itself (creation, timeouts that forfeit, the end),
 # or the gateway acting on a seat's behalf ("gateway:seat:2": a timed-out or resigned seat's
@@ -82,6 +83,15 @@ class MatchEnded(msgspec.Struct, frozen=True, tag=MATCH_ENDED):
     seed: str
 
 
+class RulesVersionMoved(msgspec.Struct, frozen=True, tag=RULES_VERSION_MOVED):
+    """The match plays on under another rules version from this entry on (an operator's
+    MoveMatch, issue 40): its whole history re-executed under `to_version` gave every recorded
+    event and the same state. The entries before it were recorded under `from_version`."""
+
+    from_version: str
+    to_version: str
+
+
 class SnapshotBody(msgspec.Struct, frozen=True):
     """The cached state after some version, with its status, so a load costs no rules call."""
 
@@ -96,7 +106,9 @@ class SnapshotBody(msgspec.Struct, frozen=True):
 ENCODER = msgspec.msgpack.Encoder()
 JSON = msgspec.json.Encoder()
 SNAPSHOT_DECODER = msgspec.msgpack.Decoder(SnapshotBody)
-GATEWAY_EVENT_DECODER = msgspec.json.Decoder(MatchCreated | SeatResigned | TurnTimedOut | MatchEnded)
+GATEWAY_EVENT_DECODER = msgspec.json.Decoder(
+    MatchCreated | SeatResigned | TurnTimedOut | MatchEnded | RulesVersionMoved
+)
 
 
 def seat_actor(seat: int) -> str:

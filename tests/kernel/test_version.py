@@ -99,7 +99,9 @@ def test_a_zip_of_the_package_gives_the_same_digest(tmp_path: Path) -> None:
 
 def test_the_data_digest_follows_the_values() -> None:
     assert data_digest_full({"a": 1, "b": 2}) == data_digest_full({"b": 2, "a": 1})
-    assert version_of("1.0", "c", data_digest_full({"a": 1})) != version_of("1.0", "c", data_digest_full({"a": 2}))
+    assert version_of("1.0", "c", data_digest_full({"a": 1})) != version_of(
+        "1.0", "c", data_digest_full({"a": 2})
+    )
 
 
 @pytest.mark.parametrize("edition", ["", "1.0+x", "1 0", "1.0\n"])
