@@ -18,8 +18,10 @@ an audit's RulesPort for that version (`BundleRules`).
 from __future__ import annotations
 
 import asyncio
+import re
 import tempfile
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,13 +36,21 @@ from services.bundles import (
     bundle_name,
     read_bundle,
 )
+from services.kernel.version import VERSION
 
 _log = structlog.get_logger("rules")
 
 PREFIX = "bundles"
+IDLE_RUNNERS = 2  # runners kept per version between audits
+IDLE_S = 120.0  # an idle runner is closed after this
+GAME_ID = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 
 def archive_path(game: str, version: str) -> str:
+    """Where a version's bundle is kept; ValueError for a name that is no game or version (a
+    caller's names must never reach outside `bundles/`)."""
+    if not GAME_ID.fullmatch(game) or not VERSION.fullmatch(version):
+        raise ValueError(f"no rules version {version[:80]!r} of a game {game[:64]!r} can be kept")
     return f"{PREFIX}/{game}/{bundle_name(game, version)}"
 
 
@@ -50,6 +60,8 @@ class BundleStore:
 
     archive: Any  # gateway.archive.ArchiveStore
     cache_dir: Path | None = None
+    # (game, version) -> runners not in use, with when each was released.
+    _idle: dict[tuple[str, str], list[tuple[float, BundleRules]]] = field(default_factory=dict)
 
     def _cache(self) -> Path:
         if self.cache_dir is None:
@@ -75,12 +87,40 @@ class BundleStore:
         await asyncio.to_thread(self.archive.put, archive_path(bundle.game, bundle.rules_version), bundle.raw)
 
     async def rules(self, game: str, version: str) -> BundleRules | None:
-        """The stored bundle's rules, running (None: no bundle of that version is stored)."""
+        """The stored bundle's rules, running (None: no bundle of that version is stored): an
+        idle runner of that version if there is one, else a new one; `release` it after use."""
+        idle = self._idle.get((game, version), [])
+        while idle:
+            _, port = idle.pop()
+            if port.runner.alive:
+                return port
+            await asyncio.to_thread(port.close)
         bundle = await self.load(game, version)
         if bundle is None:
             return None
         runner = await asyncio.to_thread(BundleRunner.start, bundle, self._cache())
         return BundleRules(runner, in_thread=True)
+
+    async def release(self, port: BundleRules) -> None:
+        """A runner done with: kept for the next audit of its version (audits of old matches
+        come in runs: each new child costs an interpreter's start), closed once idle too long."""
+        now = time.monotonic()
+        if port.runner.alive:
+            self._idle.setdefault((port.runner.bundle.game, port.rules_version), []).append((now, port))
+        else:
+            await asyncio.to_thread(port.close)
+        for key, idle in list(self._idle.items()):
+            keep = [(at, p) for at, p in idle if now - at < IDLE_S][-IDLE_RUNNERS:]
+            for at, p in idle:
+                if (at, p) not in keep:
+                    await asyncio.to_thread(p.close)
+            self._idle[key] = keep
+
+    async def close(self) -> None:
+        for idle in self._idle.values():
+            for _, port in idle:
+                await asyncio.to_thread(port.close)
+        self._idle.clear()
 
     async def keep(self, game: str, version: str, fetch: Any) -> str:
         """Make sure the version's bundle is stored: asks `fetch()` for it (the rules service's

@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +40,7 @@ PROBE_S = 2.0  # how often every target is asked its version, and the settings r
 PROBE_TIMEOUT_S = 3.0
 SETTINGS_KEY = "gh:{admin}:rules"  # hash: targets:<game> -> JSON list, current:<game> -> JSON
 CLOSE_AFTER_S = 30.0  # a removed target's client closes after calls in flight are done
+BUNDLE_RETRY_S = 300.0  # a version whose bundle could not be stored is tried again this often
 
 
 def ramp_share(match_id: str) -> float:
@@ -88,10 +90,11 @@ class RulesDirectory:
         *,
         redis: Any = None,
         probe_s: float = PROBE_S,
-        on_version: Callable[[str, str, Any], Awaitable[None]] | None = None,
+        on_version: Callable[[str, str, Any], Awaitable[str]] | None = None,
     ) -> None:
         """`make_client(game, address)`: a rules client. `on_version(game, version, client)`: called
-        once per version the first time it answers (stores its bundle)."""
+        when a version first answers (it stores the version's bundle and says how that went:
+        `bundle_states`); again every BUNDLE_RETRY_S while it did not store it."""
         self._make_client = make_client
         self.redis = redis
         self.probe_s = probe_s
@@ -102,7 +105,8 @@ class RulesDirectory:
             for address in dict.fromkeys(addresses):
                 rules.targets.append(Target(game, address, False, make_client(game, address)))
         self._routes: dict[tuple[str, str], Any] = {}
-        self._seen: set[tuple[str, str]] = set()
+        self.bundle_states: dict[tuple[str, str], str] = {}  # (game, version) -> "stored", or why not
+        self._seen: dict[tuple[str, str], float] = {}  # (game, version) -> when on_version last ran
         self._first_versions: dict[str, str] = {}  # game -> its first target's last version
         self._tasks: set[asyncio.Task[Any]] = set()
 
@@ -113,7 +117,7 @@ class RulesDirectory:
         route = self._routes.get((game, version))
         if route is not None:
             return route
-        raise self._unavailable(game, version)
+        raise self.unavailable(game, version)
 
     def for_new_match(self, game: str, match_id: str) -> tuple[str, Any]:
         """(version, client) a new match is created on: the ramp's or the current version."""
@@ -123,14 +127,10 @@ class RulesDirectory:
         version = self.current(game)
         if rules.current.ramp_version and ramp_share(match_id) < rules.current.ramp_percent:
             version = rules.current.ramp_version
-        if not version:
-            raise RulesNotAnswering(
-                game,
-                "",
-                f"no rules of {game} have answered yet and no current version is set "
-                "(guildhall admin rules current)",
-            )
-        return version, self.client(game, version)
+        route = self._routes.get((game, version))
+        if route is None:
+            raise self.unavailable(game, version, "new matches go to")
+        return version, route
 
     def current(self, game: str) -> str:
         """The version new matches of the game go to: the operator's, else its first target's."""
@@ -139,23 +139,29 @@ class RulesDirectory:
             return rules.current.version
         return self._first_versions.get(game, "")
 
-    def _unavailable(self, game: str, version: str) -> Exception:
+    def unavailable(self, game: str, version: str, subject: str = "this match plays") -> Exception:
+        """Why no target answers a version: UNAVAILABLE while one that served it is down, else
+        FAILED_PRECONDITION (not deployed), the message naming the game and the version."""
         rules = self.games.get(game)
         if rules is None:
             return UnknownGame(f"this gateway serves no game {game!r}")
+        if not version:
+            return RulesNotAnswering(
+                game, "", f"no rules of {game} answer yet and no current version is set: retry"
+            )
         down = [t for t in rules.targets if t.version == version and not t.answering]
         if down:
             where = ", ".join(f"{t.address} ({t.problem or 'not answering'})" for t in down)
             return RulesNotAnswering(
-                game, version, f"rules {version} of {game} are not answering: {where}; retry"
+                game, version, f"{subject} rules {version} of {game}, not answering: {where}; retry"
             )
         deployed = sorted({t.version for t in rules.targets if t.answering})
         return RulesNotDeployed(
             game,
             version,
-            f"this match plays rules {version} of {game}, which are not deployed here "
-            f"(deployed: {', '.join(deployed) or 'none'}); it never runs on other rules: deploy "
-            "that version beside the others (docs/versions.md)",
+            f"{subject} rules {version} of {game}, which are not deployed here "
+            f"(deployed: {', '.join(deployed) or 'none'}); never other rules: deploy that version "
+            "beside the others (docs/versions.md)",
         )
 
     # -- what clients and operators read -----------------------------------------------------------
@@ -252,9 +258,12 @@ class RulesDirectory:
         for game, rules in self.games.items():
             for target in rules.targets:
                 if target.answering:
-                    routes.setdefault((game, target.version), target.client)
-                    if (game, target.version) not in self._seen:
-                        self._seen.add((game, target.version))
+                    pair = (game, target.version)
+                    routes.setdefault(pair, target.client)
+                    last = self._seen.get(pair)
+                    retry = self.bundle_states.get(pair, "stored") not in ("stored", "no archive")
+                    if last is None or (retry and time.monotonic() - last > BUNDLE_RETRY_S):
+                        self._seen[pair] = time.monotonic()
                         self._first_answer(game, target)
             if rules.targets and rules.targets[0].version:
                 self._first_versions[game] = rules.targets[0].version
@@ -262,10 +271,23 @@ class RulesDirectory:
 
     def _first_answer(self, game: str, target: Target) -> None:
         _log.info("rules version answering", game=game, rules_version=target.version, target=target.address)
-        if self._on_version is not None:
-            task = asyncio.ensure_future(self._on_version(game, target.version, target.client))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+        if self._on_version is None:
+            return
+        pair, on_version = (game, target.version), self._on_version
+
+        async def keep() -> None:
+            self.bundle_states.setdefault(pair, "storing")
+            try:
+                self.bundle_states[pair] = await on_version(game, target.version, target.client)
+            except Exception as error:  # the archive or the service failed: tried again later
+                self.bundle_states[pair] = f"not stored: {type(error).__name__}: {str(error)[:200]}"
+                _log.warning(
+                    "rules bundle not stored", game=game, rules_version=target.version, error=str(error)
+                )
+
+        task = asyncio.ensure_future(keep())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     # -- the operator's settings -------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ from rich.table import Table
 
 T = TypeVar("T")
 admin_app = typer.Typer(
-    help="Tenants, API keys, usage and offboarding (an operators' key with the admin scope).",
+    help="Tenants, API keys, usage, offboarding and rules versions (an operators' key with the admin scope).",
     no_args_is_help=True,
 )
 console = Console(highlight=False)
@@ -284,3 +284,12 @@ def log(
     typer.echo(f"# {verdict} (head {r.head_hash[:16]})", err=True)
     if not r.chain_ok:
         raise typer.Exit(3)
+
+
+def _rules_app() -> typer.Typer:
+    from guildhall_client.admin_rules_cli import rules_app  # issue 40: rules versions side by side
+
+    return rules_app
+
+
+admin_app.add_typer(_rules_app(), name="rules")

@@ -780,6 +780,31 @@ def export(
     err.print(f"exported versions 1 to {exported.version} of {match} ({state}), {len(exported.data):,} bytes")
 
 
+@app.command("get-bundle")
+def get_bundle(
+    ctx: typer.Context,
+    game: Annotated[str, typer.Argument(help="Game id")],
+    rules_version: Annotated[str, typer.Argument(help="The rules version (`guildhall verify` names it)")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory to write it to")] = Path("."),
+) -> None:
+    """A rules version's bundle from the gateway (auditor key), for `guildhall verify --bundles`."""
+    from services.bundles import BundleError, read_bundle
+
+    async def fetch() -> tuple[str, bytes]:
+        async with _client(ctx.obj) as client:
+            return await client.rules_bundle(game, rules_version)
+
+    name, raw = _run(fetch())
+    try:
+        read_bundle(raw, game=game, version=rules_version)  # checked here too: files and digest
+    except BundleError as error:
+        err.print(f"[red]get-bundle:[/red] the gateway sent a bundle that does not hold: {error}")
+        raise typer.Exit(1) from None
+    out.mkdir(parents=True, exist_ok=True)
+    (out / Path(name).name).write_bytes(raw)
+    err.print(f"wrote {out / Path(name).name} ({len(raw):,} bytes)")
+
+
 @app.command()
 def verify(
     ctx: typer.Context,

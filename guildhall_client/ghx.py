@@ -386,9 +386,8 @@ def _needs(game: str, missing: Sequence[str]) -> str:
     versions = ", ".join(v[:80] for v in missing)
     return (
         f"the match needs {game[:64]} rules {versions}; {have}: give the bundle of each "
-        f"(--bundle FILE or --bundles DIR: `<game>-<version>.zip`, kept by the operator with the "
-        "archive and served by `guildhall bundles`), or the game's data file if only the data "
-        "differs (--data GAME=FILE)"
+        f"(--bundle FILE or --bundles DIR: `<game>-<version>.zip`, from `guildhall get-bundle` "
+        "or the operator's archive), or the game's data file if only the data differs (--data GAME=FILE)"
     )
 
 

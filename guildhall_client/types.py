@@ -187,6 +187,7 @@ class MatchView:
     bots: dict[int, str] = field(default_factory=dict)  # seats the platform's bots play: their kind
     # Your decision over `legal_actions`, in words (None: no legal actions, or no presentation).
     decision: Decision | None = None
+    rules_version: str = ""  # the rules version the match plays under (its game data's)
 
     @classmethod
     def from_pb(cls, v: pb.MatchView) -> MatchView:
@@ -204,6 +205,7 @@ class MatchView:
             raw_legal_actions=raw,
             bots={b.seat: b.kind for b in v.bots},
             decision=Decision.from_pb(v.decision) if v.HasField("decision") else None,
+            rules_version=v.rules_version,
         )
 
     @property

@@ -306,6 +306,10 @@ class BundleRunner:
         events = [(str(kind), bytes(json)) for kind, json in answer["events"]]
         return events, answer["state"], tuple(answer["status"])
 
+    @property
+    def alive(self) -> bool:
+        return self._process.poll() is None
+
     def close(self) -> None:
         if self._process.poll() is None:
             if self._process.stdin is not None:

@@ -66,7 +66,7 @@ class Ports:
     check_options: Callable[[str, int, bytes], Awaitable[None]] | None = None
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
     # game id -> its static data as its rules service described it (GetGameData).
-    game_data: Mapping[str, gateway_pb2.GetGameDataResponse] = field(default_factory=dict)
+    game_data: Any = field(default_factory=dict)  # a Mapping; LiveGameData (of_version) when served
     # Issue 23: gateway.ratings.Ratings, gateway.webhooks.dispatch.Webhooks, gateway.botseats.BotSeats
     ratings: Any = None
     webhooks: Any = None
@@ -229,13 +229,14 @@ def _bind_principal(principal: Principal) -> None:
 class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[misc]
     def __init__(self, ports: Ports) -> None:
         self.ports = ports
-        self._games = gateway_pb2.ListGamesResponse(games=[ports.games[g] for g in sorted(ports.games)])
 
     # -- games and keys ------------------------------------------------------------------------
 
     @unary("ListGames")
     async def ListGames(self, request: Any, context: Any, principal: Principal) -> Any:
-        return self._games
+        # Built per call: a game's current rules version changes at runtime (issue 40).
+        games = self.ports.games
+        return gateway_pb2.ListGamesResponse(games=[games[g] for g in sorted(games)])
 
     @unary("GetPublicKeys")
     async def GetPublicKeys(self, request: Any, context: Any, principal: Principal) -> Any:
@@ -722,7 +723,13 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
     @unary("GetGameData")
     async def GetGameData(self, request: Any, context: Any, principal: Principal) -> Any:
         game = self._game(request.game_id)
-        data = self.ports.game_data.get(game.game_id)
+        if request.rules_version and request.rules_version != game.rules_version:
+            of_version = getattr(self.ports.game_data, "of_version", None)  # issue 40
+            if of_version is None:
+                raise BadRequest("this gateway serves one rules version per game: leave rules_version empty")
+            data = of_version(game.game_id, request.rules_version)
+        else:
+            data = self.ports.game_data.get(game.game_id)
         if data is None:
             raise BadRequest(f"the rules service of {game.game_id} publishes no game data")
         if request.known_version and request.known_version == data.version:
@@ -747,6 +754,14 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         exported = await self.ports.matches.export(key, audit_wire.up_to_version(request))
         return audit_wire.exported_pb(exported)
 
+    # -- rules bundles (issue 40) ---------------------------------------------------------------
+
+    @unary("GetRulesBundle")
+    async def GetRulesBundle(self, request: Any, context: Any, principal: Principal) -> Any:
+        await self._take_read(principal)
+        bundle = await self.ports.matches.rules_bundle(request.game_id, request.rules_version)
+        return gateway_pb2.GetRulesBundleResponse(file_name=bundle.name, bundle=bundle.raw)
+
 
 # Issue 23's RPCs (ratings, webhook dead letters, the bot worker's leases): gateway/api/integrations.py.
 for _rpc, _handler in integrations.HANDLERS.items():
@@ -768,25 +783,77 @@ def _seat_count(view: Any) -> int:
 
 def game_data_from_describe(describes: Sequence[Any]) -> dict[str, gateway_pb2.GetGameDataResponse]:
     """Each game's static data as its rules service publishes it (a service without any is left out)."""
-    return {
-        d.game_id: gateway_pb2.GetGameDataResponse(
-            game_id=d.game_id, version=d.rules_version, data=d.game_data, json_schema=d.game_data_schema
-        )
-        for d in describes
-        if d.game_data
-    }
+    return {d.game_id: _game_data(d) for d in describes if d.game_data}
 
 
 def games_from_describe(describes: Sequence[Any]) -> dict[str, gateway_pb2.Game]:
     """The served games as the rules services describe themselves."""
-    return {
-        d.game_id: gateway_pb2.Game(
-            game_id=d.game_id,
-            title=d.title,
-            rules_version=d.rules_version,
-            player_counts=list(d.player_counts),
-            json_schemas=dict(d.json_schemas),
-            default_options=d.default_options,
-        )
-        for d in describes
-    }
+    return {d.game_id: _game(d) for d in describes}
+
+
+def _game_data(d: Any) -> gateway_pb2.GetGameDataResponse:
+    return gateway_pb2.GetGameDataResponse(
+        game_id=d.game_id, version=d.rules_version, data=d.game_data, json_schema=d.game_data_schema
+    )
+
+
+def _game(d: Any) -> gateway_pb2.Game:
+    return gateway_pb2.Game(
+        game_id=d.game_id,
+        title=d.title,
+        rules_version=d.rules_version,
+        player_counts=list(d.player_counts),
+        json_schemas=dict(d.json_schemas),
+        default_options=d.default_options,
+    )
+
+
+class _Described(Mapping[str, Any]):
+    """Issue 40: the served games as their current rules versions describe them now (the rules
+    directory's probes keep that current: gateway/rules_directory.py), each message built once
+    per (game, version)."""
+
+    def __init__(self, rules: Any, make: Callable[[Any], Any]) -> None:
+        self.rules = rules
+        self._make = make
+        self._built: dict[tuple[str, str], Any] = {}
+
+    def of_version(self, game: str, version: str, subject: str = "the request names") -> Any:
+        """The message of that version of the game; RulesNotDeployed / RulesNotAnswering when no
+        target answers with it."""
+        described = self.rules.describe(game, version) if version else None
+        if described is None:
+            raise self.rules.unavailable(game, version, subject)
+        key = (game, described.rules_version)
+        if key not in self._built:
+            self._built[key] = self._make(described)
+        return self._built[key]
+
+    def __getitem__(self, game: str) -> Any:
+        """The game's current version's; KeyError for a game this gateway has no targets of."""
+        if game not in self.rules.games:
+            raise KeyError(game)
+        return self.of_version(game, self.rules.current(game), "new matches go to")
+
+    def _listed(self) -> list[str]:
+        return sorted(g for g in self.rules.games if self.rules.answering(g, self.rules.current(g)))
+
+    def __iter__(self) -> Any:
+        return iter(self._listed())
+
+    def __len__(self) -> int:
+        return len(self._listed())
+
+
+class LiveGames(_Described):
+    """ListGames' games, current."""
+
+    def __init__(self, rules: Any) -> None:
+        super().__init__(rules, _game)
+
+
+class LiveGameData(_Described):
+    """GetGameData's documents: the current version's, or a named version's (of_version)."""
+
+    def __init__(self, rules: Any) -> None:
+        super().__init__(rules, _game_data)

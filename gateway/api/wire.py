@@ -166,6 +166,7 @@ def view_pb(view: Any, match_id: str) -> gateway_pb2.MatchView:
         finished=view.finished,
         outcome=view.outcome_json,
         bots=[gateway_pb2.BotSeat(seat=s, kind=k) for s, k in getattr(view, "bots", ())],
+        rules_version=getattr(view, "rules_version", ""),
     )
     if view.decision:
         out.decision.MergeFromString(view.decision)

@@ -20,7 +20,6 @@ Decisions (question -> decision):
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -57,10 +56,12 @@ from gateway.eventstore.async_redis import unavailable_on_store_faults
 from gateway.eventstore.base import MatchKey, StoredEvent
 from gateway.eventstore.entries import EntryDecoder, MalformedEntry
 from gateway.eventstore.redis_store import match_keys
+from gateway.rules_bundles import GAME_ID
 from gateway.rules_client import AsyncRulesClient
-from gateway.usecases.results import AuditResult, MatchNotFound
+from gateway.usecases.results import AuditResult, BundleNotFound, InvalidRequest, MatchNotFound
 from gateway.usecases.store import MatchStore
-from services.bundles import BundleError, BundleRules, RunnerError
+from services.bundles import Bundle, BundleError, BundleRules, RunnerError
+from services.kernel.version import VERSION
 
 MAX_CLIENT_RECEIPTS = 4096
 
@@ -164,7 +165,7 @@ class AuditUseCases(MatchStore):
             if version in started:
                 return started[version]
             try:
-                port: Any = _RulesOverGrpc(self.rules.client(game, version))
+                port: Any = RulesOverGrpc(self.rules.client(game, version))
             except RulesUnavailable as missing:
                 port = await self._bundle_rules(game, version, missing)
             started[version] = port
@@ -174,8 +175,25 @@ class AuditUseCases(MatchStore):
             yield rules_of
         finally:
             for port in started.values():
-                if isinstance(port, BundleRules):
-                    await asyncio.to_thread(port.close)
+                if isinstance(port, BundleRules) and self.bundles is not None:
+                    await self.bundles.release(port)
+
+    async def rules_bundle(self, game: str, version: str) -> Bundle:
+        """A rules version's stored bundle, checked (its files re-hash to the version):
+        BundleNotFound when none is kept (a game or version never served here, or no archive)."""
+        if not GAME_ID.fullmatch(game) or not VERSION.fullmatch(version):
+            raise InvalidRequest(f"{game[:64]!r} {version[:80]!r} is no game id and rules version")
+        if self.bundles is None:
+            raise BundleNotFound(f"no bundle of rules {version} of {game} is kept here (no archive)")
+        try:
+            bundle = await self.bundles.load(game, version)
+        except BundleError as error:
+            raise RulesUnavailable(
+                game, version, f"the stored bundle of rules {version} is refused: {error}"
+            ) from None
+        if bundle is None:
+            raise BundleNotFound(f"no bundle of rules {version[:80]!r} of {game[:64]!r} is kept here")
+        return bundle
 
     async def _bundle_rules(self, game: str, version: str, missing: RulesUnavailable) -> BundleRules:
         if self.bundles is None:
@@ -191,7 +209,7 @@ class AuditUseCases(MatchStore):
         return port
 
 
-class _RulesOverGrpc:
+class RulesOverGrpc:
     """A rules service as the shared checks' RulesPort."""
 
     def __init__(self, client: AsyncRulesClient) -> None:

@@ -23,6 +23,10 @@ class UnknownGame(LookupError):
     """No rules service is configured for this game."""
 
 
+class BundleNotFound(LookupError):
+    """No bundle of that rules version is kept (NOT_FOUND)."""
+
+
 class RulesNotDeployed(RulesUnavailable):
     """The match's rules version is served by no target (FAILED_PRECONDITION): it never runs on
     other rules (issue 40)."""
@@ -75,6 +79,7 @@ class MatchView:
     # The seat's decision over `legal_actions`: a serialized guildhall.common.v1.Decision (empty:
     # none, no legal actions or a game without a presentation).
     decision: bytes = b""
+    rules_version: str = ""  # issue 40: the rules version the match plays under
 
     @property
     def seat_count(self) -> int:

@@ -117,6 +117,7 @@ class ViewUseCases(MatchStore):
             resigned=tuple(sorted(match.resigned)),
             bots=match.bots,
             decision=decision,
+            rules_version=match.rules_version,
         )
 
     async def _redact(self, match: Match, seat: int | None, stored: Sequence[StoredEvent]) -> list[EventOut]:

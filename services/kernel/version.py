@@ -22,6 +22,7 @@ new way of hashing is a new scheme.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Iterator
 from functools import cache
 from importlib import resources
@@ -32,6 +33,9 @@ import msgspec
 SCHEME = "guildhall-rules-v1"
 DIGEST_HEX = 16  # 64 bits: forging other code under a recorded version is out of reach (docs/versions.md)
 DATA_SUFFIXES = (".toml", ".json")
+EDITION = re.compile(r"[A-Za-z0-9._-]{1,32}")
+# What a rules version looks like (scheme v1): safe in file names, Redis keys and URLs.
+VERSION = re.compile(r"[A-Za-z0-9._-]{1,32}\+[0-9a-f]{16}")
 
 
 class VersionError(ValueError):
@@ -94,8 +98,8 @@ def data_digest_full(data: object) -> str:
 
 def version_of(edition: str, code: str, data: str) -> str:
     """The rules version of an edition, a code digest and a data digest (scheme v1)."""
-    if not edition or "+" in edition or not edition.isprintable() or " " in edition:
-        raise VersionError(f"an edition is printable text without '+' or spaces, not {edition!r}")
+    if not EDITION.fullmatch(edition):
+        raise VersionError(f"an edition is 1-32 of A-Z a-z 0-9 . _ - (it names files), not {edition!r}")
     combined = hashlib.sha256(f"{SCHEME}\0{code}\0{data}".encode()).hexdigest()
     return f"{edition}+{combined[:DIGEST_HEX]}"
 

@@ -104,8 +104,8 @@ def test_the_data_digest_follows_the_values() -> None:
     )
 
 
-@pytest.mark.parametrize("edition", ["", "1.0+x", "1 0", "1.0\n"])
-def test_an_edition_with_a_plus_or_a_space_is_refused(edition: str) -> None:
+@pytest.mark.parametrize("edition", ["", "1.0+x", "1 0", "1.0\n", "../1", "x" * 33])
+def test_an_edition_that_could_not_name_a_file_is_refused(edition: str) -> None:
     with pytest.raises(VersionError):
         version_of(edition, "c", "d")
     with pytest.raises(VersionError, match="package"):
