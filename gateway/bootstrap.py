@@ -25,7 +25,8 @@ from grpc_reflection.v1alpha import reflection
 from guildhall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
 from gateway import metrics
-from gateway.api.server import GatewayServicer, LiveGameData, LiveGames, Ports
+from gateway.api.games import LiveGameData, LiveGames
+from gateway.api.server import GatewayServicer, Ports
 from gateway.api.streams import StreamLimits
 from gateway.api.wire import MAX_REQUEST_BYTES
 from gateway.auth import Authenticator, Tenant, Tokens, load_operators, load_tenants

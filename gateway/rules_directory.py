@@ -171,10 +171,11 @@ class RulesDirectory:
         return frozenset(g for g, rules in self.games.items() if any(t.answering for t in rules.targets))
 
     def describe(self, game: str, version: str = "") -> Any:
-        """The DescribeResponse of a version of the game (default: its current version), or None."""
+        """The DescribeResponse of a known version of the game (default: its current one), or None."""
         version = version or self.current(game)
-        for target in self.games.get(game, GameRules()).targets:
-            if target.answering and target.version == version:
+        targets = self.games.get(game, GameRules()).targets
+        for target in sorted(targets, key=lambda t: not t.answering):
+            if target.version == version:
                 return target.describe
         return None
 
@@ -186,6 +187,11 @@ class RulesDirectory:
         return found
 
     def answering(self, game: str, version: str) -> bool:
+        """Whether a target of the game answered the last probe with this version."""
+        return any(t.answering and t.version == version for t in self.games.get(game, GameRules()).targets)
+
+    def known(self, game: str, version: str) -> bool:
+        """Whether calls for this version have a target (answering, or the one that last did)."""
         return (game, version) in self._routes
 
     # -- probing -------------------------------------------------------------------------------------
@@ -254,17 +260,23 @@ class RulesDirectory:
         task.add_done_callback(self._tasks.discard)
 
     def _route(self) -> None:
+        """Each known (game, version) to a target of it: one answering if any, else the one that
+        last served it (a restarting pod is reached again by its channel's own reconnects, not
+        only at the next probe; a call to it meanwhile fails UNAVAILABLE as it always did)."""
         routes: dict[tuple[str, str], Any] = {}
         for game, rules in self.games.items():
-            for target in rules.targets:
-                if target.answering:
-                    pair = (game, target.version)
-                    routes.setdefault(pair, target.client)
-                    last = self._seen.get(pair)
-                    retry = self.bundle_states.get(pair, "stored") not in ("stored", "no archive")
-                    if last is None or (retry and time.monotonic() - last > BUNDLE_RETRY_S):
-                        self._seen[pair] = time.monotonic()
-                        self._first_answer(game, target)
+            for target in sorted(rules.targets, key=lambda t: not t.answering):
+                if not target.version:
+                    continue
+                pair = (game, target.version)
+                routes.setdefault(pair, target.client)
+                last = self._seen.get(pair)
+                retry = self.bundle_states.get(pair, "stored") not in ("stored", "no archive")
+                if target.answering and (
+                    last is None or (retry and time.monotonic() - last > BUNDLE_RETRY_S)
+                ):
+                    self._seen[pair] = time.monotonic()
+                    self._first_answer(game, target)
             if rules.targets and rules.targets[0].version:
                 self._first_versions[game] = rules.targets[0].version
         self._routes = routes

@@ -11,13 +11,14 @@ import io
 import json
 import time
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, TypeVar
 
 import typer
 from guildhall.admin.v1 import admin_pb2 as pb
-from guildhall.admin.v1 import admin_pb2_grpc
 from rich.console import Console
 from rich.table import Table
+
+from guildhall_client.cli_base import admin_call as _call
 
 T = TypeVar("T")
 admin_app = typer.Typer(
@@ -29,18 +30,6 @@ COUNTERS = (
     "matches_created", "matches_finished", "actions_accepted", "events_stored", "bytes_stored",
     "webhook_deliveries", "stream_seconds", "bot_seat_seconds",
 )  # fmt: skip
-
-
-def _call(ctx: typer.Context, rpc: str, request: Any) -> Any:
-    """One AdminService call with the settings' target and key; errors as the other commands'."""
-    from guildhall_client.cli_base import _client, _run
-
-    async def go() -> Any:
-        async with _client(ctx.obj) as client:
-            stub = admin_pb2_grpc.AdminServiceStub(client.channel)
-            return await client._call(getattr(stub, rpc), request, retry=False)
-
-    return _run(go())
 
 
 def _settings(

@@ -15,7 +15,7 @@ has the design.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import grpc
 import typer
@@ -24,6 +24,7 @@ from guildhall.admin.v1 import admin_pb2_grpc
 from rich.console import Console
 
 from guildhall_client import errors
+from guildhall_client.cli_base import admin_call as _call
 
 rules_app = typer.Typer(
     help="Rules versions side by side: list, register, check, switch, move, retire.", no_args_is_help=True
@@ -31,12 +32,6 @@ rules_app = typer.Typer(
 console = Console(highlight=False)
 # The golden playthroughs of the release being checked, when run from its checkout.
 GOLDEN = Path("tests/golden/data")
-
-
-def _call(ctx: typer.Context, rpc: str, request: Any) -> Any:
-    from guildhall_client.admin_cli import _call as admin_call
-
-    return admin_call(ctx, rpc, request)
 
 
 def _show(listing: pb.ListRulesResponse) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -779,81 +779,3 @@ def _seat_count(view: Any) -> int:
     if players is not None:
         return len(players)
     return int(view.seat_count)
-
-
-def game_data_from_describe(describes: Sequence[Any]) -> dict[str, gateway_pb2.GetGameDataResponse]:
-    """Each game's static data as its rules service publishes it (a service without any is left out)."""
-    return {d.game_id: _game_data(d) for d in describes if d.game_data}
-
-
-def games_from_describe(describes: Sequence[Any]) -> dict[str, gateway_pb2.Game]:
-    """The served games as the rules services describe themselves."""
-    return {d.game_id: _game(d) for d in describes}
-
-
-def _game_data(d: Any) -> gateway_pb2.GetGameDataResponse:
-    return gateway_pb2.GetGameDataResponse(
-        game_id=d.game_id, version=d.rules_version, data=d.game_data, json_schema=d.game_data_schema
-    )
-
-
-def _game(d: Any) -> gateway_pb2.Game:
-    return gateway_pb2.Game(
-        game_id=d.game_id,
-        title=d.title,
-        rules_version=d.rules_version,
-        player_counts=list(d.player_counts),
-        json_schemas=dict(d.json_schemas),
-        default_options=d.default_options,
-    )
-
-
-class _Described(Mapping[str, Any]):
-    """Issue 40: the served games as their current rules versions describe them now (the rules
-    directory's probes keep that current: gateway/rules_directory.py), each message built once
-    per (game, version)."""
-
-    def __init__(self, rules: Any, make: Callable[[Any], Any]) -> None:
-        self.rules = rules
-        self._make = make
-        self._built: dict[tuple[str, str], Any] = {}
-
-    def of_version(self, game: str, version: str, subject: str = "the request names") -> Any:
-        """The message of that version of the game; RulesNotDeployed / RulesNotAnswering when no
-        target answers with it."""
-        described = self.rules.describe(game, version) if version else None
-        if described is None:
-            raise self.rules.unavailable(game, version, subject)
-        key = (game, described.rules_version)
-        if key not in self._built:
-            self._built[key] = self._make(described)
-        return self._built[key]
-
-    def __getitem__(self, game: str) -> Any:
-        """The game's current version's; KeyError for a game this gateway has no targets of."""
-        if game not in self.rules.games:
-            raise KeyError(game)
-        return self.of_version(game, self.rules.current(game), "new matches go to")
-
-    def _listed(self) -> list[str]:
-        return sorted(g for g in self.rules.games if self.rules.answering(g, self.rules.current(g)))
-
-    def __iter__(self) -> Any:
-        return iter(self._listed())
-
-    def __len__(self) -> int:
-        return len(self._listed())
-
-
-class LiveGames(_Described):
-    """ListGames' games, current."""
-
-    def __init__(self, rules: Any) -> None:
-        super().__init__(rules, _game)
-
-
-class LiveGameData(_Described):
-    """GetGameData's documents: the current version's, or a named version's (of_version)."""
-
-    def __init__(self, rules: Any) -> None:
-        super().__init__(rules, _game_data)

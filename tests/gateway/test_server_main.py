@@ -59,7 +59,8 @@ def test_the_environment_names_the_games_and_the_rest() -> None:
         "RULES_": "ignored",
     }
     config = parse_args([], env=env)
-    assert config.rules == {"rattus_cartus": ("dns:///rules-rattus-cartus:50051",), "ys": ("127.0.0.1:50062",)}
+    rattus, ys = ("dns:///rules-rattus-cartus:50051",), ("127.0.0.1:50062",)
+    assert config.rules == {"rattus_cartus": rattus, "ys": ys}
     assert (config.port, config.metrics_port, config.redis_cluster, config.drain_s) == (6000, 0, True, 6.0)
     assert parse_args(["--rules", "ys=h:1"], env={}).rules == {"ys": ("h:1",)}
     # Issue 40: versions side by side, each target once, --rules adding to the environment's.
