@@ -404,6 +404,12 @@ class StaticRules(dict[str, Any]):
     def suspect(self, game: str, version: str) -> None:
         """Nothing to re-route: the one client stays."""
 
+    def answering(self, game: str, version: str) -> bool:
+        return game in self
+
+    def unavailable(self, game: str, version: str, subject: str = "") -> Exception:
+        return UnknownGame(f"this gateway serves no game {game!r}")
+
     def served(self) -> frozenset[str]:
         return frozenset(self)
 

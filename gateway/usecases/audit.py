@@ -157,14 +157,16 @@ class AuditUseCases(MatchStore):
 
     @contextlib.asynccontextmanager
     async def replay_rules(self, game: str) -> AsyncIterator[RulesOf]:
-        """Each rules version of the game for a re-execution (issue 40): a target deployed with
-        it, else its bundle from the archive, started here and stopped afterwards."""
+        """Each rules version of the game for a re-execution (issue 40): a target answering with
+        it, else its bundle from the archive, started here and released afterwards."""
         started: dict[str, Any] = {}
 
         async def rules_of(version: str) -> Any:
             if version in started:
                 return started[version]
             try:
+                if not self.rules.answering(game, version):  # down now: its bundle does the audit
+                    raise self.rules.unavailable(game, version)
                 port: Any = RulesOverGrpc(self.rules.client(game, version))
             except RulesUnavailable as missing:
                 port = await self._bundle_rules(game, version, missing)

@@ -26,6 +26,7 @@ from typer.testing import CliRunner, Result
 from devstack.stack import Stack, TenantSpec
 from devstack.versions import variant_tree
 from gateway.rules_client import RulesClient
+from gateway.rules_directory import ramp_share
 from guildhall_client import Client
 from guildhall_client.cli import app
 from guildhall_client.types import CreatedMatch, MatchView
@@ -89,9 +90,10 @@ class Operator:
 class Table:
     """One match, its seats each a client, played by its first legal action."""
 
-    def __init__(self, gh: Client) -> None:
+    def __init__(self, gh: Client, match_id: str = "") -> None:
         self.gh = gh
-        self.created: CreatedMatch = gh.create_match(GAME, ["p0", "p1"], match_id=uuid.uuid4().hex)
+        match_id = match_id or uuid.uuid4().hex
+        self.created: CreatedMatch = gh.create_match(GAME, ["p0", "p1"], match_id=match_id)
         self.match_id = self.created.match_id
         self.seats = {s.seat: gh.for_token(s.token) for s in self.created.seats}
 
@@ -193,7 +195,14 @@ def test_every_match_finishes_and_verifies_on_its_own_rules_across_an_upgrade(
     a_live.play(4)
     assert set(a_live.versions()) == {a}
 
-    # A rollback of the current version: B's matches stay on B, a new one goes to A ...
+    # A ramp first: half of the new matches to A again, chosen by match id ...
+    op.rules("current", GAME, b, "--ramp", a, "--percent", "50")
+    for number in range(6):
+        ramped = Table(gh, f"ramp-{number}")
+        expected = a if ramp_share(ramped.match_id) < 50 else b
+        assert ramped.seats[0].get_view(ramped.match_id).rules_version == expected
+        ramped.seats[0].resign(ramped.match_id)  # over at once: it weighs on no pinned count
+    # ... then a rollback of the current version: B's matches stay on B, a new one goes to A ...
     op.rules("current", GAME, a)
     a_again = Table(gh)
     a_again.play(3)

@@ -100,6 +100,7 @@ def test_the_deployment_manifest_uses_the_gateways_variable_names() -> None:
         "ARCHIVE_DIR",
         "ARCHIVE_RETENTION_SECONDS",
         "CACHE_MB",
+        "BUNDLE_CACHE_DIR",
     }, "a variable the gateway does not read"
     endpoints = (ROOT / "deploy/k8s/base/rules-endpoints.env").read_text()
     rules = Config.rules_from_env(dict(line.split("=", 1) for line in endpoints.splitlines() if "=" in line))
