@@ -198,15 +198,17 @@ class RulesDirectory:
 
     async def start(self) -> None:
         """Read the settings and probe every target once. A configured target that answers for
-        another game is a configuration error (SystemExit), as is a game none of whose targets
-        answers: there would be nothing to create its matches on."""
+        another game is a configuration error (SystemExit), as is a configured game none of whose
+        targets answers: there would be nothing to create its matches on."""
         await self.refresh_settings()
         await self.probe()
         for game, rules in self.games.items():
             for target in rules.targets:
                 if not target.registered and target.problem.startswith("answers for"):
                     raise SystemExit(f"RULES_{game.upper()}: {target.address} {target.problem}")
-        silent = [g for g, rules in self.games.items() if rules.targets and g not in self.served()]
+        # (Registered targets never stop a start: a replica must come up whatever they do.)
+        configured = [g for g, rules in self.games.items() if any(not t.registered for t in rules.targets)]
+        silent = [g for g in configured if g not in self.served()]
         if silent:
             problems = "; ".join(f"{t.address}: {t.problem}" for g in silent for t in self.games[g].targets)
             raise SystemExit(f"no rules target of {', '.join(silent)} answers ({problems})")

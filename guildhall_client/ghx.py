@@ -96,6 +96,8 @@ class ExportReport:
     # keys in use for this match).
     receipts_compared: int = 0
     receipts_refused: int = 0
+    # Each rules version re-executed with and how: "in process" or "with bundle <file>".
+    rules_used: dict[str, str] = field(default_factory=dict)
 
     @property
     def first_bad_version(self) -> int | None:
@@ -159,12 +161,11 @@ class ExportReport:
                 lines.append((name, None if self.refused else True, self.needs or rules))
             elif name == EXECUTION:
                 if v.executed and not self.refused:
+                    how = ", ".join(f"{kind} ({version})" for version, kind in self.rules_used.items())
+                    if set(self.rules_used.values()) == {"in process"}:
+                        how = "in process"
                     lines.append(
-                        (
-                            name,
-                            True,
-                            f"every action re-executed with its rules ({v.executed_through} versions)",
-                        )
+                        (name, True, f"every action re-executed {how} ({v.executed_through} versions)")
                     )
                 else:
                     why = self.needs or "the seed is revealed when the match ends: export it again then"
@@ -240,6 +241,7 @@ def verify_export(
                 except (RulesUnavailable, BundleError, RunnerError) as error:
                     report.refused, report.needs = True, f"the rules cannot be run here: {error}"
                 report.game = rules.installed
+                report.rules_used = dict(rules.used)
     report.verdict = verdict(
         findings,
         len(intact),
@@ -440,6 +442,7 @@ class _OfflineRules:
         self.specs = {s.rules_version: s for s in (*GAMES.values(), *given) if s.game_id == game}
         self.places = [Path(p) for p in bundles]
         self.installed: Any = None  # the GameSpec used, for the story's names
+        self.used: dict[str, str] = {}  # version -> how it ran
         self._ports: dict[str, Any] = {}
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
 
@@ -453,6 +456,7 @@ class _OfflineRules:
         if spec is not None:
             self.installed = self.installed or spec
             port: Any = InProcessRules(spec)
+            self.used[version] = "in process"
         else:
             path = find_bundle(self.game, version, self.places)
             if path is None:
@@ -461,6 +465,7 @@ class _OfflineRules:
                 self._scratch = tempfile.TemporaryDirectory(prefix="guildhall-verify-")
             bundle = read_bundle(path.read_bytes(), game=self.game, version=version)
             port = BundleRules(BundleRunner.start(bundle, Path(self._scratch.name)), in_thread=False)
+            self.used[version] = f"with bundle {path.name}"
         self._ports[version] = port
         return port
 

@@ -149,11 +149,13 @@ def real_data(path: Path) -> Path:
     return path
 
 
-def verify_offline(op: Operator, gh: Client, table: Table, out: Path, bundles: Path) -> None:
+def verify_offline(op: Operator, gh: Client, table: Table, out: Path, bundles: Path) -> str:
+    """`guildhall export` then `guildhall verify --bundles`: what it printed (VERIFIED)."""
     path = out / f"{table.match_id}.ghx"
     path.write_bytes(gh.export_match(table.match_id).data)
     verified = op.run("verify", str(path), "--bundles", str(bundles), check=False)
     assert verified.exit_code == 0, verified.stdout + verified.stderr
+    return verified.stdout
 
 
 def test_every_match_finishes_and_verifies_on_its_own_rules_across_an_upgrade(
@@ -271,8 +273,8 @@ def test_every_match_finishes_and_verifies_on_its_own_rules_across_an_upgrade(
     b_process.stop()
     for table in (b_match, c_match, a_again):
         assert gh.audit(table.match_id).ok, table.match_id
-    for table in (b_match, c_match):
-        verify_offline(op, gh, table, exports, bundles)
+    for table, version in ((b_match, b), (c_match, c)):
+        assert f"with bundle {GAME}-{version}.zip" in verify_offline(op, gh, table, exports, bundles)
     no_bundle = op.run("verify", str(exports / f"{c_match.match_id}.ghx"), check=False)
     assert no_bundle.exit_code == 1 and c in no_bundle.stdout  # it names the version it needs
     gh.close()
