@@ -113,7 +113,7 @@ class RulesDirectory:
     # -- the hot path ------------------------------------------------------------------------------
 
     def client(self, game: str, version: str) -> Any:
-        """The client of a target answering this version of the game."""
+        """The client of a target of this version of the game (answering, or the last to)."""
         route = self._routes.get((game, version))
         if route is not None:
             return route
@@ -224,7 +224,10 @@ class RulesDirectory:
                 await self.refresh_settings()
             except Exception as error:  # Redis away: keep the targets and settings we have
                 _log.warning("rules settings refresh failed", error=str(error))
-            await self.probe()
+            try:
+                await self.probe()
+            except Exception:  # a bug of ours: logged, and the loop goes on probing
+                _log.exception("rules probe failed")
 
     async def probe(self) -> None:
         targets = [t for rules in self.games.values() for t in rules.targets]

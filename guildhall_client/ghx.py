@@ -67,7 +67,17 @@ from gateway.domain.audit import (
 )
 from gateway.domain.match import MATCH_ENDED, MatchCreated, MatchEnded
 from gateway.eventstore.base import StoredEvent
-from services.bundles import BundleError, BundleRules, BundleRunner, RunnerError, find_bundle, read_bundle
+from services.bundles import (
+    BundleError,
+    BundleRules,
+    BundleRunner,
+    RulesDecision,
+    RulesEvent,
+    RulesState,
+    RunnerError,
+    find_bundle,
+    read_bundle,
+)
 from services.kernel import Rejection
 from services.kernel.runner import Replayer
 
@@ -393,22 +403,6 @@ def _needs(game: str, missing: Sequence[str]) -> str:
     )
 
 
-class _State(msgspec.Struct, frozen=True):
-    rules_version: str
-    state: Any
-
-
-class _Event(msgspec.Struct, frozen=True):
-    type: str
-    json: bytes
-
-
-class _Decision(msgspec.Struct, frozen=True):
-    events: tuple[_Event, ...]
-    state: _State
-    status: Any
-
-
 class InProcessRules:
     """A game's GameSpec as the audit's RulesPort: what its rules service does, in process."""
 
@@ -416,18 +410,18 @@ class InProcessRules:
         self.spec = spec
         self.replayer = Replayer(spec)
 
-    async def setup(self, players: int, seed: bytes, options: bytes) -> tuple[_State, Any]:
+    async def setup(self, players: int, seed: bytes, options: bytes) -> tuple[RulesState, Any]:
         state, status = self.replayer.setup(players, seed, options)
-        return _State(self.spec.rules_version, state), status
+        return RulesState(self.spec.rules_version, state), status
 
-    async def decide(self, state: _State, player: int, action: bytes) -> Any:
+    async def decide(self, state: RulesState, player: int, action: bytes) -> Any:
         decided = self.replayer.decide(state.state, player, action)
         if isinstance(decided, Rejection):
             return decided
-        events = tuple(_Event(kind, json) for kind, json in decided.events)
-        return _Decision(events, _State(state.rules_version, decided.state), decided.status)
+        events = tuple(RulesEvent(kind, json) for kind, json in decided.events)
+        return RulesDecision(events, RulesState(state.rules_version, decided.state), decided.status)
 
-    def state_bytes(self, state: _State) -> bytes:
+    def state_bytes(self, state: RulesState) -> bytes:
         return self.spec.codec.encode_state(state.state)  # type: ignore[no-any-return]
 
 

@@ -41,7 +41,7 @@ from typing import Any
 import msgspec
 
 from services.kernel.rejection import Rejection
-from services.kernel.runner import PROTOCOL, Refused, read_message, write_message
+from services.kernel.runner import PROTOCOL, Refused, Status, read_message, write_message
 from services.kernel.spec import GameSpec
 from services.kernel.version import SCHEME, code_files, digest_files, digested, edition_of, version_of
 
@@ -330,26 +330,25 @@ class BundleRunner:
         self.close()
 
 
-class BundleState(msgspec.Struct, frozen=True):
+class RulesState(msgspec.Struct, frozen=True):
+    """A state as an audit's RulesPort hands it around: its bytes (a bundle's runner) or the
+    game's own Struct (in process), with the version that made it."""
+
     rules_version: str
-    state: bytes
+    state: Any
 
 
-class BundleStatus(msgspec.Struct, frozen=True):
-    active_players: tuple[int, ...]
-    finished: bool
-    outcome: bytes
-
-
-class BundleEvent(msgspec.Struct, frozen=True):
+class RulesEvent(msgspec.Struct, frozen=True):
     type: str
     json: bytes
 
 
-class BundleDecision(msgspec.Struct, frozen=True):
-    events: tuple[BundleEvent, ...]
-    state: BundleState
-    status: BundleStatus
+class RulesDecision(msgspec.Struct, frozen=True):
+    """What deciding an action gave: its events, the next state and its status."""
+
+    events: tuple[RulesEvent, ...]
+    state: RulesState
+    status: Status
 
 
 class BundleRules:
@@ -368,31 +367,31 @@ class BundleRules:
             return await asyncio.to_thread(method, *args)
         return method(*args)
 
-    async def setup(self, players: int, seed: bytes, options: bytes) -> tuple[BundleState, BundleStatus]:
+    async def setup(self, players: int, seed: bytes, options: bytes) -> tuple[RulesState, Status]:
         state, status = await self._call(self.runner.setup, players, seed, options)
-        return BundleState(self.rules_version, state), _status(status)
+        return RulesState(self.rules_version, state), _status(status)
 
-    async def decide(self, state: BundleState, player: int, action: bytes) -> Any:
+    async def decide(self, state: RulesState, player: int, action: bytes) -> Any:
         decided = await self._call(self.runner.decide, state.state, player, action)
         if isinstance(decided, Rejection):
             return decided
         events, after, status = decided
-        return BundleDecision(
-            tuple(BundleEvent(kind, json) for kind, json in events),
-            BundleState(self.rules_version, after),
+        return RulesDecision(
+            tuple(RulesEvent(kind, json) for kind, json in events),
+            RulesState(self.rules_version, after),
             _status(status),
         )
 
-    def state_bytes(self, state: BundleState) -> bytes:
-        return state.state
+    def state_bytes(self, state: RulesState) -> bytes:
+        return bytes(state.state)
 
     def close(self) -> None:
         self.runner.close()
 
 
-def _status(status: tuple[Any, ...]) -> BundleStatus:
+def _status(status: tuple[Any, ...]) -> Status:
     active, finished, outcome = status
-    return BundleStatus(tuple(int(seat) for seat in active), bool(finished), bytes(outcome))
+    return Status(tuple(int(seat) for seat in active), bool(finished), bytes(outcome))
 
 
 def find_bundle(game: str, version: str, places: Iterable[Path]) -> Path | None:

@@ -20,7 +20,7 @@ from gateway.eventstore.async_redis import tenant_active_key
 from gateway.eventstore.base import MatchKey
 from gateway.rules_bundles import GAME_ID
 from gateway.rules_directory import Current, GameRules, RulesDirectory, RulesSettings
-from gateway.usecases.versions import Checked, Moved
+from gateway.usecases.versions import MAX_SAMPLE, Checked, Moved
 from services.kernel.version import VERSION
 
 # host:port, dns:///name:port, ipv4:addr:port, unix:path: what a gRPC target looks like, no spaces.
@@ -205,7 +205,7 @@ class RulesAdmin:
             raise invalid("sample is >= 0")
         tenants = [tenant] if tenant else sorted(self.tenants())
         async for item in self.matches.check_rules(
-            game, version, tenants=tenants, sample=0 if tenant else sample, golden=golden
+            game, version, tenants=tenants, sample=MAX_SAMPLE if tenant else sample, golden=golden
         ):
             yield item
 
