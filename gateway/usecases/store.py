@@ -26,7 +26,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol, TypeAlias, TypeVar
+from typing import Any, Protocol, TypeAlias
 
 import grpc
 import msgspec
@@ -74,7 +74,6 @@ from gateway.usecases.described import gateway_description
 from gateway.usecases.results import EventOut, MatchNotFound, RulesNotAnswering
 
 _log = logging.getLogger(__name__)
-T = TypeVar("T")
 # Seconds between retries of work after an append that failed (indexes, timers, auto-play).
 REPAIR_BACKOFF_S = (0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 
