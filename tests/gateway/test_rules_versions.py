@@ -224,6 +224,8 @@ def test_every_match_finishes_and_verifies_on_its_own_rules_across_an_upgrade(
     versions = {v.rules_version: v for v in op.listing().versions}
     assert (versions[a].live_matches, versions[b].live_matches) == (0, 1)
     assert versions[a].bundle == "stored" and versions[b].bundle == "stored"
+    op.rules("reconcile")  # rebuilt from the tenants' active matches: the same counts
+    assert {v.rules_version: v.live_matches for v in op.listing().versions if v.live_matches} == {b: 1}
 
     # A retired: its matches are refused by name, never run on B; every audit still passes.
     retire(stack, b_process.target)
