@@ -235,8 +235,9 @@ def render_trace(spec: GameSpec[Any], playout: Playout) -> str:
     lines = [
         # The edition and the data's digest, not the rules version: that digests the code too,
         # and a trace must change only when the game plays differently (docs/versions.md).
-        f"# {spec.game_id} edition {edition_of(spec.rules_version)} data {data_digest(spec.data)} "
-        f"players={playout.config.players} seed={playout.config.seed}",
+        f"# {spec.game_id} edition {edition_of(spec.rules_version)}"
+        + (f" data {data_digest(spec.data)}" if spec.data is not None else "")
+        + f" players={playout.config.players} seed={playout.config.seed}",
         f"# options {bytes(playout.config.options).decode()}",
     ]
     for number, step in enumerate(playout.steps, start=1):
