@@ -77,6 +77,7 @@ SCOPES: Mapping[str, frozenset[str]] = {
     "ExportMatch": frozenset({AUDITOR}),
     "Play": frozenset({SEAT}),
     "GetGameData": frozenset({TENANT, AUDITOR, SEAT, SPECTATOR, PUBLISHABLE}),
+    "GetRulesBundle": frozenset({TENANT, AUDITOR}),  # issue 40: what verifying a match offline needs
     # issue 23: ratings, webhook dead letters, platform bots
     "GetRatings": frozenset({TENANT}),
     "ListLeaderboard": frozenset({TENANT}),
@@ -104,6 +105,14 @@ SCOPES: Mapping[str, frozenset[str]] = {
             "GetAdminLogCheckpoint",  # issue 39
             "VerifyAdminLog",
             "RestoreTenant",
+            # issue 40: rules versions side by side
+            "ListRules",
+            "SetCurrentRules",
+            "AddRulesTarget",
+            "RemoveRulesTarget",
+            "CheckRules",
+            "MoveMatch",
+            "ReconcilePinnedMatches",
         )
     },  # fmt: skip
 }

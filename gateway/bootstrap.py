@@ -25,7 +25,8 @@ from grpc_reflection.v1alpha import reflection
 from guildhall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
 from gateway import metrics
-from gateway.api.server import GatewayServicer, Ports, game_data_from_describe, games_from_describe
+from gateway.api.games import LiveGameData, LiveGames
+from gateway.api.server import GatewayServicer, Ports
 from gateway.api.streams import StreamLimits
 from gateway.api.wire import MAX_REQUEST_BYTES
 from gateway.auth import Authenticator, Tenant, Tokens, load_operators, load_tenants
@@ -230,23 +231,33 @@ class Gateway:
         self._closers.append(redis)
         if subscriber is not redis:
             self._closers.append(subscriber)
-        clients = {game: AsyncRulesClient(game, target) for game, target in config.rules.items()}
-        self._rules = clients
-        for game in clients:
+        archive = archive_from(config.archive_dir, config.archive_s3_bucket)
+        # Issue 40: rules versions side by side, probed; each version's bundle kept with the archive.
+        from gateway.rules_bundles import BundleStore
+        from gateway.rules_directory import RulesDirectory
+
+        cache = Path(config.bundle_cache_dir) if config.bundle_cache_dir else None
+        bundles = BundleStore(archive, cache) if archive is not None else None
+
+        async def keep_bundle(game: str, version: str, client: Any) -> str:
+            return await bundles.keep(game, version, client.bundle) if bundles is not None else "no archive"
+
+        rules = RulesDirectory(
+            config.rules,
+            lambda game, target: TimedRules(game, AsyncRulesClient(game, target)),
+            redis=redis,
+            on_version=keep_bundle,
+        )
+        self._rules = rules
+        for game in config.rules:
             metrics.RULES_CONFIGURED.labels(game).set(1)
-        rules: dict[str, Any] = {game: TimedRules(game, client) for game, client in clients.items()}
-        describes = await asyncio.gather(*(client.describe() for client in rules.values()))
-        for game, described in zip(rules, describes, strict=True):
-            if described.game_id != game:
-                raise SystemExit(f"RULES_{game.upper()} points at a rules service for {described.game_id!r}")
-        games = games_from_describe(describes)
+        await rules.start()
 
         async def check_options(game: str, seats: int, options: bytes) -> None:
-            # A throwaway setup with a fixed seed: the rules service checks options and count.
-            await rules[game].setup(seats, bytes(32), options)
+            # A throwaway setup with a fixed seed on the current version: it checks options and count.
+            await rules.client(game, rules.current(game)).setup(seats, bytes(32), options)
 
         timers = TurnTimers(redis)
-        archive = archive_from(config.archive_dir, config.archive_s3_bucket)
         # Issue 23: ratings, the webhook outbox (its intent wraps the append), platform bot seats.
         from gateway.botseats import BotSeats, bots_of_pairing
         from gateway.ratings import Ratings
@@ -283,6 +294,7 @@ class Gateway:
             archive=(lambda key: load_async(redis, archive, key)) if archive is not None else None,
             cache_mb=config.cache_mb,
             snapshot_every=config.snapshot_every,
+            bundles=bundles,
         )
         self.matches = matches
         metrics.watch_caches(matches.caches)
@@ -318,14 +330,14 @@ class Gateway:
             tokens=tokens,
             quotas=quotas,
             hub=hub,
-            games=games,
+            games=LiveGames(rules),
             matchmaker=matchmaker,
             tables=tables,
             names=SeatNames(tables),
             timer_policy=_timer_policy,
             check_options=check_options,
             stopping=self.stopping,
-            game_data=game_data_from_describe(describes),
+            game_data=LiveGameData(rules),
             ratings=ratings,
             webhooks=webhooks,
             bots=bot_seats,
@@ -366,7 +378,8 @@ class Gateway:
         for name in ("", service_name):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
         if config.http_port:  # the same servicer over Connect (gateway/api/connect.py)
-            from gateway.api.connect import HttpApp, HttpServer, build_admin_connect_app, build_connect_app
+            from gateway.api.connect import HttpApp, build_admin_connect_app, build_connect_app
+            from gateway.api.httpserver import HttpServer
             from gateway.api.sse import Feeds
 
             app = HttpApp(
@@ -428,7 +441,8 @@ class Gateway:
             asyncio.create_task(
                 bot_seats.run_fill(create_from_pairing, matchmaker.complete, self.stopping), name="bot-fill"
             ),
-            asyncio.create_task(self._refresh_gauges(quotas, matchmaker, tenants, games), name="gauges"),
+            asyncio.create_task(self._refresh_gauges(quotas, matchmaker, tenants), name="gauges"),
+            asyncio.create_task(rules.run(self.stopping), name="rules-probe"),
             metrics.watch_runtime(self.stopping),
             asyncio.create_task(registry.run(self.stopping), name="tenants"),
             # Issue 39: tables whose seats were not all claimed in time close.
@@ -441,7 +455,7 @@ class Gateway:
         _log.info(
             "serving",
             address=f"{config.host}:{self.port}",
-            games=sorted(games),
+            games=sorted(rules.served()),
             tenants=len(tenants),
             metrics_port=config.metrics_port,
             http_port=self.http.port if self.http is not None else 0,
@@ -480,7 +494,13 @@ class Gateway:
             jobs=jobs,
             allow_http_webhooks=config.webhook_allow_http,
         )
-        servicer = AdminServicer(AdminPorts(auth, admin))
+        from gateway.admin.rules import RulesAdmin
+        from gateway.rules_directory import RulesSettings
+
+        rules = RulesAdmin(
+            self._rules, RulesSettings(self.redis), admin.log, self.matches, lambda: list(auth.tenants)
+        )  # issue 40
+        servicer = AdminServicer(AdminPorts(auth, admin, rules))
         admin_pb2_grpc.add_AdminServiceServicer_to_server(servicer, server)
         return servicer
 
@@ -514,9 +534,7 @@ class Gateway:
         _log.info("retention on", retention_s=config.archive_retention_s, archive=_archive_name(config))
         return asyncio.create_task(run(), name="retention")
 
-    async def _refresh_gauges(
-        self, quotas: Quotas, matchmaker: Any, tenants: Mapping[str, Tenant], games: Any
-    ) -> None:
+    async def _refresh_gauges(self, quotas: Quotas, matchmaker: Any, tenants: Mapping[str, Tenant]) -> None:
         """Gauges that live in Redis, read every so often (not per scrape: scrapes are sync)."""
         while not self.stopping.is_set():
             with contextlib.suppress(Exception):
@@ -551,9 +569,11 @@ class Gateway:
         await self.hub.stop()
         with contextlib.suppress(Exception):
             await self.matchmaker.close()
-        for client in self._rules.values():
+        with contextlib.suppress(Exception):
+            await self._rules.close()
+        if self.matches.bundles is not None:  # the bundle runners audits left idle
             with contextlib.suppress(Exception):
-                await client.close()
+                await self.matches.bundles.close()
         for closer in self._closers:
             with contextlib.suppress(Exception):
                 await closer.aclose()

@@ -481,6 +481,11 @@ class AsyncRulesClient:
         )
         return response
 
+    async def bundle(self) -> bytes:
+        """The service's own rules bundle (issue 40: kept beside the archive)."""
+        response = await self._stub.Bundle(rules_pb2.BundleRequest(), timeout=max(self._timeout, 30.0))
+        return bytes(response.bundle)
+
     async def setup(
         self, players: int, seed: bytes, options: bytes = b""
     ) -> tuple[rules_pb2.GameState, Status]:

@@ -15,13 +15,14 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from guildhall.admin.v1 import admin_pb2 as pb
-from guildhall.admin.v1 import admin_pb2_grpc
 from rich.console import Console
 from rich.table import Table
 
+from guildhall_client.cli_base import admin_call as _call
+
 T = TypeVar("T")
 admin_app = typer.Typer(
-    help="Tenants, API keys, usage and offboarding (an operators' key with the admin scope).",
+    help="Tenants, API keys, usage, offboarding and rules versions (an operators' key with the admin scope).",
     no_args_is_help=True,
 )
 console = Console(highlight=False)
@@ -29,18 +30,6 @@ COUNTERS = (
     "matches_created", "matches_finished", "actions_accepted", "events_stored", "bytes_stored",
     "webhook_deliveries", "stream_seconds", "bot_seat_seconds",
 )  # fmt: skip
-
-
-def _call(ctx: typer.Context, rpc: str, request: Any) -> Any:
-    """One AdminService call with the settings' target and key; errors as the other commands'."""
-    from guildhall_client.cli_base import _client, _run
-
-    async def go() -> Any:
-        async with _client(ctx.obj) as client:
-            stub = admin_pb2_grpc.AdminServiceStub(client.channel)
-            return await client._call(getattr(stub, rpc), request, retry=False)
-
-    return _run(go())
 
 
 def _settings(
@@ -385,3 +374,12 @@ def _read_checkpoint(path: Path) -> pb.AdminLogCheckpoint:
         return kept
     except (OSError, ValueError, json_format.ParseError) as error:
         raise typer.BadParameter(f"{path}: {error}", param_hint="--checkpoint") from None
+
+
+def _rules_app() -> typer.Typer:
+    from guildhall_client.admin_rules_cli import rules_app  # issue 40: rules versions side by side
+
+    return rules_app
+
+
+admin_app.add_typer(_rules_app(), name="rules")

@@ -640,6 +640,13 @@ class AsyncClient:
         r = await self._call(self._stub.ExportMatch, request)
         return ExportedMatch(bytes(r.data), r.version, r.finished)
 
+    async def rules_bundle(self, game: str, rules_version: str) -> tuple[str, bytes]:
+        """A rules version's bundle (file name, zip) for verifying its matches offline (issue 40:
+        `verify_export(..., bundles=[...])` checks it before it runs anything of it)."""
+        request = pb.GetRulesBundleRequest(game_id=game, rules_version=rules_version)
+        r = await self._call(self._stub.GetRulesBundle, request)
+        return r.file_name, bytes(r.bundle)
+
     async def read_events(
         self, match_id: str, after_version: int = 0, limit: int = 1000
     ) -> list[StoredEvent]:

@@ -114,6 +114,8 @@ class PlayStream:
         """Send an action for this seat; the future resolves to its Accepted, or fails with its
         rejection (a `Rejected` subclass) or fault (a `GatewayError`)."""
         if self._state.closed:
+            if self._state.finished:  # the gateway ended the stream with the match
+                raise errors.rejection("game_over", "the match has ended")
             raise errors.Unavailable(grpc.StatusCode.CANCELLED, "the Play stream is closed")
         self._start()
         command_id = command_id or uuid.uuid4().hex

@@ -7,16 +7,19 @@ are the GatewayService's own (gateway/api/server.py's `unary` wrapper), on both 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from typing import Any
 
+import grpc
 from guildhall.admin.v1 import admin_pb2 as pb
 from guildhall.admin.v1 import admin_pb2_grpc
 
 from gateway.admin.log import Checkpoint, redact
-from gateway.admin.registry import tenant_of
-from gateway.admin.usecases import Admin, invalid
-from gateway.api.server import unary
+from gateway.admin.registry import OpenStreams, tenant_of
+from gateway.admin.rules import RulesAdmin
+from gateway.admin.usecases import Admin, AdminError, invalid
+from gateway.api.server import streaming, unary
 from gateway.auth import QUOTA_NAMES, Authenticator, Principal
 
 MAX_WAIT_S = 10.0  # DeleteTenant answers with the job's progress after this, at the latest
@@ -26,6 +29,8 @@ MAX_WAIT_S = 10.0  # DeleteTenant answers with the job's progress after this, at
 class AdminPorts:
     auth: Authenticator
     admin: Admin
+    rules: RulesAdmin | None = None  # issue 40: rules versions (gateway/admin/rules.py)
+    open_streams: OpenStreams = field(default_factory=OpenStreams)  # the streaming wrapper's
 
 
 def settings_of(message: pb.TenantSettings) -> dict[str, Any]:
@@ -240,6 +245,110 @@ class AdminServicer(admin_pb2_grpc.AdminServiceServicer):  # type: ignore[misc]
         if restored.record is not None and not restored.record.get("deleted"):
             response.tenant.CopyFrom(tenant_message(request.tenant_id, restored.record))
         return response
+
+    # -- rules versions (issue 40) ---------------------------------------------------------------
+
+    def _rules(self) -> RulesAdmin:
+        if self.ports.rules is None:
+            raise AdminError(grpc.StatusCode.FAILED_PRECONDITION, "this gateway has no rules directory")
+        return self.ports.rules
+
+    async def _listed(self, game: str = "") -> pb.ListRulesResponse:
+        return pb.ListRulesResponse(games=[_game_rules(g) for g in await self._rules().listing(game)])
+
+    @unary("ListRules")
+    async def ListRules(self, request: Any, context: Any, principal: Principal) -> Any:
+        return await self._listed(request.game_id)
+
+    @unary("SetCurrentRules")
+    async def SetCurrentRules(self, request: Any, context: Any, principal: Principal) -> Any:
+        await self._rules().set_current(
+            principal.key_id,
+            request.game_id,
+            request.rules_version,
+            request.ramp_version,
+            request.ramp_percent,
+        )
+        return await self._listed(request.game_id)
+
+    @unary("AddRulesTarget")
+    async def AddRulesTarget(self, request: Any, context: Any, principal: Principal) -> Any:
+        await self._rules().add_target(principal.key_id, request.game_id, request.target)
+        return await self._listed(request.game_id)
+
+    @unary("RemoveRulesTarget")
+    async def RemoveRulesTarget(self, request: Any, context: Any, principal: Principal) -> Any:
+        await self._rules().remove_target(principal.key_id, request.game_id, request.target)
+        return await self._listed(request.game_id)
+
+    @unary("MoveMatch")
+    async def MoveMatch(self, request: Any, context: Any, principal: Principal) -> Any:
+        moved = await self._rules().move(
+            principal.key_id, request.tenant_id, request.match_id, request.rules_version
+        )
+        return pb.MoveMatchResponse(
+            from_version=moved.from_version, to_version=moved.to_version, moved_at_version=moved.at_version
+        )
+
+    @unary("ReconcilePinnedMatches")
+    async def ReconcilePinnedMatches(self, request: Any, context: Any, principal: Principal) -> Any:
+        await self._rules().reconcile(principal.key_id)
+        return await self._listed()
+
+    @streaming("CheckRules")
+    async def CheckRules(self, request: Any, context: Any, principal: Principal) -> AsyncIterator[Any]:
+        golden = [(g.name, g.text) for g in request.golden]
+        checked = diverging = 0
+        total = 0
+        async for total, result in self._rules().check(
+            request.game_id,
+            request.rules_version,
+            tenant=request.tenant_id,
+            sample=request.sample,
+            golden=golden,
+        ):
+            checked += 1
+            diverging += int(result.diverges)
+            yield pb.CheckRulesProgress(
+                checked=checked,
+                total=total,
+                diverging=diverging,
+                match=pb.CheckedMatch(
+                    name=result.name,
+                    diverges=result.diverges,
+                    first_divergent_version=result.first_divergent_version,
+                    reason=result.reason,
+                    recorded_version=result.recorded_version,
+                ),
+            )
+        yield pb.CheckRulesProgress(checked=checked, total=total, diverging=diverging, done=True)
+
+
+def _game_rules(listing: Any) -> pb.GameRules:
+    return pb.GameRules(
+        game_id=listing.game,
+        current_version=listing.current,
+        current_is_default=listing.current_is_default,
+        ramp_version=listing.ramp_version,
+        ramp_percent=listing.ramp_percent,
+        versions=[
+            pb.RulesVersion(
+                rules_version=v.version,
+                targets=[
+                    pb.RulesTarget(
+                        target=t.address, registered=t.registered, answering=t.answering, problem=t.problem
+                    )
+                    for t in v.targets
+                ],
+                answering=v.answering,
+                current=v.current,
+                ramp_percent=v.ramp_percent,
+                live_matches=v.live_matches,
+                bundle=v.bundle,
+            )
+            for v in listing.versions
+        ],
+    )
 
 
 def _wait_s(context: Any) -> float:

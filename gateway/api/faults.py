@@ -11,6 +11,7 @@ import structlog
 from gateway import metrics
 from gateway.api.wire import BadRequest, CapReached, TooLarge
 from gateway.auth import AuthError
+from gateway.domain.audit import RulesUnavailable
 from gateway.eventstore.base import CommandIdReused
 from gateway.quotas import QuotaExceeded
 
@@ -51,10 +52,23 @@ def fault(exc: BaseException) -> tuple[grpc.StatusCode, str, int] | None:
         return grpc.StatusCode.INVALID_ARGUMENT, str(exc), 0
     if isinstance(exc, (TooLarge, CapReached)):
         return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc), 0
-    if isinstance(exc, usecases.MatchNotFound) or name in ("TicketNotFound", "TableNotFound"):
+    if isinstance(exc, usecases.MatchNotFound) or name in (
+        "TicketNotFound",
+        "TableNotFound",
+        "BundleNotFound",
+    ):
         return grpc.StatusCode.NOT_FOUND, "no such match" if name == "MatchNotFound" else str(exc), 0
     if isinstance(exc, usecases.UnknownGame):
         return grpc.StatusCode.INVALID_ARGUMENT, str(exc), 0
+    if name == "MoveRefused":  # issue 40: the match's history does not replay the same under it
+        return grpc.StatusCode.FAILED_PRECONDITION, str(exc), 0
+    if isinstance(exc, RulesUnavailable):  # issue 40: never other rules; the message names the version
+        code = (
+            grpc.StatusCode.UNAVAILABLE
+            if name == "RulesNotAnswering"
+            else grpc.StatusCode.FAILED_PRECONDITION
+        )
+        return code, str(exc), 0
     if isinstance(exc, (usecases.MatchExists, CommandIdReused)):  # 409 over HTTP
         return grpc.StatusCode.ALREADY_EXISTS, str(exc), 0
     if isinstance(exc, usecases.ContendedMatch):

@@ -67,7 +67,7 @@ class Ports:
     check_options: Callable[[str, int, bytes], Awaitable[None]] | None = None
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
     # game id -> its static data as its rules service described it (GetGameData).
-    game_data: Mapping[str, gateway_pb2.GetGameDataResponse] = field(default_factory=dict)
+    game_data: Any = field(default_factory=dict)  # a Mapping; LiveGameData (of_version) when served
     # Issue 23: gateway.ratings.Ratings, gateway.webhooks.dispatch.Webhooks, gateway.botseats.BotSeats
     ratings: Any = None
     webhooks: Any = None
@@ -233,13 +233,14 @@ def _bind_principal(principal: Principal) -> None:
 class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[misc]
     def __init__(self, ports: Ports) -> None:
         self.ports = ports
-        self._games = gateway_pb2.ListGamesResponse(games=[ports.games[g] for g in sorted(ports.games)])
 
     # -- games and keys ------------------------------------------------------------------------
 
     @unary("ListGames")
     async def ListGames(self, request: Any, context: Any, principal: Principal) -> Any:
-        return self._games
+        # Built per call: a game's current rules version changes at runtime (issue 40).
+        games = self.ports.games
+        return gateway_pb2.ListGamesResponse(games=[games[g] for g in sorted(games)])
 
     @unary("GetPublicKeys")
     async def GetPublicKeys(self, request: Any, context: Any, principal: Principal) -> Any:
@@ -679,7 +680,13 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
     @unary("GetGameData")
     async def GetGameData(self, request: Any, context: Any, principal: Principal) -> Any:
         game = self._game(request.game_id)
-        data = self.ports.game_data.get(game.game_id)
+        if request.rules_version and request.rules_version != game.rules_version:
+            of_version = getattr(self.ports.game_data, "of_version", None)  # issue 40
+            if of_version is None:
+                raise BadRequest("this gateway serves one rules version per game: leave rules_version empty")
+            data = of_version(game.game_id, request.rules_version)
+        else:
+            data = self.ports.game_data.get(game.game_id)
         if data is None:
             raise BadRequest(f"the rules service of {game.game_id} publishes no game data")
         if request.known_version and request.known_version == data.version:
@@ -704,6 +711,14 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         exported = await self.ports.matches.export(key, audit_wire.up_to_version(request))
         return audit_wire.exported_pb(exported)
 
+    # -- rules bundles (issue 40) ---------------------------------------------------------------
+
+    @unary("GetRulesBundle")
+    async def GetRulesBundle(self, request: Any, context: Any, principal: Principal) -> Any:
+        await self._take_read(principal)
+        bundle = await self.ports.matches.rules_bundle(request.game_id, request.rules_version)
+        return gateway_pb2.GetRulesBundleResponse(file_name=bundle.name, bundle=bundle.raw)
+
 
 # Issue 23's RPCs (ratings, webhook dead letters, the bot worker's leases): gateway/api/integrations.py;
 # private tables' (CreateTable, ClaimSeat, ResumeSeat): gateway/api/tables_rpc.py.
@@ -722,29 +737,3 @@ def _seat_count(view: Any) -> int:
     if players is not None:
         return len(players)
     return int(view.seat_count)
-
-
-def game_data_from_describe(describes: Sequence[Any]) -> dict[str, gateway_pb2.GetGameDataResponse]:
-    """Each game's static data as its rules service publishes it (a service without any is left out)."""
-    return {
-        d.game_id: gateway_pb2.GetGameDataResponse(
-            game_id=d.game_id, version=d.rules_version, data=d.game_data, json_schema=d.game_data_schema
-        )
-        for d in describes
-        if d.game_data
-    }
-
-
-def games_from_describe(describes: Sequence[Any]) -> dict[str, gateway_pb2.Game]:
-    """The served games as the rules services describe themselves."""
-    return {
-        d.game_id: gateway_pb2.Game(
-            game_id=d.game_id,
-            title=d.title,
-            rules_version=d.rules_version,
-            player_counts=list(d.player_counts),
-            json_schemas=dict(d.json_schemas),
-            default_options=d.default_options,
-        )
-        for d in describes
-    }

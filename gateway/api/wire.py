@@ -178,6 +178,7 @@ def view_pb(view: Any, match_id: str) -> gateway_pb2.MatchView:
         resigned_seats=list(getattr(view, "resigned", ())),
         away_seats=list(getattr(view, "away", ())),
         unclaimed_seats=list(getattr(view, "unclaimed", ())),
+        rules_version=getattr(view, "rules_version", ""),
     )
     if view.decision:
         out.decision.MergeFromString(view.decision)

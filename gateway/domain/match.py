@@ -22,8 +22,18 @@ TURN_TIMED_OUT = "turn_timed_out"
 SEAT_CLAIMED = "seat_claimed"  # issue 39: a private table's seat was claimed
 SEAT_AWAY = "seat_away"  # issue 41: a seat's timer ran out; the platform's bot plays it meanwhile
 SEAT_RETURNED = "seat_returned"  # ... and its player took it back
+RULES_VERSION_MOVED = "rules_version_moved"  # issue 40: the match plays on under another version
 GATEWAY_EVENTS = frozenset(
-    {MATCH_CREATED, MATCH_ENDED, SEAT_RESIGNED, TURN_TIMED_OUT, SEAT_CLAIMED, SEAT_AWAY, SEAT_RETURNED}
+    {
+        MATCH_CREATED,
+        MATCH_ENDED,
+        SEAT_RESIGNED,
+        TURN_TIMED_OUT,
+        SEAT_CLAIMED,
+        SEAT_AWAY,
+        SEAT_RETURNED,
+        RULES_VERSION_MOVED,
+    }
 )
 
 # Who appended: a seat ("seat:2"), the gateway itself (creation, timeouts that forfeit, the end),
@@ -122,6 +132,15 @@ class MatchEnded(msgspec.Struct, frozen=True, tag=MATCH_ENDED):
     seed: str
 
 
+class RulesVersionMoved(msgspec.Struct, frozen=True, tag=RULES_VERSION_MOVED):
+    """The match plays on under another rules version from this entry on (an operator's
+    MoveMatch, issue 40): its whole history re-executed under `to_version` gave every recorded
+    event and the same state. The entries before it were recorded under `from_version`."""
+
+    from_version: str
+    to_version: str
+
+
 class SnapshotBody(msgspec.Struct, frozen=True):
     """The cached state after some version, with its status, so a load costs no rules call."""
 
@@ -138,7 +157,16 @@ class SnapshotBody(msgspec.Struct, frozen=True):
 ENCODER = msgspec.msgpack.Encoder()
 JSON = msgspec.json.Encoder()
 SNAPSHOT_DECODER = msgspec.msgpack.Decoder(SnapshotBody)
-GatewayEvent = MatchCreated | SeatResigned | TurnTimedOut | MatchEnded | SeatClaimed | SeatAway | SeatReturned
+GatewayEvent = (
+    MatchCreated
+    | SeatResigned
+    | TurnTimedOut
+    | MatchEnded
+    | SeatClaimed
+    | SeatAway
+    | SeatReturned
+    | RulesVersionMoved
+)
 GATEWAY_EVENT_DECODER = msgspec.json.Decoder(GatewayEvent)
 
 

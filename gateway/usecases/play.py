@@ -26,10 +26,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Protocol
 
-import grpc
 import msgspec
 
 from gateway.domain.match import (
@@ -87,25 +85,14 @@ class PlayUseCases(ViewUseCases):
     # Wiring sets it: the platform's bot seats, which play away seats (issue 41).
     bot_seats: BotSeatsPort | None = None
 
-    async def _decide(self, match: Match, seat: int, action: bytes) -> tuple[Match, Accepted | Rejection]:
-        client = self._client(match.game)
+    async def _decide(self, match: Match, seat: int, action: bytes) -> Accepted | Rejection:
         # The next seats' views come back too, so their GetView costs no rules call; and when
         # someone here watches the match, every seat's events and view (the fan-out).
         every = self._wants_every_view(match.key)
-        try:
-            return match, await client.validate(
-                match.state, seat, action, return_views=True, return_every_view=every
-            )
-        except grpc.aio.AioRpcError as error:
-            if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
-                raise
-        # The state was made by other rules (a rolling upgrade): rebuild it from the events.
-        _log.info("state of %s made by other rules: replaying", match.key)
-        match = await self._replay(replace(match, resigned=frozenset(), ended=False), None)
-        self._cache.put(match.key, match)
-        return match, await client.validate(
-            match.state, seat, action, return_views=True, return_every_view=every
+        decision: Accepted | Rejection = await self._rules_call(
+            match, "validate", match.state, seat, action, return_views=True, return_every_view=every
         )
+        return decision
 
     def _remember_views(self, match: Match, views: Sequence[SeatView]) -> None:
         """Keep the views Validate returned with the next state, as get_view would make them."""
@@ -169,7 +156,7 @@ class PlayUseCases(ViewUseCases):
             if refusal is not None:
                 assert isinstance(refusal, SubmitOutcome)
                 return refusal
-            match, decision = await self._decide(match, seat, action_json)
+            decision = await self._decide(match, seat, action_json)
             if isinstance(decision, Rejection):
                 # Said on the state we hold: make sure it is the latest, and not a retry.
                 repeated = await self._first_result(key, seat, command_id, actor=actor, digest=digest)
@@ -196,7 +183,7 @@ class PlayUseCases(ViewUseCases):
                 shown: Sequence[Event] = decision.redacted
                 if decision.events and not decision.redacted:
                     # A rules service without return_redacted: never show raw events, ask View.
-                    _, shown = await self._client(match.game).view(match.state, seat, decision.events)
+                    _, shown = await self._rules_call(match, "view", match.state, seat, decision.events)
                 events = appended.out(match.version, actor, shown)
                 self._remember_views(appended.match, decision.views)
                 self._fan_out(match, appended, actor, decision)
@@ -276,31 +263,30 @@ class PlayUseCases(ViewUseCases):
         """A resigned seat still owes decisions while others play on: the gateway makes them,
         choosing among the legal actions with the match's keyed generator (deterministic, so
         replicas racing here agree and the command id makes the second a no-op)."""
-        client = self._client(match.game)
         for _ in range(AUTO_PLAY_LIMIT):
             owed = sorted(set(match.status.active_players) & match.resigned)
             if match.ended or match.unclaimed or not owed:  # a table not yet full plays nothing
                 return match
             seat = owed[0]
-            legal = await client.legal_actions(match.state, seat)
+            legal = await self._rules_call(match, "legal_actions", match.state, seat)
             if not legal:
                 return match
             action = legal[timeout_choice(len(legal), match.seed, match.version, seat)]
-            decided, decision = await self._decide(match, seat, action)
+            decision = await self._decide(match, seat, action)
             if isinstance(decision, Rejection):  # a listed action refused: the rules' bug, not ours
                 _log.error("auto-play of seat %s in %s was refused: %s", seat, match.key, decision)
-                return decided
+                return match
             assert decision.state is not None and decision.status is not None
             appended = await self._append(
-                decided,
+                match,
                 [NewEvent(e.type, e.json) for e in decision.events],
                 actor=on_behalf_actor(seat),
-                command_id=f"gw auto {decided.version} {seat}",
+                command_id=f"gw auto {match.version} {seat}",
                 state=decision.state,
                 status=decision.status,
                 action=action,
             )
-            self._fan_out(decided, appended, on_behalf_actor(seat), decision)
+            self._fan_out(match, appended, on_behalf_actor(seat), decision)
             match = appended.match or await self._load(match.key, fresh=True)
         return match
 
@@ -456,11 +442,11 @@ class PlayUseCases(ViewUseCases):
             mark = SeatResigned(seat, forfeit=True) if policy == FORFEIT else SeatAway(seat, AWAY_BOT_KIND)
             outcome = await self._gateway_append(match, seat, GATEWAY, command_id, [timed_out, mark])
             return outcome if outcome is not None and not outcome.repeated else None
-        legal = await self._client(match.game).legal_actions(match.state, seat)
+        legal = await self._rules_call(match, "legal_actions", match.state, seat)
         if not legal:
             return None
         action = legal[timeout_choice(len(legal), match.seed, version, seat)]
-        match, decision = await self._decide(match, seat, action)
+        decision = await self._decide(match, seat, action)
         if isinstance(decision, Rejection):
             _log.error("timeout action of seat %s in %s was refused: %s", seat, key, decision)
             return None

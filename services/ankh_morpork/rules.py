@@ -227,7 +227,7 @@ def _why(frame: Frame, action: Action) -> str:
 
 
 def make_game(catalog: Catalog) -> GameSpec[State]:
-    """Ankh-Morpork played with this data file; the data's digest is part of the rules version."""
+    """Ankh-Morpork played with this data file; its rules version digests the code and this data."""
     return _make_game(Rules(catalog))
 
 
@@ -235,7 +235,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
     return GameSpec(
         game_id="ankh_morpork",
         title="Discworld: Ankh-Morpork",
-        rules_version=rules_version("1.0", rules.catalog),
+        rules_version=rules_version("1.0", rules.catalog, package=__package__),
         player_counts=PLAYER_COUNTS,
         options_type=Options,
         state_type=State,

@@ -998,7 +998,7 @@ def _apply_game_ended(state: State, e: GameEnded) -> State:
 
 
 def make_game(catalog: Catalog) -> GameSpec[State]:
-    """Bruges played with this data file; the data's digest is part of the rules version."""
+    """Bruges played with this data file; its rules version digests the code and this data."""
     return _make_game(Rules(catalog))
 
 
@@ -1019,7 +1019,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
     return GameSpec(
         game_id="bruges",
         title="Bruges",
-        rules_version=rules_version("1.0", catalog),
+        rules_version=rules_version("1.0", catalog, package=__package__),
         player_counts=PLAYER_COUNTS,
         options_type=Options,
         state_type=State,

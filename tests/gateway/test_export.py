@@ -274,7 +274,7 @@ def test_rules_this_installation_does_not_have_are_refused_naming_what_is_needed
     records[0]["public_keys"] = [{"key_id": "later", "ed25519": signer.public_keys()[0].public_key.hex()}]
     report = verify(rechained(records, resign=signer))
     assert not report.ok and report.refused and report.first_bad_version is None
-    assert f"{NIM} rules {unknown}" in report.needs and "data digest abcdef012345" in report.needs
+    assert f"{NIM} rules {unknown}" in report.needs and "--bundle" in report.needs
     assert GAME.rules_version in report.needs  # what this installation has
 
 

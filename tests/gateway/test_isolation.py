@@ -27,6 +27,7 @@ from tests.gateway.conftest import (
 )
 
 GAME = "rattus_cartus" if "rattus_cartus" in GAMES else next(iter(GAMES))
+RULES_VERSION = GAMES[GAME].rules_version
 SEATS = min(GAMES[GAME].player_counts)
 
 
@@ -121,6 +122,8 @@ def requests(acme: dict[str, Any]) -> dict[str, Any]:
         "ReadEvents": pb.ReadEventsRequest(match_id=match_id),
         "ExportMatch": pb.ExportMatchRequest(match_id=match_id),  # issue 22
         "GetGameData": pb.GetGameDataRequest(game_id=GAME),
+        # issue 40: bundles are the platform's rules, no tenant's (NOT_FOUND: none kept yet)
+        "GetRulesBundle": pb.GetRulesBundleRequest(game_id=GAME, rules_version=RULES_VERSION),
         # issue 23
         "GetRatings": pb.GetRatingsRequest(game_id=GAME, player_ids=["p"]),
         "ListLeaderboard": pb.ListLeaderboardRequest(game_id=GAME),
@@ -165,6 +168,7 @@ def test_another_tenant_finds_nothing_and_changes_nothing(stub: Any, acme: dict[
         "GetGameData",
         "GetRatings",
         "ListLeaderboard",
+        "GetRulesBundle",
     )
     for scope, credential in credentials.items():
         if not (SCOPES[rpc] & {scope, PUBLIC}):
@@ -190,6 +194,8 @@ def test_another_tenant_finds_nothing_and_changes_nothing(stub: Any, acme: dict[
                 grpc.StatusCode.PERMISSION_DENIED if scope in (SEAT, SPECTATOR) else grpc.StatusCode.NOT_FOUND
             )
             assert code == expected, (scope, code)
+        elif rpc == "GetRulesBundle":  # the same answer whoever asks: the version's bundle, or none
+            assert code in (grpc.StatusCode.OK, grpc.StatusCode.NOT_FOUND), (scope, code)
         else:
             assert code not in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INTERNAL), (scope, code)
     assert snapshot(stub, acme) == before

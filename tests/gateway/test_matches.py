@@ -576,10 +576,11 @@ def test_a_snapshot_older_than_the_stream_is_caught_up_from_the_newer_events(
     asyncio.run(check())
 
 
-def test_a_state_made_by_other_rules_is_rebuilt_from_the_events(
+def test_a_snapshot_of_other_rules_than_the_matchs_is_not_used(
     url: str, targets: dict[str, str], redis_client: redis.Redis
 ) -> None:
-    """A rolling upgrade: the cached state's rules version is refused, so the stream is replayed."""
+    """A snapshot whose state other rules made (one from before a move, or forged) is a cache
+    the match cannot use: the stream is replayed under the match's own rules version."""
 
     async def play(turns: range) -> int:
         async with gateway(url, targets) as matches:

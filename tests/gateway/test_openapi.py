@@ -233,6 +233,10 @@ def test_every_path_in_the_document_answers_as_it_says(stack: Stack) -> None:
     assert c.rpc("Audit", key, {"match_id": match})["ok"] is True
     assert c.rpc("ReadEvents", key, {"match_id": match})["events"][0]["type"] == "match_created"
     assert c.rpc("ExportMatch", key, {"match_id": match})["finished"] is True
+    # The rules the match was played under, as the bundle an offline verifier loads (issue 40).
+    version = view["rulesVersion"]
+    bundle = c.rpc("GetRulesBundle", key, {"game_id": GAME, "rules_version": version})
+    assert bundle["fileName"] == f"{GAME}-{version}.zip" and bundle["bundle"]
     feed = c.feed(
         "/v1/matches/{match_id}/watch", f"/v1/matches/{match}/watch?from_version=0", created["spectatorToken"]
     )

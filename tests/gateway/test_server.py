@@ -65,6 +65,7 @@ def requests_for(match_id: str) -> dict[str, Any]:
         "ReadEvents": pb.ReadEventsRequest(match_id=match_id),
         "ExportMatch": pb.ExportMatchRequest(match_id=match_id),  # issue 22
         "GetGameData": pb.GetGameDataRequest(game_id="fake"),
+        "GetRulesBundle": pb.GetRulesBundleRequest(game_id="fake", rules_version="1.0+0123456789abcdef"),
         # issue 23
         "GetRatings": pb.GetRatingsRequest(game_id="fake", player_ids=["p"]),
         "ListLeaderboard": pb.ListLeaderboardRequest(game_id="fake"),
