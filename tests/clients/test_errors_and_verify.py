@@ -9,8 +9,9 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from gateway.domain import receipts
 from gateway.domain.receipts import receipt_message
-from guildhall_client import errors
+from guildhall_client import errors, verify
 from guildhall_client.types import Event, Receipt
 from guildhall_client.verify import seed_commitment, verify_events, verify_receipt, verify_seed
 from services.kernel.rejection import CODES
@@ -99,6 +100,26 @@ def test_the_seed_commitment_is_sha256_of_the_domain_and_the_seed():
     assert verify_seed(int.from_bytes(seed, "big"), seed_commitment(seed))
     assert not verify_seed(bytes(32).hex(), seed_commitment(seed))
     assert not verify_seed("not hex", seed_commitment(seed))
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        ("acme", "m1", 7, "ab" * 32),
+        ("", "", 0, ""),
+        ("tenant with spaces", "mm-é-ü-🎲", 2**40, "ff" * 32),
+        ("a" * 300, "b" * 70, 1, "0"),  # longer than one length byte could say
+        ("ab", "c", 1, "x"),  # the same characters split elsewhere: another message
+        ("a", "bc", 1, "x"),
+    ],
+)
+def test_the_client_signs_and_hashes_exactly_the_gateways_bytes(fields):
+    """The client carries the contract's formats itself (it installs without the server): they are
+    the gateway's, byte for byte."""
+    assert verify.receipt_message(*fields) == receipts.receipt_message(*fields)
+    seed = "".join(map(str, fields)).encode()
+    assert verify.seed_commitment(seed) == receipts.seed_commitment(seed)
+    assert verify_seed(seed.hex(), receipts.seed_commitment(seed))
 
 
 def test_verify_events_checks_every_receipt_and_the_revealed_seed():

@@ -131,6 +131,12 @@ def test_the_packed_package_installs_type_checks_and_plays(tmp_path: Path) -> No
     manifest = json.loads((installed / "package.json").read_text())
     assert "private" not in manifest and manifest["license"] == "MIT"
     assert (installed / "LICENSE").is_file() and (installed / "README.md").is_file()
+    # Versioned with the API, its changelog inside, ranges (docs/clients.md, "Versioning").
+    assert (
+        manifest["version"].startswith("1.")
+        and "\n## " + manifest["version"] in (installed / "CHANGELOG.md").read_text()
+    )
+    assert all(spec.startswith("^") for spec in manifest["dependencies"].values()), manifest
     assert not (installed / "src").exists(), "the package ships its build, not its sources"
     (app / "tsconfig.json").write_text(json.dumps(TSCONFIG))
 

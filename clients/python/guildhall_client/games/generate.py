@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[4]  # the repository: clients/python/guildhall_client/games/
 SCHEMAS = ROOT / "schemas"
 OUT = Path(__file__).resolve().parent
 
