@@ -175,6 +175,8 @@ golden: gen
 schemas: gen
 	$(PY) -m services.export_schemas
 	$(PY) -m gateway.schemas
+	@# The ids of each game's data and the fields holding them (schemas/<game>/ids.json), for both clients' types.
+	$(PY) -m services.export_ids
 	@# The Python client's per-game TypedDicts from them (the TypeScript ones are made by make web).
 	$(PY) -m guildhall_client.games.generate
 

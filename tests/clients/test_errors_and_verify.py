@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import re
+from pathlib import Path
+from typing import get_args
 
 import grpc
 import pytest
@@ -22,6 +25,15 @@ def test_every_rejection_code_has_its_own_exception_class():
         error = errors.rejection(code, "no")
         assert type(error) is not errors.Rejected, code
         assert error.code == code and isinstance(error, errors.Rejected)
+
+
+def test_both_clients_name_every_known_rejection_code_in_their_types():
+    assert set(get_args(errors.KnownRejectionCode)) == set(CODES) == set(errors.REJECTIONS)
+    errors_ts = (Path(__file__).resolve().parents[2] / "clients" / "web" / "src" / "errors.ts").read_text()
+    union = errors_ts.split("export type KnownRejectionCode =", 1)[1].split(";", 1)[0]
+    assert set(re.findall(r'"(\w+)"', union)) == set(CODES)
+    # ... and keep the type open to codes a later gateway may send.
+    assert "export type RejectionCode = KnownRejectionCode | (string & {});" in errors_ts
 
 
 def test_a_code_the_client_does_not_know_is_still_a_rejection_with_that_code():
