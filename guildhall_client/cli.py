@@ -783,7 +783,9 @@ def export(
 @app.command()
 def verify(
     ctx: typer.Context,
-    file: Annotated[Path, typer.Argument(help="A .ghx file from `guildhall export`")],
+    file: Annotated[
+        Path, typer.Argument(help="A .ghx file from `guildhall export`, or an archived match's .ghz")
+    ],
     keys: Annotated[
         Path | None, typer.Option(help="The operator's published keys (`guildhall keys public --json`)")
     ] = None,
@@ -806,6 +808,7 @@ def verify(
 ) -> None:
     """Verify an exported match offline (no gateway, Redis or rules service): the chain, every
     receipt, the seed against its commitment, every action re-executed with the game's rules.
+    An archived match's .ghz (ARCHIVE_DIR/<tenant>/<match>.ghz) too, with --keys or --keys-from.
     Exit 0 verified, 1 not (the first bad version and why), 2 a bad argument."""
     from guildhall_client.ghx_cli import UsageError, data_files, held_receipts, published_keys, verify_file
 
