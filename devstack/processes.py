@@ -422,7 +422,21 @@ class BotWorkerProcess(_ConfiguredProcess):
 
 
 class GatewayProcess(_ConfiguredProcess):
-    """`python -m gateway` (REDIS_URL, RULES_<GAME>, SIGNING_KEYS_DIR, TENANTS_FILE, ...)."""
+    """`python -m gateway` (REDIS_URL, RULES_<GAME>, SIGNING_KEYS_DIR, TENANTS_FILE, ...), its
+    admin listener (issue 43: AdminService, gRPC and Connect) on a port of its own too."""
 
     module = "gateway"
     defaults = {"METRICS_PORT": "0"}
+
+    def __init__(
+        self, name: str, log_dir: Path | None, env: Mapping[str, str], *, port: int | None = None
+    ) -> None:
+        super().__init__(name, log_dir, env, port=port)
+        self.admin_port = int(env.get("ADMIN_PORT") or free_port())
+
+    @property
+    def admin_target(self) -> str:
+        return f"127.0.0.1:{self.admin_port}"
+
+    def environment(self) -> dict[str, str]:
+        return {**super().environment(), "ADMIN_PORT": str(self.admin_port)}

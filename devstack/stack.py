@@ -179,6 +179,11 @@ class Stack:
         return [gateway.target for gateway in self.gateways]
 
     @property
+    def admin_targets(self) -> list[str]:
+        """Each replica's admin listener (issue 43: AdminService is not on the public port)."""
+        return [gateway.admin_target for gateway in self.gateways]
+
+    @property
     def processes(self) -> dict[str, ManagedProcess]:
         """Every child process of the stack: rules services by game, `gateway-<n>`, `redis`."""
         found: dict[str, ManagedProcess] = {**self.rules}

@@ -1,7 +1,9 @@
 """guildhall.admin.v1.AdminService: the thin servicer over gateway/admin/usecases.py.
 
-Authentication, the scope table (`admin`), log lines, metrics and the fault-to-status mapping
-are the GatewayService's own (gateway/api/server.py's `unary` wrapper), on both ports.
+Authentication, the scope table (the roles: `admin` writes, `admin_read` reads), log lines (with
+the calling key's id), metrics and the fault-to-status mapping are the GatewayService's own
+(gateway/api/server.py's `unary` wrapper); issue 43: served on the admin listener only
+(bootstrap.py), gRPC and Connect on one port.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from typing import Any
 from guildhall.admin.v1 import admin_pb2 as pb
 from guildhall.admin.v1 import admin_pb2_grpc
 
-from gateway.admin.log import Checkpoint, redact
+from gateway.admin.ledger import RECONCILED, Ledger
+from gateway.admin.log import Checkpoint, now_ms, redact
 from gateway.admin.registry import tenant_of
 from gateway.admin.usecases import Admin, invalid
 from gateway.api.server import unary
@@ -26,6 +29,7 @@ MAX_WAIT_S = 10.0  # DeleteTenant answers with the job's progress after this, at
 class AdminPorts:
     auth: Authenticator
     admin: Admin
+    ledger: Ledger  # issue 43: usage per game, every tenant's, reconciled
 
 
 def settings_of(message: pb.TenantSettings) -> dict[str, Any]:
@@ -170,12 +174,54 @@ class AdminServicer(admin_pb2_grpc.AdminServiceServicer):  # type: ignore[misc]
         entry = await self.admin.revoke_key(principal.key_id, request.tenant_id, request.key_id)
         return pb.RevokeApiKeyResponse(key=key_info(entry, {}))
 
+    async def _tenants(self, tenant_id: str, all_tenants: bool) -> list[str]:
+        """The tenant named (NOT_FOUND if it is not, or no longer, here), or with `all_tenants`
+        every tenant."""
+        if all_tenants:
+            if tenant_id:
+                raise invalid("name a tenant or ask for all tenants, not both")
+            return sorted(await self.admin.tenants())
+        if not tenant_id:
+            raise invalid("tenant_id is required (or all_tenants)")
+        await self.admin.get(tenant_id)
+        return [tenant_id]
+
     @unary("GetUsage")
     async def GetUsage(self, request: Any, context: Any, principal: Principal) -> Any:
-        await self.admin.get(request.tenant_id)  # NOT_FOUND for a tenant that is not (or no longer) here
-        rows = await self.admin.read_usage(request.tenant_id, request.start, request.end, request.granularity)
+        tenants = await self._tenants(request.tenant_id, request.all_tenants)
+        rows = await self.ports.ledger.rows(
+            tenants, request.start, request.end, request.granularity, request.by_game
+        )
         return pb.GetUsageResponse(
-            rows=[pb.UsageRow(tenant_id=request.tenant_id, period=p, counters=c) for p, c in rows]
+            rows=[
+                pb.UsageRow(tenant_id=r.tenant, period=r.period, counters=r.counters, game_id=r.game)
+                for r in rows
+            ]
+        )
+
+    @unary("ReconcileUsage")
+    async def ReconcileUsage(self, request: Any, context: Any, principal: Principal) -> Any:
+        tenants = await self._tenants(request.tenant_id, not request.tenant_id)
+        report = await self.ports.ledger.reconcile(tenants, request.start, request.end)
+        return pb.ReconcileUsageResponse(
+            ok=report.ok,
+            differences=[
+                pb.UsageDifference(
+                    tenant_id=d.tenant,
+                    game_id=d.game,
+                    period=d.period,
+                    counter=d.counter,
+                    usage=d.usage,
+                    event_store=d.event_store,
+                )
+                for d in report.differences
+            ],  # fmt: skip
+            tenants_checked=report.tenants,
+            matches_checked=report.matches,
+            events_checked=report.events,
+            first_period=report.first,
+            last_period=report.last,
+            counters=list(RECONCILED),
         )
 
     @unary("ListAdminLog")
@@ -231,6 +277,25 @@ class AdminServicer(admin_pb2_grpc.AdminServiceServicer):  # type: ignore[misc]
             unexplained=[pb.UnexplainedRecord(tenant_id=t, problem=why) for t, why in report.unexplained],
         )
 
+    # -- admin keys (issue 43) -------------------------------------------------------------------
+
+    @unary("CreateAdminKey")
+    async def CreateAdminKey(self, request: Any, context: Any, principal: Principal) -> Any:
+        entry, api_key = await self.admin.create_admin_key(
+            principal.key_id, request.key_id, request.role, int(request.ttl_seconds)
+        )
+        return pb.CreateAdminKeyResponse(key=admin_key_info(entry, now_ms()), api_key=api_key)
+
+    @unary("ListAdminKeys")
+    async def ListAdminKeys(self, request: Any, context: Any, principal: Principal) -> Any:
+        now = now_ms()
+        return pb.ListAdminKeysResponse(keys=[admin_key_info(k, now) for k in await self.admin.admin_keys()])
+
+    @unary("RevokeAdminKey")
+    async def RevokeAdminKey(self, request: Any, context: Any, principal: Principal) -> Any:
+        entry = await self.admin.revoke_admin_key(principal.key_id, request.key_id)
+        return pb.RevokeAdminKeyResponse(key=admin_key_info(entry, now_ms()))
+
     @unary("RestoreTenant")
     async def RestoreTenant(self, request: Any, context: Any, principal: Principal) -> Any:
         restored = await self.admin.restore_tenant(principal.key_id, request.tenant_id)
@@ -240,6 +305,20 @@ class AdminServicer(admin_pb2_grpc.AdminServiceServicer):  # type: ignore[misc]
         if restored.record is not None and not restored.record.get("deleted"):
             response.tenant.CopyFrom(tenant_message(request.tenant_id, restored.record))
         return response
+
+
+def admin_key_info(entry: dict[str, Any], now_ms: int) -> pb.AdminKeyInfo:
+    expires = int(entry.get("expires_ms", 0))
+    return pb.AdminKeyInfo(
+        key_id=str(entry["id"]),
+        role=str(entry["role"]),
+        sha256_prefix=str(entry["sha256"])[:12],
+        created_ms=int(entry.get("created_ms", 0)),
+        expires_ms=expires,
+        created_by=str(entry.get("created_by", "")),
+        source=str(entry.get("source", "api")),
+        expired=bool(expires) and now_ms >= expires,
+    )
 
 
 def _wait_s(context: Any) -> float:
