@@ -66,6 +66,12 @@ class ArchiveStore(Protocol):
     def get(self, name: str) -> bytes | None: ...
 
 
+class ListedArchive(ArchiveStore, Protocol):
+    """An archive store that lists its blobs (both stores here do): what a backup copies."""
+
+    def names(self) -> Iterator[str]: ...
+
+
 class DirectoryArchive:
     """Blobs as files under `root` (the local default); a write is atomic and fsynced."""
 
@@ -89,6 +95,11 @@ class DirectoryArchive:
             return self._path(name).read_bytes()
         except FileNotFoundError:
             return None
+
+    def names(self) -> Iterator[str]:
+        """Every blob's name (issue 43: backups copy them all), in order."""
+        for path in sorted(self.root.rglob("*.ghz")):
+            yield path.relative_to(self.root).as_posix()
 
 
 class S3Archive:
@@ -118,6 +129,14 @@ class S3Archive:
             return None
         body: bytes = reply["Body"].read()
         return body
+
+    def names(self) -> Iterator[str]:
+        """Every blob's name (issue 43: backups copy them all), in the bucket's order."""
+        pages = self._s3.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=self.prefix)
+        for page in pages:
+            for item in page.get("Contents", ()):
+                if item["Key"].endswith(".ghz"):
+                    yield item["Key"][len(self.prefix) :]
 
 
 def archive_name(key: MatchKey) -> str:
@@ -244,7 +263,7 @@ async def load_async(client: Any, archive: ArchiveStore, key: MatchKey) -> Archi
     return decode(blob)
 
 
-def archive_from(directory: str | None, s3_bucket: str | None) -> ArchiveStore | None:
+def archive_from(directory: str | None, s3_bucket: str | None) -> ListedArchive | None:
     """The archive store named by configuration (ARCHIVE_DIR or ARCHIVE_S3_BUCKET), or None."""
     if directory and s3_bucket:
         raise ArchiveError("name one archive: a directory or an S3 bucket, not both")
