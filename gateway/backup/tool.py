@@ -349,7 +349,7 @@ def restore(
             there = archive.get(blob["name"])
             if there is not None and hashlib.sha256(there).hexdigest() != blob["sha256"]:
                 raise BackupError(f"the target archive holds another {blob['name']}: nothing was restored")
-        restored, expired, matches = _restore_keys(client, backup, manifest, say)
+        restored, expired, matches = restore_keys(client, backup, manifest, say)
         for blob in blobs:
             assert archive is not None
             archive.put(blob["name"], (backup / "archive" / blob["name"]).read_bytes())
@@ -359,7 +359,7 @@ def restore(
         client.close()
 
 
-def _restore_keys(
+def restore_keys(
     client: Any, backup: Path, manifest: dict[str, Any], say: Say
 ) -> tuple[int, int, list[MatchKey]]:
     db = manifest["redis"]["db"]
