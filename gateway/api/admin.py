@@ -215,7 +215,7 @@ class AdminServicer(admin_pb2_grpc.AdminServiceServicer):  # type: ignore[misc]
                     event_store=d.event_store,
                 )
                 for d in report.differences
-            ],  # fmt: skip
+            ],
             tenants_checked=report.tenants,
             matches_checked=report.matches,
             events_checked=report.events,

@@ -5,6 +5,7 @@ archived matches, agreeing, and a tampered counter reported precisely."""
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -18,10 +19,12 @@ import redis
 
 from devstack.stack import Stack, TenantSpec
 from gateway.admin.usage import HOUR, usage_key
+from tests.clients.test_admin_cli import admin as admin_cli
 from tests.gateway.test_admin import play_a_little, within
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = ("rattus_cartus", "ys")
+admin = functools.partial(admin_cli, timeout_s=60.0)  # a reconciliation reads every event
 
 
 @pytest.fixture(scope="module")
@@ -37,21 +40,6 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         start_timeout_s=60.0,
     ) as running:
         yield running
-
-
-def admin(stack: Stack, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "GUILDHALL_TARGET": stack.admin_targets[0],
-        "GUILDHALL_API_KEY": stack.admin_key,
-        "GUILDHALL_CONFIG": str(ROOT / "no-such-config.toml"),
-        "GUILDHALL_TIMEOUT": "60",
-        "COLUMNS": "200",
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "guildhall_client.cli", "admin", *args],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=180,
-    )  # fmt: skip
 
 
 @pytest.fixture(scope="module")
