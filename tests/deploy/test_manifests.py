@@ -251,9 +251,11 @@ def test_the_admin_plane_has_its_own_port_service_and_network_policy(overlay: st
     admin = named(overlay, "Service", "gateway-admin")["spec"]
     assert admin["ports"] == [{"name": "admin", "port": 50052, "targetPort": "admin", "appProtocol": "grpc"}]
     assert admin.get("type", "ClusterIP") == "ClusterIP"
+    gateway_pods = ({}, {"matchLabels": {"app.kubernetes.io/component": "gateway"}})
     opening = [
         (policy["metadata"]["name"], rule)
         for policy in objects(overlay, "NetworkPolicy")
+        if policy["spec"]["podSelector"] in gateway_pods
         for rule in policy["spec"].get("ingress", [])
         if any(p.get("port") in (50052, "admin") for p in rule.get("ports", [])) or not rule.get("ports")
     ]
