@@ -323,7 +323,7 @@ def admin_key_info(entry: dict[str, Any], now_ms: int) -> pb.AdminKeyInfo:
 
 def _wait_s(context: Any) -> float:
     """How long DeleteTenant waits for its job: until shortly before the caller's deadline, and
-    MAX_WAIT_S at most (HTTP callers, who send no deadline here, get MAX_WAIT_S)."""
+    MAX_WAIT_S at most (a caller without a deadline gets MAX_WAIT_S)."""
     remaining = getattr(context, "time_remaining", None)
     left = remaining() if callable(remaining) else None
     return MAX_WAIT_S if left is None else max(min(left - 1.0, MAX_WAIT_S), 0.0)

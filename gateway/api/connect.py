@@ -102,6 +102,12 @@ class _Context:
         host, _, port = (self._ctx.client_address() or "").rpartition(":")
         return f"ipv6:[{host}]:{port}" if ":" in host else f"ipv4:{host}:{port}"
 
+    def time_remaining(self) -> float | None:
+        """Seconds left of the caller's deadline (Connect's timeout, gRPC's grpc-timeout on the
+        admin listener), None without one: as grpc.aio's context says it."""
+        left = self._ctx.timeout_ms()
+        return None if left is None else left / 1000
+
     def set_trailing_metadata(self, metadata: Iterable[tuple[str, str]]) -> None:
         trailers = self._ctx.response_trailers()
         for key, value in metadata:

@@ -43,6 +43,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -148,14 +149,13 @@ def create(
     node = Node.from_url(redis_url)
     nodes = primaries(node, cluster)
     streams = _cut(nodes, say)
+    names = [f"redis/{primary.host}-{primary.port}.rdb" for primary, _slots in nodes]
+    # Every primary's snapshot read at once: a SYNC left unread while another is copied piles
+    # the writes made since the cut in its primary's output buffer, up to its limit.
+    with ThreadPoolExecutor(max_workers=len(streams)) as pool:
+        copied = list(pool.map(_copy, streams, [out / name for name in names]))
     snapshots = []
-    for (primary, slots), stream in zip(nodes, streams, strict=True):
-        name = f"redis/{primary.host}-{primary.port}.rdb"
-        try:
-            with (out / name).open("wb") as target:
-                size, digest = stream.copy_to(target)
-        finally:
-            stream.close()
+    for (primary, slots), name, (size, digest) in zip(nodes, names, copied, strict=True):
         with (out / name).open("rb") as source:
             reader = RdbReader(source)
             keys = sum(1 for entry in reader.entries() if entry.db == node.db)
@@ -180,6 +180,14 @@ def create(
         manifest["archive"] = _copy_archive(archive, archive_source, out, say)
     (out / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     return manifest
+
+
+def _copy(stream: SyncStream, path: Path) -> tuple[int, str]:
+    try:
+        with path.open("wb") as target:
+            return stream.copy_to(target)
+    finally:
+        stream.close()
 
 
 def _cut(nodes: Sequence[tuple[Node, list[list[int]]]], say: Say) -> list[SyncStream]:
