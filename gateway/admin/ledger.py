@@ -32,20 +32,17 @@ import grpc
 
 from gateway.admin.offboard import match_ids
 from gateway.admin.usage import DAY, HOUR, UsageMeter, UsageRow, is_action, parse_period, period_name
+from gateway.admin.usecases import AdminError, invalid
 from gateway.archive import ArchivedMatch, ArchiveStore, archive_name, decode, read_live
-from gateway.auth import AuthError
 from gateway.domain.match import MATCH_CREATED, MATCH_ENDED
 from gateway.eventstore.base import MatchKey, StoredEvent
 
 # The counters the event store can vouch for, in the order a report lists them.
 RECONCILED = ("matches_created", "matches_finished", "actions_accepted", "events_stored", "bytes_stored")
 MAX_ROWS = 200_000  # an all-tenants export answers at most this many rows: narrow the period
+MAX_HOURS = 93 * 24  # a reconciliation covers at most a quarter: it reads every event of it
 
 Counts = dict[tuple[str, int], Counter[str]]  # (game, hour since 1970) -> counter -> value
-
-
-def invalid(message: str) -> AuthError:
-    return AuthError(grpc.StatusCode.INVALID_ARGUMENT, message)
 
 
 @dataclass(frozen=True)
@@ -117,13 +114,13 @@ def event_store_counts(
         match = read_live(client, key)
         if not match.entries:  # archived (now, or before the check began)
             if archive is None:
-                raise AuthError(
+                raise AdminError(
                     grpc.StatusCode.FAILED_PRECONDITION,
                     f"{tenant}/{match_id} is archived and this gateway has no archive configured",
                 )
             blob = archive.get(archive_name(key))
             if blob is None:
-                raise AuthError(
+                raise AdminError(
                     grpc.StatusCode.DATA_LOSS, f"{tenant}/{match_id} was archived; its blob is missing"
                 )
             match = decode(blob)
@@ -159,6 +156,8 @@ def _hours(start: str, end: str) -> tuple[datetime, datetime]:
         last = last.replace(hour=23)
     if last < first:
         raise invalid("the end comes before the start")
+    if last - first > timedelta(hours=MAX_HOURS):
+        raise invalid(f"reconcile at most {MAX_HOURS // 24} days at a time: narrow --from/--to")
     return first, last
 
 

@@ -136,6 +136,7 @@ def test_reconcile_refuses_a_period_it_cannot_read(stack: Stack) -> None:
         (("--from", "yesterday"), "YYYY-MM-DD"),
         (("--from", "2026-11-02", "--to", "2026-11-01"), "before the start"),
         (("--from", "2026-11-01", "--tenant", "nobody"), "no tenant"),
+        (("--from", "2026-01-01", "--to", "2026-12-31"), "at most 93 days"),
     ):
         done = admin(stack, "reconcile", *args)
         assert done.returncode == 1 and words in done.stderr, (args, done.stderr)
