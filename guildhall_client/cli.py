@@ -808,7 +808,9 @@ def get_bundle(
 @app.command()
 def verify(
     ctx: typer.Context,
-    file: Annotated[Path, typer.Argument(help="A .ghx file from `guildhall export`")],
+    file: Annotated[
+        Path, typer.Argument(help="A .ghx file from `guildhall export`, or an archived match's .ghz")
+    ],
     keys: Annotated[
         Path | None, typer.Option(help="The operator's published keys (`guildhall keys public --json`)")
     ] = None,
@@ -842,8 +844,9 @@ def verify(
 ) -> None:
     """Verify an exported match offline (no gateway, Redis or rules service): the chain, every
     receipt, the seed against its commitment, every action re-executed with the match's own rules
-    version (installed here, or its bundle: --bundle, --bundles). Exit 0 verified, 1 not (the
-    first bad version and why, or the rules version it needs), 2 a bad argument."""
+    version (installed here, or its bundle: --bundle, --bundles). An archived match's .ghz
+    (ARCHIVE_DIR/<tenant>/<match>.ghz) too, with --keys or --keys-from. Exit 0 verified, 1 not
+    (the first bad version and why, or the rules version it needs), 2 a bad argument."""
     from guildhall_client.ghx_cli import UsageError, data_files, held_receipts, published_keys, verify_file
 
     settings: Settings = ctx.obj

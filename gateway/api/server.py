@@ -221,6 +221,8 @@ def _request_id(context: grpc.aio.ServicerContext) -> str:
 
 def _bind_principal(principal: Principal) -> None:
     fields: dict[str, Any] = {"tenant": principal.tenant}
+    if principal.key_id and not principal.is_token:  # issue 43: which API key made the call
+        fields["key_id"] = principal.key_id
     if principal.match_id is not None:
         fields["match_id"] = principal.match_id
         fields["seat"] = principal.seat

@@ -215,6 +215,9 @@ class MatchStore:
 
     # Wiring sets it: told of every match an append here ended (its quota place is released).
     on_ended: Callable[[MatchKey], Awaitable[None]] | None = None
+    # Wiring sets it: usage for billing, counted in memory per append, per game (issue 43:
+    # gateway.admin.usage.UsageMeter.count_append).
+    usage: Any = None
 
     def __init__(
         self,
@@ -585,6 +588,8 @@ class MatchStore:
                 self.notice_store_version(key, match.version, result.first)
                 self._cache.pop(key, None)
             return Appended(None, None, result.status, time_ms, events)
+        if self.usage is not None:
+            self.usage.count_append(key.tenant, match.game, match.version, events, actor, time_ms)
         new = replace(
             match,
             version=last,

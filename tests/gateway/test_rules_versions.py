@@ -67,10 +67,10 @@ class Operator:
     def run(self, *args: str, key: str = "", check: bool = True) -> Result:
         """`guildhall <args>` (in this process: the command line's own code, without the start-up
         of an interpreter per command)."""
-        env = {
-            "GUILDHALL_TARGET": self.stack.gateway_targets[0],
-            "GUILDHALL_API_KEY": key or self.stack.admin_key,
-        }
+        # `guildhall admin ...` talks to the gateway's admin listener (issue 43), the rest to its
+        # public port.
+        target = self.stack.admin_targets[0] if args[0] == "admin" else self.stack.gateway_targets[0]
+        env = {"GUILDHALL_TARGET": target, "GUILDHALL_API_KEY": key or self.stack.admin_key}
         done = CliRunner().invoke(app, list(args), env=env)
         if check:
             assert done.exit_code == 0, f"guildhall {' '.join(args)}: {done.stdout}{done.stderr}"
@@ -80,7 +80,7 @@ class Operator:
         return self.run("admin", "rules", *args, check=check)
 
     def listing(self) -> Any:
-        with grpc.insecure_channel(self.stack.gateway_targets[0]) as channel:
+        with grpc.insecure_channel(self.stack.admin_targets[0]) as channel:
             stub = admin_pb2_grpc.AdminServiceStub(channel)
             meta = (("authorization", f"Bearer {self.stack.admin_key}"),)
             (game,) = stub.ListRules(admin_pb2.ListRulesRequest(game_id=GAME), metadata=meta).games

@@ -431,7 +431,7 @@ def test_an_absent_player_is_replaced_by_a_bot_and_comes_back(
     import grpc
     from guildhall.admin.v1 import admin_pb2, admin_pb2_grpc
 
-    admin = admin_pb2_grpc.AdminServiceStub(grpc.insecure_channel(stack.gateway_targets[0]))
+    admin = admin_pb2_grpc.AdminServiceStub(grpc.insecure_channel(stack.admin_targets[0]))
     auth = [("authorization", f"Bearer {stack.admin_key}")]
 
     def table_timer(seconds: int) -> None:
