@@ -62,6 +62,7 @@ SCOPES: Mapping[str, frozenset[str]] = {
     "GetView": frozenset({SEAT, SPECTATOR, TENANT}),
     "SubmitAction": frozenset({SEAT}),
     "Resign": frozenset({SEAT}),
+    "Undo": frozenset({SEAT}),
     "Watch": frozenset({SEAT, SPECTATOR, TENANT}),
     "Replay": frozenset({SEAT, SPECTATOR, TENANT, AUDITOR}),
     "Audit": frozenset({TENANT, AUDITOR}),

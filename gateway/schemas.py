@@ -11,7 +11,7 @@ from pathlib import Path
 import msgspec
 
 from gateway.domain.ghx import line_schema
-from gateway.domain.match import MatchCreated, MatchEnded, SeatResigned, TurnTimedOut
+from gateway.domain.match import ActionUndone, MatchCreated, MatchEnded, SeatResigned, TurnTimedOut
 from services.kernel.schema import closed, schema_document, write_schemas
 
 _STREAM_ENTRIES = (
@@ -19,6 +19,7 @@ _STREAM_ENTRIES = (
     ("match_ended", MatchEnded, "match_ended: the last entry, with the outcome and the revealed seed"),
     ("seat_resigned", SeatResigned, "seat_resigned: a seat left the match"),
     ("turn_timed_out", TurnTimedOut, "turn_timed_out: a seat's turn timer ran out"),
+    ("action_undone", ActionUndone, "action_undone: a seat took back its own last move"),
 )
 
 

@@ -26,13 +26,14 @@ from guildhall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
 from gateway import metrics
 from gateway.admin.registry import OpenStreams
-from gateway.api import audit_wire, integrations, seatnames, wire
+from gateway.api import audit_wire, integrations, seatnames, undo, wire
 from gateway.api.faults import answer, fault
 from gateway.api.jsonfields import json_bytes
 from gateway.api.play_stream import play
 from gateway.api.streams import StreamLimits
 from gateway.api.wire import MAX_ACTION_BYTES, BadRequest, TooLarge
-from gateway.auth import PUBLISHABLE, SEAT, TENANT, Authenticator, Principal, Tokens, denied
+from gateway.api.wire import seat_of as _seat
+from gateway.auth import PUBLISHABLE, TENANT, Authenticator, Principal, Tokens
 from gateway.eventstore.base import MatchKey
 from gateway.quotas import Quotas
 from gateway.watch import WatchHub
@@ -748,15 +749,10 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         return audit_wire.exported_pb(exported)
 
 
-# Issue 23's RPCs (ratings, webhook dead letters, the bot worker's leases): gateway/api/integrations.py.
-for _rpc, _handler in integrations.HANDLERS.items():
+# Issue 23's RPCs (ratings, webhook dead letters, the bot worker's leases): gateway/api/integrations.py;
+# issue 41's Undo: gateway/api/undo.py.
+for _rpc, _handler in {**integrations.HANDLERS, **undo.HANDLERS}.items():
     setattr(GatewayServicer, _rpc, unary(_rpc)(_handler))
-
-
-def _seat(principal: Principal) -> int:
-    if SEAT not in principal.scopes or principal.seat is None:
-        raise denied("only a seat token may act")
-    return principal.seat
 
 
 def _seat_count(view: Any) -> int:

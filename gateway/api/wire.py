@@ -12,7 +12,7 @@ import structlog
 from guildhall.common.v1 import common_pb2
 from guildhall.gateway.v1 import gateway_pb2
 
-from gateway.auth import Principal, for_match
+from gateway.auth import SEAT, Principal, denied, for_match
 from gateway.eventstore.base import MatchKey
 
 MAX_ACTION_BYTES = 64 * 1024
@@ -35,6 +35,13 @@ class TooLarge(ValueError):
 
 
 # -- request checks ------------------------------------------------------------------------------
+
+
+def seat_of(principal: Principal) -> int:
+    """The seat a seat token acts for; PERMISSION_DENIED for any other credential."""
+    if SEAT not in principal.scopes or principal.seat is None:
+        raise denied("only a seat token may act")
+    return principal.seat
 
 
 def match_key(principal: Principal, match_id: str) -> MatchKey:
@@ -166,6 +173,7 @@ def view_pb(view: Any, match_id: str) -> gateway_pb2.MatchView:
         finished=view.finished,
         outcome=view.outcome_json,
         bots=[gateway_pb2.BotSeat(seat=s, kind=k) for s, k in getattr(view, "bots", ())],
+        undo_available=bool(getattr(view, "undo_available", False)),
     )
     if view.decision:
         out.decision.MergeFromString(view.decision)

@@ -16,6 +16,10 @@ Decisions (question -> decision):
   untouched first one, for lacking the receipt the edited entry's append ends with).
 - Re-execution compares event by event and names the first recorded entry that differs from
   what the action gives (or where an event is missing), not the append it belongs to.
+- A take-back (action_undone, gateway/domain/undo.py) is re-executed too: it must take back the
+  top of the undo stack the re-execution keeps (the seat's own last moves the rules call
+  undoable, nobody else appending since), and the state is again the one before them; the
+  snapshot check and the next actions then show whether the gateway restored exactly that.
 """
 
 from __future__ import annotations
@@ -27,12 +31,14 @@ from typing import Any, Protocol
 import msgspec
 
 from gateway.domain.match import (
+    ACTION_UNDONE,
     FINISHED,
     GATEWAY,
     GATEWAY_EVENT_DECODER,
     GATEWAY_EVENTS,
     MATCH_CREATED,
     MATCH_ENDED,
+    ActionUndone,
     MatchCreated,
     MatchEnded,
     SeatResigned,
@@ -41,6 +47,7 @@ from gateway.domain.match import (
     should_end_by_resignation,
 )
 from gateway.domain.receipts import decode_receipt, receipt_message, seed_matches
+from gateway.domain.undo import NOTHING, UndoStack, undo_problem
 from gateway.eventstore.base import GENESIS, StoredEvent, chain_hash
 from services.kernel import Rejection
 
@@ -362,7 +369,8 @@ class RulesPort(Protocol):
 
     async def decide(self, state: Any, player: int, action: bytes) -> Any:
         """A Rejection, or the decision: `.events` (each with `.type` and `.json`), `.state`,
-        `.status`; raises RulesRefusal for an action the rules cannot even read."""
+        `.status`, `.undoable` (the seat may take it back: services/kernel/undo.py); raises
+        RulesRefusal for an action the rules cannot even read."""
         ...
 
 
@@ -376,6 +384,21 @@ class Replayed:
     resigned: set[int] = field(default_factory=set)
     final: bytes = b""  # the outcome match_ended stated; b"" while the match goes on
     created: MatchCreated | None = None
+    # What a seat may take back here (gateway/domain/undo.py), and the state and status before
+    # each of those appends, which a take-back restores.
+    undo: UndoStack = NOTHING
+    before: list[tuple[Any, Any]] = field(default_factory=list)
+
+    def appended(self, actor: str, first: int, last: int, undoable: bool, before: tuple[Any, Any]) -> None:
+        """An append other than a take-back held: the undo stack follows it."""
+        self.undo = self.undo.after(actor, first, last, undoable and not self.final)
+        held = len(self.undo.appends)  # `before` stays in step with the stack (it may restart)
+        self.before = [*self.before, before][-held:] if held else []
+
+    def take_back(self) -> None:
+        """The take-back of the top of the undo stack: the state before that append again."""
+        self.state, self.status = self.before.pop()
+        self.undo = self.undo.popped()
 
 
 # Called after match_created and after each append that holds: (replayed, last entry).
@@ -454,6 +477,11 @@ async def _run(
     start = run[0].version
     game_entries = [e for e in run if is_game_event(e.type)]
     action = run[0].action
+    before, undoable = (replayed.state, replayed.status), False
+    takes_back = any(e.type == ACTION_UNDONE for e in run)
+    if takes_back and len(run) > 1:
+        findings.add(start, EXECUTION, "a take-back (action_undone) shares its append with other entries")
+        return False
     if game_entries or action:
         seat = actor_seat(run[0].actor)
         if not action or seat < 0:
@@ -488,6 +516,7 @@ async def _run(
                 )
                 return False
         replayed.state, replayed.status = decision.state, decision.status
+        undoable = bool(getattr(decision, "undoable", False))
     for event in run:
         if not is_game_event(event.type):
             problem = gateway_event_problem(event, created, seed, replayed)
@@ -501,6 +530,8 @@ async def _run(
             f"the game is over at version {run[-1].version} but match_ended does not follow",
         )
         return False
+    if not takes_back:
+        replayed.appended(run[0].actor, start, run[-1].version, undoable, before)
     return True
 
 
@@ -516,7 +547,12 @@ def gateway_event_problem(event: StoredEvent, created: MatchCreated, seed: bytes
     if isinstance(decoded, MatchCreated):
         return "a second match_created"
     resigned = replayed.resigned
-    if isinstance(decoded, SeatResigned):
+    if isinstance(decoded, ActionUndone):
+        problem = undo_problem(replayed.undo, event.actor, decoded)
+        if problem:
+            return f"an undo that may not be: {problem}"
+        replayed.take_back()
+    elif isinstance(decoded, SeatResigned):
         if not 0 <= decoded.seat < created.players or decoded.seat in resigned:
             return f"seat {decoded.seat} cannot resign here"
         resigned.add(decoded.seat)

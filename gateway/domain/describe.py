@@ -1,5 +1,5 @@
 """The gateway's own events in words (issue 31): what a match log shows for match_created,
-seat_resigned, turn_timed_out and match_ended, in the same shape as a game's descriptions
+seat_resigned, turn_timed_out, action_undone and match_ended, in the same shape as a game's descriptions
 (services/kernel/present.py), players named "Player 1".."Player N"."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import msgspec
 from gateway.domain.match import (
     GATEWAY_EVENT_DECODER,
     RESIGNED,
+    ActionUndone,
     MatchCreated,
     MatchEnded,
     SeatResigned,
@@ -43,6 +44,10 @@ def describe_gateway_event(payload: bytes) -> Description | None:
         then = _POLICIES.get(event.policy, "")
         return describe(
             "gateway.turn_timed_out", "{player}'s turn timed out" + then, seat_arg("player", event.seat)
+        )
+    if isinstance(event, ActionUndone):
+        return describe(
+            "gateway.action_undone", "{player} takes back their last move", seat_arg("player", event.seat)
         )
     return _ended(event)
 

@@ -15,7 +15,8 @@ MATCH_CREATED = "match_created"
 MATCH_ENDED = "match_ended"
 SEAT_RESIGNED = "seat_resigned"
 TURN_TIMED_OUT = "turn_timed_out"
-GATEWAY_EVENTS = frozenset({MATCH_CREATED, MATCH_ENDED, SEAT_RESIGNED, TURN_TIMED_OUT})
+ACTION_UNDONE = "action_undone"
+GATEWAY_EVENTS = frozenset({MATCH_CREATED, MATCH_ENDED, SEAT_RESIGNED, TURN_TIMED_OUT, ACTION_UNDONE})
 
 # Who appended: a seat ("seat:2"), the gateway itself (creation, timeouts that forfeit, the end),
 # or the gateway acting on a seat's behalf ("gateway:seat:2": a timed-out or resigned seat's
@@ -74,6 +75,16 @@ class TurnTimedOut(msgspec.Struct, frozen=True, tag=TURN_TIMED_OUT):
     policy: str
 
 
+class ActionUndone(msgspec.Struct, frozen=True, tag=ACTION_UNDONE):
+    """A seat took back its own move (gateway/domain/undo.py): the entries `first_version` to
+    `last_version`, one append of that seat, no longer count, and the match is again as it was
+    before them. Nothing is deleted: the taken-back entries stay in the stream."""
+
+    seat: int
+    first_version: int
+    last_version: int
+
+
 class MatchEnded(msgspec.Struct, frozen=True, tag=MATCH_ENDED):
     """The last event: the outcome, and the seed revealed (hex of its 32 bytes)."""
 
@@ -96,7 +107,9 @@ class SnapshotBody(msgspec.Struct, frozen=True):
 ENCODER = msgspec.msgpack.Encoder()
 JSON = msgspec.json.Encoder()
 SNAPSHOT_DECODER = msgspec.msgpack.Decoder(SnapshotBody)
-GATEWAY_EVENT_DECODER = msgspec.json.Decoder(MatchCreated | SeatResigned | TurnTimedOut | MatchEnded)
+GATEWAY_EVENT_DECODER = msgspec.json.Decoder(
+    MatchCreated | SeatResigned | TurnTimedOut | ActionUndone | MatchEnded
+)
 
 
 def seat_actor(seat: int) -> str:

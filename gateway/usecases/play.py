@@ -150,6 +150,7 @@ class PlayUseCases(ViewUseCases):
                 state=decision.state,
                 status=decision.status,
                 action=action_json,
+                undoable=decision.undoable,
             )
             status = appended.status
             if appended.match is not None:

@@ -66,6 +66,8 @@ class MatchView:
     # The seat's decision over `legal_actions`: a serialized guildhall.common.v1.Decision (empty:
     # none, no legal actions or a game without a presentation).
     decision: bytes = b""
+    # The seat may take back its last move now (Undo): gateway/domain/undo.py.
+    undo_available: bool = False
 
     @property
     def seat_count(self) -> int:

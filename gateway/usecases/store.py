@@ -13,7 +13,8 @@ Decisions (question -> decision):
 - The action that caused an append is stored beside the chain on its first entry (`action`),
   so an audit can re-execute the stream (gateway/usecases/audit.py).
 - How often is the snapshot written? Every `snapshot_every` versions (SNAPSHOT_EVERY, default
-  16; issue 25 item 4), and when an append creates or ends the match: the snapshot's HSET was
+  16; issue 25 item 4), and when an append creates or ends the match or takes a move back (a
+  fold from an older snapshot across an undo replays from setup): the snapshot's HSET was
   most of an append's cost in Redis (a 2 KB state written and fsynced with every action). A
   load takes the snapshot and folds the K - 1 events after it at most, in one Apply call; the
   replica that appended keeps the new state in its cache and needs neither. The snapshot stays
@@ -34,6 +35,7 @@ from guildhall.rules.v1 import rules_pb2
 
 from gateway import metrics
 from gateway.domain.match import (
+    ACTION_UNDONE,
     ENCODER,
     FINISHED,
     GATEWAY_EVENTS,
@@ -53,6 +55,7 @@ from gateway.domain.match import (
 )
 from gateway.domain.receipts import Receipt, decode_receipt, encode_receipt, receipt_message, snapshot_message
 from gateway.domain.timers import RANDOM_ACTION, TimerPolicy
+from gateway.domain.undo import NOTHING, UndoStack, decode_stack, encode_stack, taken_back
 from gateway.eventstore.async_redis import (
     CONFLICT,
     OK,
@@ -117,6 +120,7 @@ class Match:
     ended: bool = False
     outcome: bytes = b""
     bots: tuple[tuple[int, str], ...] = ()  # (seat, kind) played by platform bots (issue 23)
+    undo: UndoStack = NOTHING  # the moves a seat may take back now (gateway/domain/undo.py)
 
     @property
     def seats(self) -> int:
@@ -192,6 +196,10 @@ def receipt_of(entry: StoredEvent) -> Receipt | None:
         return decode_receipt(entry.receipt)
     except (msgspec.DecodeError, ValueError):
         return None
+
+
+class TakenBackBeforeBase(Exception):
+    """A fold from a snapshot met an undo of versions before the snapshot: replay from setup."""
 
 
 class MatchStore:
@@ -277,8 +285,23 @@ class MatchStore:
         match = await self._from_snapshot(base, meta, loaded.snapshot)
         if match is None:
             match = await self._replay(base, None)
+        if match.version != base.version:
+            # Meta's undo stack holds at meta's version: an append landed between the reads, and
+            # until the next load nothing may be taken back (never a take-back it does not allow).
+            match = replace(match, undo=NOTHING)
         self._cache.put(key, match)
         return match
+
+    async def _at_version(self, key: MatchKey, version: int) -> Match:
+        """The match as it was at `version` (what an undo restores): the snapshot and the events
+        after it up to there, in one Apply call, or a replay from setup when the snapshot is
+        past that version. Not cached: the cache holds the latest version only."""
+        loaded = await self.store.load(key)
+        if not loaded.meta or "seed" not in loaded.meta:
+            raise MatchNotFound(f"no match {key.match_id!r}")
+        base = self._base(key, loaded.meta)
+        match = await self._from_snapshot(base, loaded.meta, loaded.snapshot, up_to=version)
+        return match if match is not None else await self._replay(base, version)
 
     async def _check_fresh(self, match: Match) -> bool:
         """Whether the cached match is still the latest (one round trip); drops it if not."""
@@ -305,12 +328,14 @@ class MatchStore:
             state=rules_pb2.GameState(),
             status=Status((), False),
             bots=tuple(sorted(msgspec.json.decode(meta.get("bots") or "{}", type=dict[int, str]).items())),
+            undo=decode_stack(meta.get("undo")),
         )
 
     async def _from_snapshot(
-        self, base: Match, meta: Mapping[str, str], snap: Mapping[str, bytes]
+        self, base: Match, meta: Mapping[str, str], snap: Mapping[str, bytes], up_to: int | None = None
     ) -> Match | None:
-        """The snapshot, if it is this match's at a version of this chain, plus newer events."""
+        """The snapshot, if it is this match's at a version of this chain, plus newer events (up
+        to version `up_to` when given: None when the snapshot is past it)."""
         if not snap:
             return None
         key = base.key
@@ -327,16 +352,21 @@ class MatchStore:
         if not trusted or version > base.version:
             _log.warning("snapshot of %s/%s is not this match's: replaying", key.tenant, key.match_id)
             return None
+        if up_to is not None and version > up_to:
+            return None
         newer: list[StoredEvent] = []
         if version == base.version:
             if head != base.head:
                 _log.warning("snapshot of %s/%s is off the chain: replaying", key.tenant, key.match_id)
                 return None
         else:
-            newer = await self.store.read(key, after_version=version)
+            # Up to `up_to` and one entry past it: its prev_hash shows the snapshot is on the chain.
+            limit = None if up_to is None else up_to - version + 1
+            newer = await self.store.read(key, after_version=version, limit=limit)
             if not newer or newer[0].prev_hash != head:
                 _log.warning("snapshot of %s/%s is off the chain: replaying", key.tenant, key.match_id)
                 return None
+            newer = [e for e in newer if up_to is None or e.version <= up_to]
         state = rules_pb2.GameState(game_id=base.game, rules_version=rules_version, state=body.state)
         match = replace(
             base,
@@ -357,6 +387,8 @@ class MatchStore:
                 # The snapshot's state was made by other rules (a rolling upgrade): replay.
                 _log.info("snapshot of %s/%s made by other rules: replaying", key.tenant, key.match_id)
                 return None
+            except TakenBackBeforeBase:
+                return None  # an undo after the snapshot reaches before it: replay
         return match
 
     async def _replay(self, base: Match, up_to: int | None, source: Entries | None = None) -> Match:
@@ -376,8 +408,17 @@ class MatchStore:
         return await self._fold(start, events[1:])
 
     async def _fold(self, match: Match, events: Sequence[StoredEvent]) -> Match:
-        """Apply stored events: game events through the rules service, the gateway's here."""
-        game_events = [Event(e.type, e.payload) for e in events if is_game_event(e.type)]
+        """Apply stored events: game events through the rules service, the gateway's here; the
+        entries an action_undone among them takes back are skipped (gateway/domain/undo.py).
+        TakenBackBeforeBase when one takes back versions `match` already holds."""
+        gone = taken_back(events)
+        if gone and min(gone) <= match.version:
+            raise TakenBackBeforeBase(
+                f"versions from {min(gone)} are taken back, the fold starts after {match.version}"
+            )
+        game_events = [
+            Event(e.type, e.payload) for e in events if is_game_event(e.type) and e.version not in gone
+        ]
         state, status = match.state, match.status
         if game_events:
             state, status = await self._client(match.game).apply(state, game_events)
@@ -429,9 +470,14 @@ class MatchStore:
         action: bytes = b"",
         resigned: frozenset[int] | None = None,
         meta: Mapping[str, str] | None = None,
+        undoable: bool = False,
+        undo: UndoStack | None = None,
     ) -> Appended:
         """Append at the match's version and head; end the match in the same append when the
-        rules say it is over or too few seats are left."""
+        rules say it is over or too few seats are left. `undoable`: the rules called the action
+        undoable; `undo`: the undo stack after this append when the caller knows it (a take-back
+        pops it), else it follows from the actor and `undoable` (gateway/domain/undo.py). A
+        take-back also writes the snapshot, so later loads need not replay across it."""
         resigned = match.resigned if resigned is None else resigned
         ended, outcome, end_reason = False, b"", ""
         if status.finished:
@@ -447,12 +493,17 @@ class MatchStore:
         rules_version = state.rules_version
         hashes = entry_hashes(match.head, match.version, events, actor, command_id, rules_version, time_ms)
         last, head = match.version + len(events), hashes[-1]
+        if undo is None:
+            undo = match.undo.after(actor, match.version + 1, last, undoable and not ended)
+        # Written with every append (a cache of the stream, like the snapshot): never left stale.
+        meta = {**(meta or {}), "undo": encode_stack(undo)}
         key_id, signature = self.keyring.sign(receipt_message(key.tenant, key.match_id, last, head))
         receipt = Receipt(key_id, last, head, signature)
         snapshot: dict[str, str | bytes] | None = None
-        # A snapshot when the append creates the match, ends it, or reaches a multiple of K
-        # versions: a load folds at most K - 1 newer events (issue 25 item 4).
-        if match.version == 0 or ended or last // self.snapshot_every > match.version // self.snapshot_every:
+        # A snapshot when the append creates the match, ends it, takes a move back, or reaches a
+        # multiple of K versions: a load folds at most K - 1 newer events (issue 25 item 4).
+        crossed = last // self.snapshot_every > match.version // self.snapshot_every
+        if match.version == 0 or ended or crossed or events[0].type == ACTION_UNDONE:
             body = ENCODER.encode(
                 SnapshotBody(
                     state.state, status.active_players, status.finished, outcome or status.outcome,
@@ -508,6 +559,7 @@ class MatchStore:
             resigned=resigned,
             ended=ended,
             outcome=outcome,
+            undo=undo,
         )
         cached = self._cache.get(key)
         if cached is None or cached.version < new.version:  # a racing coroutine may be ahead

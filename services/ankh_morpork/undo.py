@@ -28,6 +28,7 @@ def _waits_for_another_seat(event: Any, player: int) -> bool:
     through its interrupt window, which shows the actor whether its hand holds an answer."""
     return any(_others(frame.player, player) for frame in event.stack)
 
+
 UNDO = UndoRule(
     quiet=frozenset(
         {
