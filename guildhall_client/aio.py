@@ -500,6 +500,17 @@ class AsyncClient:
         )
         return await self._accepted(match_id, command_id, response)
 
+    async def undo(
+        self, match_id: str, *, command_id: str | None = None, expected_version: int | None = None
+    ) -> Accepted:
+        """Take back your last move (MatchView.undo_available says when you may); CannotUndo says
+        why not. Safe to retry with the same command id, like submit."""
+        command_id = command_id or uuid.uuid4().hex
+        request = pb.UndoRequest(match_id=match_id, command_id=command_id)
+        if expected_version is not None:
+            request.expected_version = expected_version
+        return await self._accepted(match_id, command_id, await self._call(self._stub.Undo, request))
+
     async def _accepted(self, match_id: str, command_id: str, response: pb.SubmitActionResponse) -> Accepted:
         if response.HasField("rejection"):
             raise errors.rejection(response.rejection.code, response.rejection.message)
@@ -717,7 +728,7 @@ class AsyncClient:
 
 
 class Seat:
-    """One seat of one match, acting with its token: view, submit, watch, resign."""
+    """One seat of one match, acting with its token: view, submit, undo, watch, resign."""
 
     def __init__(self, client: AsyncClient, match_id: str) -> None:
         self.client = client
@@ -753,6 +764,9 @@ class Seat:
 
     async def resign(self, **kwargs: Any) -> Accepted:
         return await self.client.resign(self.match_id, **kwargs)
+
+    async def undo(self, **kwargs: Any) -> Accepted:
+        return await self.client.undo(self.match_id, **kwargs)
 
     def watch(self, from_version: int = 0, **kwargs: Any) -> AsyncIterator[WatchUpdate]:
         return self.client.watch(self.match_id, from_version, **kwargs)

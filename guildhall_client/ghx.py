@@ -402,6 +402,7 @@ class _Decision(msgspec.Struct, frozen=True):
     events: tuple[_Event, ...]
     state: _State
     status: _Status
+    undoable: bool = False
 
 
 # What a rules function raises on a recorded action or event that does not fit (the rules
@@ -444,7 +445,8 @@ class InProcessRules:
         except _MISFIT as error:
             raise RulesRefusal(f"the action does not fit the state: {type(error).__name__}") from None
         events = tuple(_Event(e.__struct_config__.tag, self.codec.encode_json(e)) for e in result)
-        return _Decision(events, _State(state.rules_version, after), self._status(after))
+        undoable = self.spec.may_take_back(state.state, player, decoded, result, after)
+        return _Decision(events, _State(state.rules_version, after), self._status(after), undoable)
 
 
 def _drive(coroutine: Coroutine[Any, Any, T]) -> T:

@@ -187,6 +187,8 @@ class MatchView:
     bots: dict[int, str] = field(default_factory=dict)  # seats the platform's bots play: their kind
     # Your decision over `legal_actions`, in words (None: no legal actions, or no presentation).
     decision: Decision | None = None
+    # You may take back your last move now (AsyncClient.undo).
+    undo_available: bool = False
 
     @classmethod
     def from_pb(cls, v: pb.MatchView) -> MatchView:
@@ -204,6 +206,7 @@ class MatchView:
             raw_legal_actions=raw,
             bots={b.seat: b.kind for b in v.bots},
             decision=Decision.from_pb(v.decision) if v.HasField("decision") else None,
+            undo_available=v.undo_available,
         )
 
     @property
