@@ -119,6 +119,8 @@ export interface MatchView {
   seatNames: string[];
   /** The seats played by the platform's bots, with their kind ("random", "greedy"). */
   bots: { seat: number; kind: string }[];
+  /** This seat may take back its last move now (`undo`). */
+  undoAvailable: boolean;
 }
 
 export interface Accepted {
@@ -294,6 +296,7 @@ export function viewOf(v: PbView): MatchView {
         : null,
     seatNames: [...v.seatNames],
     bots: v.bots.map((b) => ({ seat: b.seat, kind: b.kind })),
+    undoAvailable: v.undoAvailable,
   };
 }
 
@@ -583,6 +586,18 @@ export class GuildhallClient {
 
   async resign(matchId: string, commandId = newCommandId()): Promise<Accepted> {
     const response = await this.call(() => this.rpc.resign({ matchId, commandId }), true);
+    return { ...(await this.accepted(matchId, commandId, response)), resubmitted: 0 };
+  }
+
+  /**
+   * Take back this seat's last move (while `MatchView.undoAvailable` says it may): the answer's
+   * event is `action_undone`. CannotUndo says why not; with `expectedVersion`, StaleVersion when
+   * the match moved on. Safe to retry with the same command id.
+   */
+  async undo(matchId: string, opts: { commandId?: string; expectedVersion?: number } = {}): Promise<Accepted> {
+    const commandId = opts.commandId ?? newCommandId();
+    const expectedVersion = opts.expectedVersion === undefined ? undefined : BigInt(opts.expectedVersion);
+    const response = await this.call(() => this.rpc.undo({ matchId, commandId, expectedVersion }), true);
     return { ...(await this.accepted(matchId, commandId, response)), resubmitted: 0 };
   }
 
