@@ -21,7 +21,7 @@ from gateway.domain.match import ACTION_UNDONE, JSON, ActionUndone, seat_actor
 from gateway.domain.undo import NOTHING, refusal, stream_problem
 from gateway.eventstore.async_redis import DUPLICATE, TAKEN
 from gateway.eventstore.base import MatchKey, NewEvent
-from gateway.usecases.play import CONFLICT_RETRIES, PlayUseCases, _rejected, _stale
+from gateway.usecases.play import CONFLICT_RETRIES, PlayUseCases, _rejected
 from gateway.usecases.results import ContendedMatch, SubmitOutcome
 from services.kernel import Rejection
 from services.kernel.rejection import CANNOT_UNDO
@@ -86,10 +86,6 @@ class UndoUseCases(PlayUseCases):
                 repeated = await self._first_result(key, seat, command_id, actor=actor)
                 if repeated is not None:
                     return repeated
-                continue
-            # CONFLICT: someone appended first (another seat's move, a timer): decide again.
-            if expected_version is not None:
-                fresh = await self._load(key, fresh=True)
-                if fresh.version != expected_version:
-                    return _rejected(_stale(expected_version, fresh.version), match.game)
+            # A conflict: someone appended first (another seat's move, a timer). Decided again on
+            # the new state, where an expected version is stale_version (the precheck says so).
         raise ContendedMatch(f"match {key.match_id!r} changed {CONFLICT_RETRIES} times while undoing; retry")

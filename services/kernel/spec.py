@@ -146,9 +146,9 @@ class GameSpec(Generic[S]):
         """Whether `player` may take back this accepted action (`state` before it, `after` it)
         until another seat acts: the game declares it reveals nothing, it drew no randomness (a
         player must never draw again until the draw suits them), and it did not end the game."""
-        if self.undoable is None or draws(state) != draws(after) or self.outcome(after) is not None:
+        if self.undoable is None or draws(state) != draws(after):
             return False
-        return bool(self.undoable(state, player, action, events))
+        return bool(self.undoable(state, player, action, events)) and self.outcome(after) is None
 
     def seat_count(self, state: S) -> int:
         """Every game state has `players: int`, the number of seats."""

@@ -91,6 +91,15 @@ class Move:
     events: Sequence[Any]
     after: Any
 
+    @property
+    def kind(self) -> str:
+        """The action's tag, e.g. "place_broker"."""
+        return str(self.action.__struct_config__.tag)
+
+    @property
+    def event_kinds(self) -> set[str]:
+        return {str(e.__struct_config__.tag) for e in self.events}
+
     def undoable(self, spec: GameSpec[Any]) -> bool:
         return spec.may_take_back(self.state, self.player, self.action, self.events, self.after)
 

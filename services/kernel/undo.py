@@ -21,16 +21,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
+
+import msgspec
 
 from services.kernel.rng import Rng
 
 
+@cache
+def _generators(state_type: type) -> tuple[str, ...]:
+    """The fields of a state type that hold a generator (`rng: Rng`)."""
+    return tuple(f.name for f in msgspec.structs.fields(state_type) if f.type is Rng)
+
+
 def draws(state: Any) -> tuple[int, ...]:
     """How far each of the state's generators has drawn: a change means randomness was used."""
-    return tuple(
-        value.counter for name in state.__struct_fields__ if isinstance(value := getattr(state, name), Rng)
-    )
+    return tuple(getattr(state, name).counter for name in _generators(type(state)))
 
 
 def _tag(event: Any) -> str:

@@ -15,14 +15,13 @@ import pytest
 import redis
 
 from gateway.domain.match import ACTION_UNDONE
-from gateway.domain.receipts import Receipt, encode_receipt, receipt_message
 from gateway.eventstore.base import MatchKey
 from gateway.eventstore.redis_store import match_keys
 from gateway.usecases import GameMatches, MatchView, SubmitOutcome
 from guildhall_client.ghx import verify_export
 from guildhall_client.story import story_lines
 from services.rattus_cartus import GAME as RATTUS
-from tests.gateway.gwcore_support import SHARED_KEYS, entries_of, gateway, play_first_legal, rewrite_stream
+from tests.gateway.gwcore_support import entries_of, gateway, play_first_legal, re_sign, rewrite_stream
 from tests.kernel.toy_game import GAME as NIM
 from tests.rules_service import serving
 
@@ -182,26 +181,29 @@ def test_a_take_back_racing_the_next_seats_move_lets_exactly_one_of_them_through
     redis_url: str, redis_client: redis.Redis, targets: dict[str, str]
 ) -> None:
     """Two replicas, one match: Ann takes back her move while Bob answers it. Whichever append
-    lands first wins; the other is decided again on the new state and refused."""
+    lands first wins; the other is decided again on the new state and refused (a take-back that
+    named the version it decided on: stale_version)."""
 
-    async def scenario() -> tuple[SubmitOutcome, SubmitOutcome, MatchView]:
+    async def scenario(expected: int | None) -> tuple[SubmitOutcome, SubmitOutcome, MatchView]:
         async with gateway(redis_url, targets) as one, gateway(redis_url, targets) as two:
             await one.create("acme", NIM.game_id, ["ann", "bob"], match_id="u1", seed=SEED)
             assert (await one.submit(KEY, 0, TAKE, command_id="m1")).accepted
             await two.get_view(KEY, 1)  # both replicas hold version 2
             undo, answer = await asyncio.gather(
-                one.undo(KEY, 0, command_id="u1"), two.submit(KEY, 1, TAKE, command_id="b1")
+                one.undo(KEY, 0, command_id="u1", expected_version=expected),
+                two.submit(KEY, 1, TAKE, command_id="b1"),
             )
             return undo, answer, await one.get_view(KEY, None)
 
-    for _ in range(3):
+    for expected in (None, 2, None, 2):
         redis_client.flushdb()
-        undo, answer, final = run(scenario())
+        undo, answer, final = run(scenario(expected))
         assert undo.accepted != answer.accepted, (undo, answer)
+        assert final.active_seats == [0] and final.version == 3
         if undo.accepted:
-            assert refused(answer, "not_your_turn") and final.active_seats == [0] and final.version == 3
+            assert refused(answer, "not_your_turn")
         else:
-            assert refused(undo) and final.active_seats == [0] and final.version == 3
+            assert refused(undo, "cannot_undo" if expected is None else "stale_version"), undo
 
 
 def test_a_seat_takes_back_several_moves_in_a_row_and_audits_and_replays_follow(
@@ -319,14 +321,7 @@ def test_a_forged_take_back_of_a_move_that_drew_fails_the_audit_even_re_signed(
         b"actor": b"seat:0",
     }
     rewrite_stream(redis_client, KEY, entries, rechain=True)
-    resigned = []
-    for fields in entries_of(redis_client, KEY):
-        if b"receipt" in fields:
-            version, head = int(fields[b"version"]), fields[b"hash"].decode()
-            key_id, signature = SHARED_KEYS.sign(receipt_message("acme", "u1", version, head))
-            fields = {**fields, b"receipt": encode_receipt(Receipt(key_id, version, head, signature))}
-        resigned.append(fields)
-    rewrite_stream(redis_client, KEY, resigned, rechain=False)
+    re_sign(redis_client, KEY)
 
     async def audit() -> Any:
         async with gateway(redis_url, targets) as matches:

@@ -13,20 +13,14 @@ from services.kernel.undo import draws
 from tests.kernel.toy_game import GAME, CountersTaken, State, Take
 
 
-def tag(move_or_event: object) -> str:
-    return str(type(move_or_event).__struct_config__.tag)  # type: ignore[attr-defined]
-
-
 def test_taking_counters_may_be_taken_back() -> None:
-    move = find_move(GAME, 3, lambda m: tag(m.action) == "take" and GAME.outcome(m.after) is None)
+    move = find_move(GAME, 3, lambda m: m.kind == "take" and GAME.outcome(m.after) is None)
     assert move.undoable(GAME)
 
 
 def test_an_action_that_draws_is_never_undoable_even_when_the_game_calls_its_events_quiet() -> None:
     careless = dataclasses.replace(GAME, undoable=UndoRule(frozenset({"counters_taken", "card_dealt"})))
-    move = find_move(
-        careless, 2, lambda m: tag(m.action) == "play_card" and careless.outcome(m.after) is None
-    )
+    move = find_move(careless, 2, lambda m: m.kind == "play_card" and careless.outcome(m.after) is None)
     assert draws(move.state) != draws(move.after)
     assert careless.undoable is not None and careless.undoable(
         move.state, move.player, move.action, move.events
@@ -35,13 +29,13 @@ def test_an_action_that_draws_is_never_undoable_even_when_the_game_calls_its_eve
 
 
 def test_the_move_that_ends_the_game_is_never_undoable() -> None:
-    move = find_move(GAME, 2, lambda m: tag(m.action) == "take" and GAME.outcome(m.after) is not None)
+    move = find_move(GAME, 2, lambda m: m.kind == "take" and GAME.outcome(m.after) is not None)
     assert not move.undoable(GAME)
 
 
 def test_a_game_that_declares_nothing_lets_nothing_be_taken_back() -> None:
     silent = dataclasses.replace(GAME, undoable=None)
-    move = find_move(silent, 2, lambda m: tag(m.action) == "take" and silent.outcome(m.after) is None)
+    move = find_move(silent, 2, lambda m: m.kind == "take" and silent.outcome(m.after) is None)
     assert not move.undoable(silent)
 
 

@@ -2,34 +2,26 @@
 
 from __future__ import annotations
 
-from services.kernel.testing import Move, find_move
+from services.kernel.testing import find_move
 from services.ys import GAME
 
 
-def tag(value: object) -> str:
-    return str(type(value).__struct_config__.tag)  # type: ignore[attr-defined]
-
-
-def kinds(move: Move) -> set[str]:
-    return {tag(e) for e in move.events}
-
-
 def test_a_broker_placed_before_the_reveal_may_be_taken_back() -> None:
-    move = find_move(GAME, 3, lambda m: tag(m.action) == "place_broker" and kinds(m) == {"broker_placed"})
+    move = find_move(GAME, 3, lambda m: m.kind == "place_broker" and m.event_kinds == {"broker_placed"})
     assert move.undoable(GAME)
 
 
 def test_a_secret_bid_may_be_taken_back_until_the_last_bid_reveals_them_all() -> None:
-    early = find_move(GAME, 3, lambda m: tag(m.action) == "bid" and kinds(m) == {"bid_placed"})
-    last = find_move(GAME, 3, lambda m: tag(m.action) == "bid" and "bids_revealed" in kinds(m))
+    early = find_move(GAME, 3, lambda m: m.kind == "bid" and m.event_kinds == {"bid_placed"})
+    last = find_move(GAME, 3, lambda m: m.kind == "bid" and "bids_revealed" in m.event_kinds)
     assert early.undoable(GAME) and not last.undoable(GAME)
 
 
 def test_a_spys_look_at_a_face_down_broker_is_never_taken_back() -> None:
-    move = find_move(GAME, 3, lambda m: tag(m.action) == "peek")
+    move = find_move(GAME, 3, lambda m: m.kind == "peek")
     assert not move.undoable(GAME)
 
 
 def test_a_neutral_broker_drawn_unseen_is_never_taken_back() -> None:
-    move = find_move(GAME, 2, lambda m: tag(m.action) == "place_neutral" and m.action.value == -1)
+    move = find_move(GAME, 2, lambda m: m.kind == "place_neutral" and m.action.value == -1)
     assert not move.undoable(GAME)
