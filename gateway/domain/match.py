@@ -83,6 +83,9 @@ class ActionUndone(msgspec.Struct, frozen=True, tag=ACTION_UNDONE):
     seat: int
     first_version: int
     last_version: int
+    # When the decisions it gives back were first asked (Unix ms): their turn clocks run from
+    # then, so taking moves back never buys time.
+    asked_ms: int = 0
 
 
 class MatchEnded(msgspec.Struct, frozen=True, tag=MATCH_ENDED):

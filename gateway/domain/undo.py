@@ -23,6 +23,9 @@ Decisions (question -> decision):
 - May a seat take back a move once its turn has passed? Yes, until the next seat acts: what the
   others saw of the move was public or theirs to see anyway, and nothing they did depends on it.
 - One undo takes back one append (one accepted action and the automatic flow it caused).
+- Does a take-back restart the turn clock? No: `action_undone` records when the decision it gives
+  back was first asked (`asked_at`), and the clocks run from then; else moving and taking back
+  again and again would hold a match past its turn timer forever.
 """
 
 from __future__ import annotations
@@ -101,6 +104,13 @@ def taken_back(entries: Iterable[StoredEvent]) -> set[int]:
         if record is not None:
             versions.update(range(record.first_version, record.last_version + 1))
     return versions
+
+
+def asked_at(entry: StoredEvent) -> int:
+    """When the decisions owed just after `entry` were asked: its time, or for a take-back the
+    time the decisions it gave back were first asked."""
+    record = undone(entry)
+    return record.asked_ms if record is not None and record.asked_ms else entry.time_ms
 
 
 def undo_problem(stack: UndoStack, actor: str, record: ActionUndone) -> str:

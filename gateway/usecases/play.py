@@ -199,9 +199,10 @@ class PlayUseCases(ViewUseCases):
             return "reload"
         return _rejected(problem, match.game)
 
-    async def _after(self, match: Match) -> None:
-        """After an append: play resigned seats' decisions, then start the next clocks. The
-        action is acknowledged already: a fault here is retried, never reported as its failure."""
+    async def _after(self, match: Match, asked_ms: int | None = None) -> None:
+        """After an append: play resigned seats' decisions, then start the next clocks (from
+        `asked_ms` when the decisions are older than this append: a take-back). The action is
+        acknowledged already: a fault here is retried, never reported as its failure."""
 
         attempts = 0
 
@@ -209,7 +210,8 @@ class PlayUseCases(ViewUseCases):
             nonlocal attempts
             attempts += 1
             latest = match if attempts == 1 else await self._load(match.key, fresh=True)  # a retry: reload
-            await self._arm(await self._auto_play(latest))
+            settled = await self._auto_play(latest)
+            await self._arm(settled, asked_ms if settled.version == match.version else None)
 
         await self.after_append(match.key, "auto-play and timers", work)
 

@@ -615,11 +615,12 @@ class MatchStore:
                 key, acknowledged, stored,
             )  # fmt: skip
 
-    async def _arm(self, match: Match) -> None:
-        """Start the clock of every seat the match now waits for."""
+    async def _arm(self, match: Match, asked_ms: int | None = None) -> None:
+        """Start the clock of every seat the match now waits for: from now, or from `asked_ms`
+        (a take-back gives the seats back the clock they had, never a fresh one)."""
         if self.timers is None or match.timer is None or match.ended:
             return
-        deadline = match.timer.deadline_ms(self.clock())
+        deadline = match.timer.deadline_ms(self.clock() if asked_ms is None else asked_ms)
         timers, policy = self.timers, match.timer.policy
         await asyncio.gather(
             *(timers.arm(match.key, match.version, s, deadline, policy) for s in match.waiting_seats())

@@ -9,6 +9,7 @@ Cost: the cached match (its undo stack says whether there is anything to take ba
 costs nothing more), a read of the stream from the move on (the check that nobody else acted),
 the state before the move from the snapshot and the events up to it (one Apply call; a replay
 from setup when the snapshot is newer than that), and one append, which writes the snapshot.
+The turn clocks restart from when the restored decision was first asked, not from now.
 Like every append it is made at the version it was decided on: a move by another seat landing
 first makes it a conflict, decided again on the new state (and then refused).
 """
@@ -18,7 +19,7 @@ from __future__ import annotations
 import logging
 
 from gateway.domain.match import ACTION_UNDONE, JSON, ActionUndone, seat_actor
-from gateway.domain.undo import NOTHING, refusal, stream_problem
+from gateway.domain.undo import NOTHING, asked_at, refusal, stream_problem
 from gateway.eventstore.async_redis import DUPLICATE, TAKEN
 from gateway.eventstore.base import MatchKey, NewEvent
 from gateway.usecases.play import CONFLICT_RETRIES, PlayUseCases, _rejected
@@ -49,9 +50,12 @@ class UndoUseCases(PlayUseCases):
                 return refused
             target = match.undo.top(seat)
             problem = refusal(match.undo, seat) if target is None else ""
+            asked_ms = self.clock()
             if target is not None:
-                stream = await self.store.read(key, after_version=target[0] - 1)
-                mismatch = stream_problem(stream, seat, *target)
+                # From the entry before the move: when the decision the take-back restores was asked.
+                entries = await self.store.read(key, after_version=target[0] - 2)
+                asked_ms = asked_at(entries[0]) if entries else asked_ms
+                mismatch = stream_problem(entries[1:], seat, *target)
                 if mismatch:  # meta's stack disagrees with the stream, which is the truth
                     _log.error("the undo stack of %s disagrees with its stream: %s", key, mismatch)
                     problem = refusal(NOTHING, seat)
@@ -64,7 +68,7 @@ class UndoUseCases(PlayUseCases):
                 return _rejected(Rejection(CANNOT_UNDO, problem), match.game)
             assert target is not None
             before = await self._at_version(key, target[0] - 1)
-            record = ActionUndone(seat, *target)
+            record = ActionUndone(seat, *target, asked_ms=asked_ms)
             appended = await self._append(
                 match,
                 [NewEvent(ACTION_UNDONE, JSON.encode(record))],
@@ -77,7 +81,9 @@ class UndoUseCases(PlayUseCases):
             if appended.match is not None:
                 if self.announce is not None:
                     self.announce(key, appended.match.version)
-                await self._after(appended.match)
+                # The seats get back the clock they had before the move: taking moves back again
+                # and again never holds the match past its turn timer.
+                await self._after(appended.match, asked_ms)
                 events = appended.out(match.version, actor, [])
                 return SubmitOutcome(
                     True, None, appended.match.version, events, appended.receipt, game=match.game

@@ -21,18 +21,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
 import msgspec
 
 from services.kernel.rng import Rng
 
+_GENERATORS: dict[type, tuple[str, ...]] = {}  # per state type, found once
 
-@cache
+
 def _generators(state_type: type) -> tuple[str, ...]:
     """The fields of a state type that hold a generator (`rng: Rng`)."""
-    return tuple(f.name for f in msgspec.structs.fields(state_type) if f.type is Rng)
+    names = _GENERATORS.get(state_type)
+    if names is None:
+        names = _GENERATORS[state_type] = tuple(
+            f.name for f in msgspec.structs.fields(state_type) if f.type is Rng
+        )
+    return names
 
 
 def draws(state: Any) -> tuple[int, ...]:

@@ -15,6 +15,7 @@ import pytest
 import redis
 
 from gateway.domain.match import ACTION_UNDONE
+from gateway.domain.timers import TimerPolicy
 from gateway.eventstore.base import MatchKey
 from gateway.eventstore.redis_store import match_keys
 from gateway.usecases import GameMatches, MatchView, SubmitOutcome
@@ -87,7 +88,14 @@ def test_a_take_back_restores_the_exact_state_and_every_view(
             undone = await matches.undo(KEY, 0, command_id="u1")
             assert undone.accepted and undone.version == 3 and kinds(undone) == [ACTION_UNDONE]
             record = json.loads(undone.events[0].payload_json)
-            assert record == {"type": "action_undone", "seat": 0, "first_version": 2, "last_version": 2}
+            created_ms = (await matches.raw_events(KEY))[0].time_ms  # Ann's decision was asked then
+            assert record == {
+                "type": "action_undone",
+                "seat": 0,
+                "first_version": 2,
+                "last_version": 2,
+                "asked_ms": created_ms,
+            }
             assert undone.events[0].actor == 0 and undone.receipt is not None
             assert b"takes back their last move" in undone.events[0].description
             assert await views(matches, KEY, 3) == before
@@ -358,3 +366,43 @@ def test_an_older_snapshot_is_never_folded_across_a_take_back_that_reaches_befor
 
     before = run(scenario())
     assert run(state_bytes(redis_url, targets, KEY)) == before
+
+
+class _Clocks:
+    """A TimerPort that remembers what was armed last, per seat: (version, deadline)."""
+
+    def __init__(self) -> None:
+        self.armed: dict[int, tuple[int, int]] = {}
+
+    async def arm(self, key: MatchKey, version: int, seat: int, deadline_ms: int, policy: str) -> None:
+        self.armed[seat] = (version, deadline_ms)
+
+    async def disarm(self, key: MatchKey) -> None:
+        self.armed.clear()
+
+
+def test_a_take_back_gives_the_seat_back_its_clock_never_a_fresh_one(
+    redis_url: str, redis_client: redis.Redis, targets: dict[str, str]
+) -> None:
+    """With a 10 s turn timer, moving and taking the move back again and again must not hold the
+    match forever: after each take-back the seat's deadline is the one it had before the move."""
+    now = [1_000_000]
+    clocks = _Clocks()
+
+    async def scenario() -> None:
+        async with gateway(redis_url, targets, timers=clocks, clock=lambda: now[0]) as matches:
+            timer = TimerPolicy(10, "random_action")
+            await matches.create(
+                "acme", NIM.game_id, ["ann", "bob"], match_id="u1", seed=SEED, turn_timer=timer
+            )
+            assert clocks.armed[0] == (1, 1_010_000)  # Ann's decision, asked at creation
+            for round_ in range(3):
+                now[0] += 4_000
+                assert (await matches.submit(KEY, 0, TAKE, command_id=f"m{round_}")).accepted
+                assert clocks.armed[1][1] == now[0] + 10_000  # Bob's fresh clock
+                now[0] += 1_000
+                undone = await matches.undo(KEY, 0, command_id=f"u{round_}")
+                assert undone.accepted
+                assert clocks.armed[0] == (undone.version, 1_010_000)  # Ann's clock as it was
+
+    run(scenario())

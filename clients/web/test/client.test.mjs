@@ -60,7 +60,9 @@ test("a move that revealed nothing is taken back; one that did is refused as Can
     assert.equal((await bob.getView(match.matchId)).undoAvailable, false);
     const undone = await ann.undo(match.matchId, { expectedVersion: moved.version });
     assert.deepEqual(undone.events.map((e) => e.type), ["action_undone"]);
-    assert.deepEqual(undone.events[0].data, { type: "action_undone", seat: 0, first_version: before.version + 1, last_version: moved.version });
+    const { asked_ms: asked, ...taken } = undone.events[0].data;
+    assert.deepEqual(taken, { type: "action_undone", seat: 0, first_version: before.version + 1, last_version: moved.version });
+    assert.ok(asked > 0 && asked <= undone.events[0].timeMs); // the clock runs from when the decision was asked
     const after = await ann.getView(match.matchId);
     assert.deepEqual([after.view, after.legalActions, after.undoAvailable], [before.view, before.legalActions, false]);
   }

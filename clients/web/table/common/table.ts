@@ -193,6 +193,7 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
     const ctx = boardContext(view, catalog, names, walk && !sending ? walk : null, (c) => void choose(c));
     drawBoard(boardBox, view, ctx, sections);
 
+    const undoFocused = (document.activeElement as HTMLElement | null)?.dataset?.testid === "undo";
     decisionBox.replaceChildren();
     if (walk) decisionBox.append(decisionPanel(walk, sending, (c) => void choose(c), back));
     else if (!view.finished && asSeat && view.myTurn) {
@@ -208,6 +209,7 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
       const b = button("Undo my last move", () => void undo(), { class: "secondary", "data-testid": "undo", title: "Take back your last move: nothing was revealed and nobody has acted since" });
       if (sending) b.disabled = true;
       decisionBox.append(h("p", { class: "undo" }, b));
+      if (undoFocused) b.focus(); // an update redrew the panel: the keyboard stays where it was
     }
     drawPlayers();
     if (view.finished) {
