@@ -142,11 +142,9 @@ def stream_problem(entries: Sequence[StoredEvent], seat: int, first: int, last: 
     return ""
 
 
-def refusal(stack: UndoStack, seat: int) -> str:
-    """What a seat with nothing to take back is told."""
-    if stack.appends and stack.seat != seat:
-        return "The last move is another player's: only they may take it back."
-    return (
-        "You have no move to take back: your last move revealed something or was left to "
-        "chance, or another player (or the turn timer) has acted since."
-    )
+# What a seat with nothing to take back is told. The same words whatever the reason: whether
+# another seat's last move may be taken back is that seat's business.
+REFUSAL = (
+    "You have no move to take back: your last move revealed something or was left to chance, "
+    "or another player (or the turn timer) has acted since."
+)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 
 from gateway.domain.match import ACTION_UNDONE, JSON, ActionUndone, seat_actor
-from gateway.domain.undo import NOTHING, asked_at, refusal, stream_problem
+from gateway.domain.undo import REFUSAL, asked_at, stream_problem
 from gateway.eventstore.async_redis import DUPLICATE, TAKEN
 from gateway.eventstore.base import MatchKey, NewEvent
 from gateway.usecases.play import CONFLICT_RETRIES, PlayUseCases, _rejected
@@ -49,7 +49,7 @@ class UndoUseCases(PlayUseCases):
                 assert isinstance(refused, SubmitOutcome)
                 return refused
             target = match.undo.top(seat)
-            problem = refusal(match.undo, seat) if target is None else ""
+            problem = REFUSAL if target is None else ""
             asked_ms = self.clock()
             if target is not None:
                 # From the entry before the move: when the decision the take-back restores was asked.
@@ -58,7 +58,7 @@ class UndoUseCases(PlayUseCases):
                 mismatch = stream_problem(entries[1:], seat, *target)
                 if mismatch:  # meta's stack disagrees with the stream, which is the truth
                     _log.error("the undo stack of %s disagrees with its stream: %s", key, mismatch)
-                    problem = refusal(NOTHING, seat)
+                    problem = REFUSAL
             if problem:
                 repeated = await self._first_result(key, seat, command_id, actor=actor)
                 if repeated is not None:
