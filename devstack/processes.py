@@ -121,6 +121,7 @@ class ManagedProcess:
     """
 
     name = "process"
+    cwd = ROOT  # where it runs (a rules service of another build runs in that build's tree)
 
     def __init__(self, log_path: Path | None, env: Mapping[str, str] | None = None) -> None:
         self.log_path = log_path
@@ -163,7 +164,7 @@ class ManagedProcess:
             stdout=out,
             stderr=subprocess.STDOUT if out is not None else None,
             env=self.environment(),
-            cwd=ROOT,
+            cwd=self.cwd,
         )
         self.starts += 1
 
@@ -361,7 +362,9 @@ class _GrpcProcess(ManagedProcess):
 
 
 class RulesProcess(_GrpcProcess):
-    """`python -m services.<game>` on a fixed loopback port (its log: `<log_dir>/rules-<game>.log`)."""
+    """`python -m services.<game>` on a fixed loopback port (its log: `<log_dir>/<name>.log`,
+    `rules-<game>` by default). `source`: the directory holding the `services` package to run,
+    another build of the rules (devstack/versions.py; issue 40), this checkout by default."""
 
     def __init__(
         self,
@@ -371,11 +374,15 @@ class RulesProcess(_GrpcProcess):
         port: int | None = None,
         log_level: str | None = None,
         env: Mapping[str, str] | None = None,
+        source: Path | None = None,
+        name: str | None = None,
     ) -> None:
-        super().__init__(log_dir / f"rules-{game}.log" if log_dir is not None else None, env, port)
+        self.name = name or f"rules-{game}"
+        super().__init__(log_dir / f"{self.name}.log" if log_dir is not None else None, env, port)
         self.game = game
-        self.name = f"rules-{game}"
         self.log_level = log_level
+        if source is not None:
+            self.cwd = source.resolve()
 
     def command(self) -> list[str]:
         level = ["--log-level", self.log_level] if self.log_level else []

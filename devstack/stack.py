@@ -110,6 +110,7 @@ class Stack:
         self._cluster_primaries = cluster_primaries
         self.redis_url = ""
         self.rules: dict[str, RulesProcess] = {}
+        self.more_rules: list[RulesProcess] = []  # other rules versions beside them (add_rules)
         self.gateways: list[GatewayProcess] = []
         self.api_key = ""  # the local tenant's, when `tenants` is None
         # Issue 32: the local tenant's publishable key (the web table's, served at /config.json).
@@ -182,6 +183,7 @@ class Stack:
     def processes(self) -> dict[str, ManagedProcess]:
         """Every child process of the stack: rules services by game, `gateway-<n>`, `redis`."""
         found: dict[str, ManagedProcess] = {**self.rules}
+        found.update((rules.name, rules) for rules in self.more_rules)
         found.update((gateway.name, gateway) for gateway in self.gateways)
         found.update((worker.name, worker) for worker in self.bot_workers)
         if self.redis is not None:
@@ -309,6 +311,24 @@ class Stack:
             }
         return {"tenants": tenants}
 
+    def add_rules(
+        self, game: str, source: Path | None = None, env: Mapping[str, str] | None = None
+    ) -> RulesProcess:
+        """Another rules service of `game` beside the stack's, started (issue 40: another version,
+        `source` another build: devstack/versions.py; `env` e.g. GAME_DATA). The gateways do not
+        know it until it is registered (guildhall admin rules add-target) or configured."""
+        process = RulesProcess(
+            game,
+            self._log_dir,
+            log_level=self._log_level,
+            env=env,
+            source=source,
+            name=f"rules-{game}-{len(self.more_rules) + 2}",
+        )
+        self.more_rules.append(process)
+        process.start(self._timeout)
+        return process
+
     def stop_gateway(self, replica: int = 0, *, kill: bool = False) -> None:
         """SIGTERM (the replica drains and ends its streams) or SIGKILL (connections just drop)."""
         if kill:
@@ -322,7 +342,7 @@ class Stack:
 
     def close(self) -> None:
         # Gateways first: they stop taking calls before the rules services they call go away.
-        for group in (self.bot_workers, self.gateways, list(self.rules.values())):
+        for group in (self.bot_workers, self.gateways, [*self.rules.values(), *self.more_rules]):
             for process in group:
                 process.terminate()
             for process in group:

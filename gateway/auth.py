@@ -7,7 +7,12 @@ Credentials travel as `authorization: Bearer <credential>` call metadata.
   add the new one, move clients over, drop the old one.
 - A seat token (`ght1.<payload>.<signature>`) is minted by the gateway and signed with the
   KeyRing's active Ed25519 key; it names tenant, match, seat (or none: a spectator) and an
-  expiry. It verifies against any published key, so a key rotation does not log players out.
+  expiry. It verifies against any published key, so a signing-key rotation does not log players
+  out. Issue 39: it also names the API key that minted it (`k`, the first 64 bits of the key's
+  sha256) and the tenant's incarnation (`g`, the tenant record's generation): revoking the key
+  or deleting the tenant ends every token it minted, on every replica as soon as the registry
+  change is applied there (an in-memory lookup per call, no Redis round trip). Tokens minted
+  before these fields existed carry neither and are judged as before until they expire.
 
 `python -m gateway.auth new-key` prints a fresh API key and the hash to put in TENANTS_FILE.
 """
@@ -28,6 +33,7 @@ from pathlib import Path
 
 import grpc
 
+from gateway.domain.timers import BOT, MAX_TURN_SECONDS, POLICIES, RANDOM_ACTION
 from gateway.webhooks.config import WebhookConfig, WebhookConfigError, parse_webhooks
 
 # -- scopes and THE table ---------------------------------------------------------------------
@@ -57,12 +63,14 @@ SCOPES: Mapping[str, frozenset[str]] = {
     "CreateMatch": frozenset({TENANT}),
     "CreateTable": frozenset({TENANT, PUBLISHABLE}),  # tables are private; metered per key
     "ClaimSeat": frozenset({TENANT, PUBLISHABLE}),  # needs the table's invite code
+    "ResumeSeat": frozenset({TENANT, PUBLISHABLE}),  # needs the seat's resume secret (issue 39)
     "IssueToken": frozenset({TENANT}),
     "ListMatches": frozenset({TENANT, AUDITOR}),
     "GetView": frozenset({SEAT, SPECTATOR, TENANT}),
     "SubmitAction": frozenset({SEAT}),
     "Resign": frozenset({SEAT}),
     "Undo": frozenset({SEAT}),
+    "ReturnToSeat": frozenset({SEAT}),  # issue 41: "I'm back"
     "Watch": frozenset({SEAT, SPECTATOR, TENANT}),
     "Replay": frozenset({SEAT, SPECTATOR, TENANT, AUDITOR}),
     "Audit": frozenset({TENANT, AUDITOR}),
@@ -70,6 +78,7 @@ SCOPES: Mapping[str, frozenset[str]] = {
     "ExportMatch": frozenset({AUDITOR}),
     "Play": frozenset({SEAT}),
     "GetGameData": frozenset({TENANT, AUDITOR, SEAT, SPECTATOR, PUBLISHABLE}),
+    "GetRulesBundle": frozenset({TENANT, AUDITOR}),  # issue 40: what verifying a match offline needs
     # issue 23: ratings, webhook dead letters, platform bots
     "GetRatings": frozenset({TENANT}),
     "ListLeaderboard": frozenset({TENANT}),
@@ -94,6 +103,17 @@ SCOPES: Mapping[str, frozenset[str]] = {
             "RevokeApiKey",
             "GetUsage",
             "ListAdminLog",
+            "GetAdminLogCheckpoint",  # issue 39
+            "VerifyAdminLog",
+            "RestoreTenant",
+            # issue 40: rules versions side by side
+            "ListRules",
+            "SetCurrentRules",
+            "AddRulesTarget",
+            "RemoveRulesTarget",
+            "CheckRules",
+            "MoveMatch",
+            "ReconcilePinnedMatches",
         )
     },  # fmt: skip
 }
@@ -115,11 +135,16 @@ OPERATOR_SCOPES = frozenset({OPERATOR, BOTWORKER, ADMIN})  # the scopes of an op
 
 API_KEY_PREFIX = "ghk_"
 TOKEN_PREFIX = "ght1."
+KEY_PRINT_HEX = 16  # a token names its minting key by the first 64 bits of the key's sha256
 DEFAULT_TOKEN_TTL_S = 24 * 3600
 # Signed bytes start with a domain tag, so a token signature can never pass as a receipt's.
 _TOKEN_DOMAIN = b"guildhall-token-v1\x1f"
 _MAX_CREDENTIAL_CHARS = 1024
 _ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+# Where a token came from, signed into it (issue 39): what the holder may do depends on it.
+BY_PUBLISHABLE = "pk"  # minted for a browser's publishable key: its own stream budget
+BY_BOTWORKER = "bot"  # minted for the platform's bot worker: plays bot and away seats only
+_ORIGINS = ("", BY_PUBLISHABLE, BY_BOTWORKER)
 # Verified tokens are remembered (Ed25519 verification costs ~100 us; a player sends many calls).
 _VERIFIED_CACHE = 50_000
 
@@ -150,18 +175,30 @@ class Quotas:
     active_matches: int = 500
     actions_per_second: float = 200.0
     reads_per_second: float = 2000.0
-    # Issue 32: private tables a publishable key (a browser's) may open per minute, each key its
-    # own bucket (a burst of a minute's worth): a leaked page key cannot fill the tenant's matches.
-    tables_per_minute: float = 20.0
+    # Issue 32: private tables a publishable key (a browser's) may open per minute, all its
+    # visitors together (a burst of a minute's worth) ...
+    tables_per_minute: float = 60.0
+    # ... and (issue 39) one client address (an IPv6 /64): one visitor cannot drain the key's.
+    tables_per_minute_per_address: float = 6.0
+    # Issue 39: web tables (opened with a publishable key) in play at once, counted apart from
+    # active_matches: a page key handed to every browser cannot refuse the backend's matches.
+    web_tables: int = 200
 
 
 @dataclass(frozen=True)
 class TurnTimerDefault:
     seconds: int = 0  # 0: no timer
-    policy: str = "random_action"
+    policy: str = RANDOM_ACTION
 
 
-TIMER_POLICIES = ("random_action", "forfeit")
+@dataclass(frozen=True)
+class TableDefaults:
+    """Issue 39/41: web tables, the ones opened with a publishable key."""
+
+    # A web table whose seats are not all claimed this long after it opened closes.
+    unclaimed_seconds: int = 1800
+    # Its turn timer when it asks for none: an absent player's seat goes to the platform's bot.
+    turn_timer: TurnTimerDefault = field(default_factory=lambda: TurnTimerDefault(120, BOT))
 
 
 @dataclass(frozen=True)
@@ -170,6 +207,11 @@ class ApiKey:
     key_id: str
     sha256: str
     scopes: frozenset[str]
+
+    @property
+    def key_print(self) -> str:
+        """What a token minted with this key names it by (the key's id may be reused later)."""
+        return self.sha256[:KEY_PRINT_HEX]
 
 
 @dataclass(frozen=True)
@@ -181,6 +223,11 @@ class Tenant:
     webhooks: WebhookConfig | None = None  # issue 23: where and what to deliver, if anywhere
     bot_wait_s: float = 30.0  # a ticket asking for bots without a wait of its own waits this long
     suspended: bool = False  # issue 34: every key and token of the tenant refused (gateway/admin/)
+    tables: TableDefaults = field(default_factory=TableDefaults)
+    # Issue 39: this incarnation of the tenant id (gateway/admin/registry.py); tokens carry it, so
+    # a tenant created again under a deleted one's id never accepts the old tenant's tokens.
+    generation: str = ""
+    offboarding: bool = False  # issue 39: being deleted (gateway/admin/offboard.py); suspended too
 
 
 class TenantsError(ValueError):
@@ -199,7 +246,7 @@ def parse_tenants(document: object) -> dict[str, Tenant]:
             raise TenantsError(f"{where}: ids are 1-64 of A-Z a-z 0-9 . _ -")
         if not isinstance(body, dict):
             raise TenantsError(f"{where}: must be an object")
-        unknown = set(body) - {"keys", "quotas", "turn_timer", "webhooks", "bots"}
+        unknown = set(body) - {"keys", "quotas", "turn_timer", "webhooks", "bots", "tables"}
         if unknown:
             raise TenantsError(f"{where}: unknown fields {sorted(unknown)}")
         keys = []
@@ -228,7 +275,10 @@ def parse_tenants(document: object) -> dict[str, Tenant]:
         wait = bots.get("ticket_wait_seconds", 30) if isinstance(bots, dict) else None
         if not isinstance(wait, int) or set(bots) - {"ticket_wait_seconds"} or not 1 <= wait <= 3600:
             raise TenantsError(f"{where}: bots takes ticket_wait_seconds, an integer from 1 to 3600")
-        tenants[tenant_id] = Tenant(tenant_id, tuple(keys), quotas, timer, webhooks, float(wait))
+        tables = _parse_tables(body.get("tables", {}), where)
+        tenants[tenant_id] = Tenant(
+            tenant_id, tuple(keys), quotas, timer, webhooks, float(wait), tables=tables
+        )
     return tenants
 
 
@@ -253,33 +303,51 @@ def parse_operators(document: object) -> tuple[ApiKey, ...]:
     return tuple(keys)
 
 
+QUOTA_NAMES = tuple(Quotas.__dataclass_fields__)
+
+
 def _parse_quotas(body: object, where: str) -> Quotas:
-    names = {"open_tickets", "active_matches", "actions_per_second", "reads_per_second", "tables_per_minute"}
-    if not isinstance(body, dict) or set(body) - names:
-        raise TenantsError(f"{where}: quotas take {', '.join(sorted(names))}")
+    if not isinstance(body, dict) or set(body) - set(QUOTA_NAMES):
+        raise TenantsError(f"{where}: quotas take {', '.join(sorted(QUOTA_NAMES))}")
     values = {**Quotas().__dict__, **body}
     for name, value in values.items():
         if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
             raise TenantsError(f"{where}: quota {name} must be a positive number")
-    return Quotas(
-        int(values["open_tickets"]),
-        int(values["active_matches"]),
-        float(values["actions_per_second"]),
-        float(values["reads_per_second"]),
-        float(values["tables_per_minute"]),
-    )
+    defaults = Quotas()
+    return Quotas(**{name: type(getattr(defaults, name))(values[name]) for name in QUOTA_NAMES})
 
 
-def _parse_timer(body: object, where: str) -> TurnTimerDefault:
+def _parse_timer(
+    body: object, where: str, default: TurnTimerDefault = TurnTimerDefault()
+) -> TurnTimerDefault:
     if not isinstance(body, dict) or set(body) - {"seconds", "policy"}:
         raise TenantsError(f"{where}: turn_timer takes seconds and policy")
-    seconds = body.get("seconds", 0)
-    policy = body.get("policy", "random_action")
-    if isinstance(seconds, bool) or not isinstance(seconds, int) or not 0 <= seconds <= 7 * 24 * 3600:
-        raise TenantsError(f"{where}: turn_timer seconds must be an integer from 0 to 604800")
-    if policy not in TIMER_POLICIES:
-        raise TenantsError(f"{where}: turn_timer policy must be one of {TIMER_POLICIES}")
+    seconds = body.get("seconds", default.seconds)
+    policy = body.get("policy", default.policy)
+    if isinstance(seconds, bool) or not isinstance(seconds, int) or not 0 <= seconds <= MAX_TURN_SECONDS:
+        raise TenantsError(f"{where}: turn_timer seconds must be an integer from 0 to {MAX_TURN_SECONDS}")
+    if policy not in POLICIES:
+        raise TenantsError(f"{where}: turn_timer policy must be one of {POLICIES}")
     return TurnTimerDefault(seconds, policy)
+
+
+def _parse_tables(body: object, where: str) -> TableDefaults:
+    default = TableDefaults()
+    if not isinstance(body, dict) or set(body) - {"unclaimed_seconds", "turn_timer"}:
+        raise TenantsError(f"{where}: tables takes unclaimed_seconds and turn_timer")
+    unclaimed = body.get("unclaimed_seconds", default.unclaimed_seconds)
+    if (
+        isinstance(unclaimed, bool)
+        or not isinstance(unclaimed, int)
+        or not 1 <= unclaimed <= MAX_TURN_SECONDS
+    ):
+        raise TenantsError(
+            f"{where}: tables.unclaimed_seconds must be an integer from 1 to {MAX_TURN_SECONDS}"
+        )
+    # The tenant's own choice: MIN_WEB_TURN_SECONDS holds what a browser may ask for, not this.
+    return TableDefaults(
+        unclaimed, _parse_timer(body.get("turn_timer", {}), f"{where} tables", default.turn_timer)
+    )
 
 
 def load_tenants(path: str | Path) -> dict[str, Tenant]:
@@ -315,14 +383,26 @@ class Principal:
 
     tenant: str
     scopes: frozenset[str]
-    key_id: str = ""  # the API key's id, for logs
+    key_id: str = ""  # the API key's id, for logs (a token's: the id of the signing key)
     match_id: str | None = None  # tokens only
     seat: int | None = None  # seat tokens only
     expires_at_ms: int = 0  # tokens only
+    origin: str = ""  # tokens only: BY_PUBLISHABLE, BY_BOTWORKER or "" (a tenant's)
+    key_print: str = ""  # an API key's print (ApiKey.key_print); a token's: its minting key's
+    generation: str = ""  # tokens only: the tenant incarnation it was minted for
 
     @property
     def is_token(self) -> bool:
         return self.match_id is not None
+
+    @property
+    def by_bot(self) -> bool:
+        return self.origin == BY_BOTWORKER
+
+    @property
+    def publishable(self) -> bool:
+        """A publishable key, or a token minted for one (a browser's)."""
+        return self.origin == BY_PUBLISHABLE or (PUBLISHABLE in self.scopes and TENANT not in self.scopes)
 
 
 ANONYMOUS = Principal(tenant="", scopes=frozenset({PUBLIC}))
@@ -360,13 +440,31 @@ class Tokens:
         self._verified: OrderedDict[str, Principal] = OrderedDict()
 
     def issue(
-        self, tenant: str, match_id: str, seat: int | None, *, ttl_s: float | None = None
+        self,
+        tenant: str,
+        match_id: str,
+        seat: int | None,
+        *,
+        ttl_s: float | None = None,
+        origin: str = "",
+        key: str = "",
+        generation: str = "",
     ) -> tuple[str, int]:
-        """A token for one seat (or a spectator, seat None) of one match; returns it and its expiry."""
+        """A token for one seat (or a spectator, seat None) of one match, minted by the API key
+        whose print is `key` for the tenant incarnation `generation` (Authenticator.issue fills
+        both in); returns it and its expiry. `origin` (BY_PUBLISHABLE, BY_BOTWORKER) is signed
+        into it."""
+        if origin not in _ORIGINS:
+            raise ValueError(f"unknown token origin {origin!r}")
         expires = int((self._clock() + (self.ttl_s if ttl_s is None else ttl_s)) * 1000)
-        payload = json.dumps(
-            {"t": tenant, "m": match_id, "s": seat, "exp": expires}, separators=(",", ":"), sort_keys=True
-        ).encode()
+        body: dict[str, object] = {"t": tenant, "m": match_id, "s": seat, "exp": expires}
+        if origin:
+            body["o"] = origin
+        if key:
+            body["k"] = key
+        if generation:
+            body["g"] = generation
+        payload = json.dumps(body, separators=(",", ":"), sort_keys=True).encode()
         key_id, signature = self._sign(_TOKEN_DOMAIN + payload)
         header = _b64(key_id.encode())
         return f"{TOKEN_PREFIX}{header}.{_b64(payload)}.{_b64(signature)}", expires
@@ -398,14 +496,22 @@ class Tokens:
         try:
             body = json.loads(payload)
             tenant, match_id, seat, expires = body["t"], body["m"], body["s"], body["exp"]
-        except (ValueError, KeyError, TypeError):
+            origin = body.get("o", "")
+            minted_by, generation = body.get("k", ""), body.get("g", "")
+        except (ValueError, KeyError, TypeError, AttributeError):
             raise unauthenticated("malformed token") from None
-        if not (isinstance(tenant, str) and isinstance(match_id, str) and isinstance(expires, int)):
+        texts = (tenant, match_id, minted_by, generation)
+        if not (all(isinstance(text, str) for text in texts) and isinstance(expires, int)):
+            raise unauthenticated("malformed token")
+        if origin not in _ORIGINS:
             raise unauthenticated("malformed token")
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)):
             raise unauthenticated("malformed token")
         scopes = frozenset({SEAT} if seat is not None else {SPECTATOR})
-        return Principal(tenant, scopes, key_id=key_id, match_id=match_id, seat=seat, expires_at_ms=expires)
+        return Principal(
+            tenant, scopes, key_id=key_id, match_id=match_id, seat=seat, expires_at_ms=expires,
+            origin=origin, key_print=minted_by, generation=generation,
+        )  # fmt: skip
 
 
 # -- the authenticator --------------------------------------------------------------------------
@@ -421,6 +527,7 @@ class Authenticator:
         self.tokens = tokens
         self._operators = tuple(operators)
         self._keys = self._key_table(self.tenants)
+        self._prints = {key.key_print for key in self._keys.values()}
 
     def _key_table(self, tenants: Mapping[str, Tenant]) -> dict[str, ApiKey]:
         keys = {key.sha256: key for tenant in tenants.values() for key in tenant.keys}
@@ -437,6 +544,26 @@ class Authenticator:
         self.tenants.clear()
         self.tenants.update(tenants)
         self._keys = keys
+        self._prints = {key.key_print for key in keys.values()}
+
+    def issue(
+        self,
+        minter: Principal,
+        match_id: str,
+        seat: int | None,
+        *,
+        tenant: str | None = None,
+        origin: str = "",
+    ) -> tuple[str, int]:
+        """A seat (or spectator, seat None) token minted by `minter`, an API key's caller, for its
+        own tenant (or `tenant`: the bot worker's platform key mints for the seat's tenant). It is
+        bound to the minting key and to the tenant's incarnation, and says its `origin` (issue 39)."""
+        tenant_id = minter.tenant if tenant is None else tenant
+        owner = self.tenants.get(tenant_id)
+        generation = owner.generation if owner is not None else ""
+        return self.tokens.issue(
+            tenant_id, match_id, seat, origin=origin, key=minter.key_print, generation=generation
+        )
 
     def authenticate(self, metadata: Sequence[tuple[str, str | bytes]] | None, rpc: str) -> Principal:
         """The caller of `rpc`, allowed to call it; AuthError otherwise."""
@@ -448,13 +575,20 @@ class Authenticator:
         credential = _bearer(metadata)
         if credential.startswith(TOKEN_PREFIX):
             principal = self.tokens.check(credential)
-            if principal.tenant not in self.tenants:
+            owner = self.tenants.get(principal.tenant)
+            if owner is None:
                 raise unauthenticated("the token's tenant is no longer configured")
+            if principal.generation != owner.generation:
+                raise unauthenticated(
+                    "the token was issued to an earlier tenant of this id, since deleted; ask for a new one"
+                )
+            if principal.key_print and principal.key_print not in self._prints:
+                raise unauthenticated("the API key that issued this token was revoked; ask for a new token")
         elif credential.startswith(API_KEY_PREFIX):
             key = self._keys.get(hash_key(credential))
             if key is None:
                 raise unauthenticated("unknown API key")
-            principal = Principal(key.tenant, key.scopes, key_id=key.key_id)
+            principal = Principal(key.tenant, key.scopes, key_id=key.key_id, key_print=key.key_print)
             if key.tenant and key.tenant not in self.tenants:
                 raise unauthenticated("unknown API key")
         else:

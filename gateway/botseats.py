@@ -1,7 +1,9 @@
 """Bot seats the platform plays (issue 23): the seats waiting for the bot worker, and tickets
 that asked to be seated with bots after a wait.
 
-A bot seat is a seat of a match marked in the match itself (`match_created.bots`, meta `bots`);
+A bot seat is a seat of a match marked in the match itself (`match_created.bots`, meta `bots`),
+or (issue 41) a seat marked away by its turn timer (`seat_away`, meta `away`) until its player
+is back (`withdraw`);
 the platform's bot worker (`python -m guildhall_client.botworker`, outside the gateway) leases
 it here, gets its seat token and plays it through the gateway like any client. Keys (one slot:
 a few writes per match, far below one node's capacity):
@@ -126,6 +128,18 @@ end
 return done
 """
 
+# KEYS: due, info, leases.  ARGV: member.  Forgets the seat and its lease (issue 41: an away
+# seat's player is back); returns when it was enlisted (ms), or nothing if it was not.
+_WITHDRAW = """
+local raw = redis.call('HGET', KEYS[2], ARGV[1])
+if not raw then return false end
+local info = cjson.decode(raw)
+if info.lease then redis.call('HDEL', KEYS[3], info.lease) end
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[1], ARGV[1])
+return tostring(info.since)
+"""
+
 # Bot fill. KEYS: botfill, botspec, tickets.  ARGV: now ms, limit.  Due requests whose ticket is
 # still queued: {ticket JSON, spec JSON} pairs; requests of tickets gone or no longer queued are
 # forgotten.
@@ -238,6 +252,7 @@ class BotSeats:
         self._claim = guarded_script(redis, guard, _CLAIM)
         self._renew = guarded_script(redis, guard, _RENEW)
         self._release = guarded_script(redis, guard, _RELEASE)
+        self._withdraw = guarded_script(redis, guard, _WITHDRAW)
         self._due_fills = guarded_script(redis, guard, _DUE_FILLS)
         self._seat = guarded_script(redis, guard, _SEAT)
 
@@ -284,11 +299,23 @@ class BotSeats:
             finished = await self._release(
                 keys=[_DUE, _INFO, _LEASES], args=["1" if done else "0", again, *lease_ids]
             )
-            if self.usage is not None:
-                for member, since in zip(finished[::2], finished[1::2], strict=True):
-                    tenant = _text(member).split(SEP)[0]
-                    seconds = max(0, now - int(float(_text(since)))) // 1000
-                    self.usage.count(tenant, "bot_seat_seconds", seconds)
+            for member, since in zip(finished[::2], finished[1::2], strict=True):
+                self._charge(_text(member).split(SEP)[0], now, since)
+
+    async def withdraw(self, tenant: str, match_id: str, seat: int) -> None:
+        """Issue 41: the player of an away seat is back: the seat is no bot's any more (its
+        worker's lease is not renewed, and the gateway refuses its actions meanwhile)."""
+        since = await self._withdraw(
+            keys=[_DUE, _INFO, _LEASES], args=[SEP.join((tenant, match_id, str(seat)))]
+        )
+        if since is not None:
+            self._charge(tenant, self._now_ms(), since)
+
+    def _charge(self, tenant: str, now_ms: int, since: Any) -> None:
+        """A bot seat's time from its enlistment to its release, charged to its tenant once."""
+        if self.usage is not None:
+            seconds = max(0, now_ms - int(float(_text(since)))) // 1000
+            self.usage.count(tenant, "bot_seat_seconds", seconds)
 
     async def lease_until_ms(self, lease_s: float) -> int:
         return self._now_ms() + int(lease_s * 1000)

@@ -94,6 +94,11 @@ def active_key(tenant: str) -> str:
     return f"gh:{{quota:{tenant}}}:active"
 
 
+def web_key(tenant: str) -> str:
+    """Issue 39: the tenant's web tables in play (opened with a publishable key)."""
+    return f"gh:{{quota:{tenant}}}:web"
+
+
 @dataclass
 class _Lease:
     tokens: int
@@ -223,23 +228,40 @@ class Quotas:
             )
         self._leases[bucket] = _Lease(granted - 1, now + LEASE_TTL_S)
 
-    async def take_table(self, tenant: str, key_id: str, per_minute: float) -> None:
-        """Issue 32: one private table from a publishable key's own bucket (a burst of a minute's
-        worth). Tables are rare, so no lease: one trip to Redis per table."""
-        bucket = f"gh:{{quota:{tenant}}}:tables:{key_id}"
-        granted, retry_ms = await self._bucket(
-            keys=[bucket], args=[per_minute / 60.0, max(1.0, per_minute), 1]
-        )
-        if int(granted) <= 0:
-            raise QuotaExceeded(
-                "tables_per_minute",
-                f"over the quota of {per_minute:g} tables per minute for this publishable key",
-                max(1, int(retry_ms)),
-            )
+    async def take_table(
+        self, tenant: str, key_id: str, per_minute: float, address: str, per_address: float
+    ) -> None:
+        """Issue 32/39: one private table from a publishable key's buckets: the key's own (all its
+        visitors together) and the client address's (`address`: gateway/api/peers.py), each a
+        burst of a minute's worth. Tables are rare, so no lease: one trip to Redis per bucket.
+        The address's bucket is taken first: a visitor over it spends nothing of the key's."""
+        prefix = f"gh:{{quota:{tenant}}}"
+        for bucket, rate, quota, whose in (
+            (
+                f"{prefix}:tables-from:{address}",
+                per_address,
+                "tables_per_minute_per_address",
+                "from this address",
+            ),
+            (f"{prefix}:tables:{key_id}", per_minute, "tables_per_minute", "for this publishable key"),
+        ):
+            granted, retry_ms = await self._bucket(keys=[bucket], args=[rate / 60.0, max(1.0, rate), 1])
+            if int(granted) <= 0:
+                raise QuotaExceeded(
+                    quota, f"over the quota of {rate:g} tables per minute {whose}", max(1, int(retry_ms))
+                )
 
-    async def admit_match(self, tenant: str, match_id: str, limit: int) -> None:
-        """Count a new match against the tenant's active matches (idempotent per match id)."""
-        if int(await self._admit(keys=[active_key(tenant)], args=[match_id, limit])) != 1:
+    async def admit_match(self, tenant: str, match_id: str, limit: int, *, web: bool = False) -> None:
+        """Count a new match against the tenant's active matches (idempotent per match id); a web
+        table (issue 39: opened with a publishable key) against its web tables instead."""
+        key = web_key(tenant) if web else active_key(tenant)
+        if int(await self._admit(keys=[key], args=[match_id, limit])) != 1:
+            if web:
+                raise QuotaExceeded(
+                    "web_tables",
+                    f"the tenant already has {limit} web tables in play; wait for one to end",
+                    5000,
+                )
             raise QuotaExceeded(
                 "active_matches",
                 f"the tenant already has {limit} active matches; finish or resign some first",
@@ -247,8 +269,11 @@ class Quotas:
             )
 
     async def release_match(self, tenant: str, match_id: str) -> None:
-        """A match ended (or its creation failed): it no longer counts."""
-        await self._redis.srem(active_key(tenant), match_id)
+        """A match ended (or its creation failed): it no longer counts, whichever it counted in."""
+        pipe = self._redis.pipeline(transaction=False)  # one slot: {quota:<tenant>}
+        pipe.srem(active_key(tenant), match_id)
+        pipe.srem(web_key(tenant), match_id)
+        await pipe.execute()
 
     async def active_matches(self, tenant: str) -> int:
         return int(await self._redis.scard(active_key(tenant)))

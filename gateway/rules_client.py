@@ -23,6 +23,7 @@ import msgspec
 from guildhall.common.v1 import common_pb2
 from guildhall.rules.v1 import rules_pb2, rules_pb2_grpc
 
+from services import tracing
 from services.kernel import Rejection
 
 # Replays send events in batches: one call per batch, each well under the message limit.
@@ -360,7 +361,10 @@ class _Session:
         self._deadlines[number] = (loop.time() + timeout_s, timeout_s)
         if self._sweeper is None:
             self._sweeper = loop.call_later(SWEEP_S, self._sweep)
-        self._send(rules_pb2.SessionRequest(id=number, **{kind: request}))
+        message = rules_pb2.SessionRequest(id=number, **{kind: request})
+        if tracing.ENABLED:  # each call its trace's context: the stream carries many actions' calls
+            tracing.inject(message.trace_context)
+        self._send(message)
         try:
             response = await future
         finally:
@@ -430,7 +434,10 @@ class AsyncRulesClient:
         self.game_id = game_id
         self.target = target
         self._timeout = timeout_s
-        self._channel = grpc.aio.insecure_channel(target, options=GRPC_OPTIONS)
+        # Traced (when on): the unary calls; a Session's calls carry their context per message.
+        self._channel = grpc.aio.insecure_channel(
+            target, options=GRPC_OPTIONS, interceptors=tracing.client_interceptors()
+        )
         self._stub = rules_pb2_grpc.RulesServiceStub(self._channel)
         self._sessions: list[_Session | None] = [None] * max(sessions, 0)
         self._turn = itertools.count()
@@ -476,6 +483,11 @@ class AsyncRulesClient:
             rules_pb2.DescribeRequest(), timeout=self._timeout
         )
         return response
+
+    async def bundle(self) -> bytes:
+        """The service's own rules bundle (issue 40: kept beside the archive)."""
+        response = await self._stub.Bundle(rules_pb2.BundleRequest(), timeout=max(self._timeout, 30.0))
+        return bytes(response.bundle)
 
     async def setup(
         self, players: int, seed: bytes, options: bytes = b""

@@ -11,7 +11,17 @@ from pathlib import Path
 import msgspec
 
 from gateway.domain.ghx import line_schema
-from gateway.domain.match import ActionUndone, MatchCreated, MatchEnded, SeatResigned, TurnTimedOut
+from gateway.domain.match import (
+    ActionUndone,
+    MatchCreated,
+    MatchEnded,
+    RulesVersionMoved,
+    SeatAway,
+    SeatClaimed,
+    SeatResigned,
+    SeatReturned,
+    TurnTimedOut,
+)
 from services.kernel.schema import closed, schema_document, write_schemas
 
 _STREAM_ENTRIES = (
@@ -19,6 +29,18 @@ _STREAM_ENTRIES = (
     ("match_ended", MatchEnded, "match_ended: the last entry, with the outcome and the revealed seed"),
     ("seat_resigned", SeatResigned, "seat_resigned: a seat left the match"),
     ("turn_timed_out", TurnTimedOut, "turn_timed_out: a seat's turn timer ran out"),
+    ("seat_claimed", SeatClaimed, "seat_claimed: a private table's seat was claimed"),
+    (
+        "seat_away",
+        SeatAway,
+        "seat_away: a seat's timer ran out; the platform's bot plays it until its player is back",
+    ),
+    ("seat_returned", SeatReturned, "seat_returned: the player of an away seat took it back"),
+    (
+        "rules_version_moved",
+        RulesVersionMoved,
+        "rules_version_moved: the match plays on under another rules version from this entry on",
+    ),
     ("action_undone", ActionUndone, "action_undone: a seat took back its own last move"),
 )
 

@@ -11,7 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gateway.api.streams import DEFAULT_PER_SPECTATOR_TOKEN, DEFAULT_PER_TENANT, DEFAULT_PER_TOKEN
+from gateway.api.peers import parse_networks
+from gateway.api.streams import (
+    DEFAULT_PER_SPECTATOR_TOKEN,
+    DEFAULT_PER_TENANT,
+    DEFAULT_PER_TOKEN,
+    DEFAULT_WEB_SPECTATORS_PER_TABLE,
+    DEFAULT_WEB_SPECTATORS_PER_TENANT,
+)
 from gateway.retention import DEFAULT_ARCHIVE_DIR, DEFAULT_RETENTION_S
 from gateway.usecases.cache import DEFAULT_CACHE_MB
 from gateway.webhooks.address import AddressPolicy
@@ -59,7 +66,13 @@ class Config:
     # long after an intent a replica's dispatcher derives on behalf of a replica that died.
     webhook_lease_s: float = 30.0
     webhook_grace_s: float = 30.0
-    rules: dict[str, str] = field(default_factory=dict)  # game id -> gRPC target
+    # game id -> its rules targets (issue 40: several versions side by side; more are registered
+    # at runtime with guildhall admin rules). New matches go to the first one's version unless an
+    # operator sets another (docs/versions.md).
+    rules: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Where rules bundles are unpacked to run an audit of a version no longer deployed (a
+    # temporary directory if unset; the pod mounts an emptyDir).
+    bundle_cache_dir: str = ""
     # The same service over HTTP (Connect; gateway/api/connect.py): its port (0: off), the browser
     # origins allowed to call it (CORS; none by default) and the web table's files to serve.
     http_port: int = 0
@@ -70,18 +83,32 @@ class Config:
     max_streams_per_token: int = DEFAULT_PER_TOKEN
     max_streams_per_spectator_token: int = DEFAULT_PER_SPECTATOR_TOKEN
     max_streams_per_tenant: int = DEFAULT_PER_TENANT
+    # Issue 39: spectator streams of web tables (tokens a publishable key obtained), a budget of
+    # their own, per table and per tenant, apart from the tenant's players' (MAX_STREAMS_PER_TENANT).
+    max_web_spectators_per_table: int = DEFAULT_WEB_SPECTATORS_PER_TABLE
+    max_web_spectators_per_tenant: int = DEFAULT_WEB_SPECTATORS_PER_TENANT
+    # Issue 39: proxies whose X-Forwarded-For names the client (gateway/api/peers.py), CIDRs.
+    trusted_proxies: str = ""
     # Issue 34: usage counters kept this many days; each replica flushes its counts this often.
     usage_retention_days: int = 400
     usage_flush_s: float = 5.0
+    # Issue 39: an offboarding job whose replica is silent this long is taken over by another.
+    offboard_lease_s: float = 30.0
 
     @staticmethod
-    def rules_from_env(env: Mapping[str, str]) -> dict[str, str]:
-        """`RULES_<GAME_ID_UPPER>=<target>` for every game this gateway serves."""
-        return {
-            name[len(RULES_PREFIX) :].lower(): target
-            for name, target in env.items()
-            if name.startswith(RULES_PREFIX) and len(name) > len(RULES_PREFIX) and target
+    def rules_from_env(env: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
+        """`RULES_<GAME_ID_UPPER>=<target>[,<target>...]` for every game this gateway serves."""
+        rules = {
+            name[len(RULES_PREFIX) :].lower(): targets(value)
+            for name, value in env.items()
+            if name.startswith(RULES_PREFIX) and len(name) > len(RULES_PREFIX)
         }
+        return {game: found for game, found in rules.items() if found}
+
+
+def targets(value: str) -> tuple[str, ...]:
+    """Comma-separated gRPC targets, each once, in order."""
+    return tuple(dict.fromkeys(t.strip() for t in value.split(",") if t.strip()))
 
 
 def secret_setting(env: Mapping[str, str], var: str, default: str) -> str:
@@ -103,7 +130,7 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
     parser = argparse.ArgumentParser(
         prog="python -m gateway",
         description="Serve guildhall.gateway.v1.GatewayService. Each game served needs "
-        "RULES_<GAME_ID_UPPER>=<grpc target> in the environment (or --rules game=target).",
+        "RULES_<GAME_ID_UPPER>=<grpc target>[,<target>...] in the environment (or --rules game=target).",
     )
     parser.add_argument(
         "--host", default=env.get("HOST", "127.0.0.1"), help=helped("bind address", "HOST", "127.0.0.1")
@@ -208,7 +235,18 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         help=helped("memory budget of the per-replica caches, MiB", "CACHE_MB", DEFAULT_CACHE_MB),
     )
     parser.add_argument(
-        "--rules", action="append", default=[], metavar="GAME=TARGET", help="adds to RULES_* variables"
+        "--rules",
+        action="append",
+        default=[],
+        metavar="GAME=TARGET[,TARGET]",
+        help="adds to RULES_* variables (several targets: versions side by side)",
+    )
+    parser.add_argument(
+        "--bundle-cache-dir",
+        default=env.get("BUNDLE_CACHE_DIR", ""),
+        help=helped(
+            "where rules bundles are unpacked to audit old versions", "BUNDLE_CACHE_DIR", "a temp dir"
+        ),
     )
     parser.add_argument(
         "--webhook-allow-http",
@@ -292,15 +330,35 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
          "open Watch streams per match's spectator token, per replica"),
         ("--max-streams-per-tenant", "MAX_STREAMS_PER_TENANT", DEFAULT_PER_TENANT,
          "open Play/Watch/WatchTicket streams per tenant, per replica"),
+        ("--max-web-spectators-per-table", "MAX_WEB_SPECTATORS_PER_TABLE", DEFAULT_WEB_SPECTATORS_PER_TABLE,
+         "open spectator streams of one web table (a publishable key's), per replica"),
+        ("--max-web-spectators-per-tenant", "MAX_WEB_SPECTATORS_PER_TENANT",
+         DEFAULT_WEB_SPECTATORS_PER_TENANT, "open spectator streams of a tenant's web tables, per replica"),
     ):  # fmt: skip
         parser.add_argument(
             flag, type=int, default=int(env.get(var, str(default))), help=helped(text, var, default)
         )
+    parser.add_argument(
+        "--trusted-proxies",
+        default=env.get("TRUSTED_PROXIES", ""),
+        help=helped(
+            "comma-separated CIDRs of proxies whose X-Forwarded-For is believed", "TRUSTED_PROXIES", ""
+        ),
+    )
     args = parser.parse_args(argv)
-    if min(args.max_streams_per_token, args.max_streams_per_spectator_token, args.max_streams_per_tenant) < 1:
+    caps = (
+        args.max_streams_per_token, args.max_streams_per_spectator_token, args.max_streams_per_tenant,
+        args.max_web_spectators_per_table, args.max_web_spectators_per_tenant,
+    )  # fmt: skip
+    if min(caps) < 1:
         parser.error(
-            "MAX_STREAMS_PER_TOKEN, MAX_STREAMS_PER_SPECTATOR_TOKEN and MAX_STREAMS_PER_TENANT must be >= 1"
+            "MAX_STREAMS_PER_TOKEN, MAX_STREAMS_PER_SPECTATOR_TOKEN, MAX_STREAMS_PER_TENANT, "
+            "MAX_WEB_SPECTATORS_PER_TABLE and MAX_WEB_SPECTATORS_PER_TENANT must be >= 1"
         )
+    try:
+        parse_networks(args.trusted_proxies)
+    except ValueError as error:
+        parser.error(str(error))
     if args.redis_wait_replicas < 0 or args.redis_wait_timeout_ms <= 0 or args.redis_timeout <= 0:
         parser.error("REDIS_WAIT_REPLICAS must be >= 0, REDIS_WAIT_TIMEOUT_MS and REDIS_TIMEOUT_SECONDS > 0")
     if args.webhook_timeout <= 0 or args.webhook_concurrency < 1 or args.webhook_tenant_concurrency < 0:
@@ -313,10 +371,10 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         parser.error(f"SNAPSHOT_EVERY must be >= 1, got {args.snapshot_every}")
     rules = Config.rules_from_env(env)
     for item in args.rules:
-        game, sep, target = item.partition("=")
-        if not sep or not game or not target:
-            parser.error(f"--rules takes GAME=TARGET, got {item!r}")
-        rules[game] = target
+        game, sep, value = item.partition("=")
+        if not sep or not game or not targets(value):
+            parser.error(f"--rules takes GAME=TARGET[,TARGET], got {item!r}")
+        rules[game] = tuple(dict.fromkeys((*rules.get(game, ()), *targets(value))))
     if not rules:
         parser.error("no games: set RULES_<GAME_ID_UPPER>=<grpc target> for each game to serve")
     return Config(
@@ -347,6 +405,7 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         webhook_lease_s=args.webhook_lease,
         webhook_grace_s=args.webhook_grace,
         rules=rules,
+        bundle_cache_dir=args.bundle_cache_dir,
         http_port=args.http_port,
         cors_origins=tuple(o.strip() for o in args.cors_origins.split(",") if o.strip()),
         web_dir=args.web_dir,
@@ -354,8 +413,12 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         max_streams_per_token=args.max_streams_per_token,
         max_streams_per_spectator_token=args.max_streams_per_spectator_token,
         max_streams_per_tenant=args.max_streams_per_tenant,
+        max_web_spectators_per_table=args.max_web_spectators_per_table,
+        max_web_spectators_per_tenant=args.max_web_spectators_per_tenant,
+        trusted_proxies=args.trusted_proxies,
         usage_retention_days=int(env.get("USAGE_RETENTION_DAYS", "400")),
         usage_flush_s=float(env.get("USAGE_FLUSH_SECONDS", "5")),
+        offboard_lease_s=float(env.get("OFFBOARD_LEASE_SECONDS", "30")),
     )
 
 

@@ -15,13 +15,14 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from guildhall.admin.v1 import admin_pb2 as pb
-from guildhall.admin.v1 import admin_pb2_grpc
 from rich.console import Console
 from rich.table import Table
 
+from guildhall_client.cli_base import admin_call as _call
+
 T = TypeVar("T")
 admin_app = typer.Typer(
-    help="Tenants, API keys, usage and offboarding (an operators' key with the admin scope).",
+    help="Tenants, API keys, usage, offboarding and rules versions (an operators' key with the admin scope).",
     no_args_is_help=True,
 )
 console = Console(highlight=False)
@@ -29,18 +30,6 @@ COUNTERS = (
     "matches_created", "matches_finished", "actions_accepted", "events_stored", "bytes_stored",
     "webhook_deliveries", "stream_seconds", "bot_seat_seconds",
 )  # fmt: skip
-
-
-def _call(ctx: typer.Context, rpc: str, request: Any) -> Any:
-    """One AdminService call with the settings' target and key; errors as the other commands'."""
-    from guildhall_client.cli_base import _client, _run
-
-    async def go() -> Any:
-        async with _client(ctx.obj) as client:
-            stub = admin_pb2_grpc.AdminServiceStub(client.channel)
-            return await client._call(getattr(stub, rpc), request, retry=False)
-
-    return _run(go())
 
 
 def _settings(
@@ -54,7 +43,7 @@ def _settings(
     webhooks_file: Path | None,
     no_webhooks: bool,
 ) -> pb.TenantSettings:
-    quotas = {
+    quotas: dict[str, Any] = {
         k: v
         for k, v in dict(
             open_tickets=open_tickets, active_matches=active_matches,
@@ -62,7 +51,7 @@ def _settings(
         ).items()
         if v is not None
     }  # fmt: skip
-    timer = {
+    timer: dict[str, Any] = {
         k: v for k, v in dict(seconds=turn_timer_seconds, policy=turn_timer_policy).items() if v is not None
     }
     hooks = "null" if no_webhooks else (webhooks_file.read_text() if webhooks_file else "")
@@ -181,14 +170,58 @@ def delete_tenant(
     ctx: typer.Context,
     tenant: Annotated[str, typer.Argument(help="Tenant id")],
     force: Annotated[bool, typer.Option("--force", help="Archive and remove running matches too")] = False,
-) -> None:
-    """Offboard: archive and verify every match, then remove every Redis key of the tenant."""
-    r = _call(ctx, "DeleteTenant", pb.DeleteTenantRequest(tenant_id=tenant, force=force))
+    wait: Annotated[bool, typer.Option("--wait", help="Follow the job to its end")] = False,
+) -> None:  # fmt: skip
+    """Offboard: archive and verify every match, then remove every Redis key of the tenant.
+
+    A job on the gateways: it goes on if this command stops or a gateway dies (another takes it
+    over). Run the command again, or with --wait, to follow it; again after a failure to retry."""
+    request = pb.DeleteTenantRequest(tenant_id=tenant, force=force)
+    r = _call(ctx, "DeleteTenant", request)
+    shown = ""
+    while wait and r.state == "running":
+        line = _progress(r)
+        if line != shown:
+            typer.echo(line)
+            shown = line
+        time.sleep(0.5)
+        r = _call(ctx, "DeleteTenant", request)
+    if r.state == "failed":
+        typer.echo(f"{tenant}: offboarding stopped in {r.phase}: {r.error}", err=True)
+        typer.echo("nothing was removed after the failed step; run delete-tenant again to retry", err=True)
+        raise typer.Exit(1)
+    if r.state == "running":
+        typer.echo(_progress(r))
+        typer.echo(f"the job goes on; follow it with: guildhall admin delete-tenant {tenant} --wait")
+        return
     typer.echo(
         f"{tenant} deleted: {r.matches_archived} matches archived ({r.running_matches_archived} running), "
         f"{r.events_archived} events, archive verified: {'yes' if r.archive_verified else 'NO'}, "
         f"{r.keys_deleted} Redis keys removed, {r.shared_entries_removed} shared entries removed"
     )
+
+
+def _progress(r: pb.DeleteTenantResponse) -> str:
+    total = f" of {r.matches_total}" if r.phase not in ("suspending", "settling") else ""
+    return (
+        f"{r.tenant_id}: {r.phase}: {r.matches_archived}{total} matches archived, "
+        f"{r.keys_deleted} Redis keys removed"
+    )
+
+
+@admin_app.command("restore-tenant")
+def restore_tenant(ctx: typer.Context, tenant: Annotated[str, typer.Argument(help="Tenant id")]) -> None:
+    """Put back the record the admin log wrote last for the tenant (after `admin log verify`
+    named it), or remove a tenant record the log never wrote."""
+    r = _call(ctx, "RestoreTenant", pb.RestoreTenantRequest(tenant_id=tenant))
+    if not r.changed:
+        typer.echo(f"{tenant}: Redis already holds the record the admin log wrote")
+    elif r.removed:
+        typer.echo(f"{tenant}: the admin log never wrote this tenant; its record was removed")
+    else:
+        _show(r.tenant)
+        if r.webhooks_dropped:
+            typer.echo("its webhook secrets were not the logged ones: webhooks removed, configure them again")
 
 
 @admin_app.command("create-key")
@@ -261,7 +294,11 @@ def usage(
     typer.echo(out.getvalue(), nl=False)
 
 
-@admin_app.command("log")
+log_app = typer.Typer(help="The admin log: read it, keep a signed checkpoint, verify it against one.")
+admin_app.add_typer(log_app, name="log")
+
+
+@log_app.callback(invoke_without_command=True)
 def log(
     ctx: typer.Context,
     after: Annotated[int, typer.Option(help="Entries after this version")] = 0,
@@ -269,6 +306,8 @@ def log(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line")] = False,
 ) -> None:
     """The admin log, and whether its hash chain verifies."""
+    if ctx.invoked_subcommand is not None:
+        return
     r = _call(ctx, "ListAdminLog", pb.ListAdminLogRequest(after_version=after, limit=limit))
     for e in r.entries:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(e.time_ms / 1000))
@@ -284,3 +323,63 @@ def log(
     typer.echo(f"# {verdict} (head {r.head_hash[:16]})", err=True)
     if not r.chain_ok:
         raise typer.Exit(3)
+
+
+@log_app.command("checkpoint")
+def checkpoint(ctx: typer.Context) -> None:
+    """The log's head now, signed by the gateway, as JSON: keep it outside Redis (a file, a
+    ticket, object storage with retention) and verify against it later."""
+    from google.protobuf import json_format
+
+    r = _call(ctx, "GetAdminLogCheckpoint", pb.GetAdminLogCheckpointRequest())
+    body = json_format.MessageToDict(r, preserving_proto_field_name=True)
+    typer.echo(json.dumps({"format": CHECKPOINT_FORMAT, **body}, indent=2, sort_keys=True))
+
+
+@log_app.command("verify")
+def verify(
+    ctx: typer.Context,
+    checkpoint_file: Annotated[
+        Path | None, typer.Option("--checkpoint", help="A checkpoint kept earlier (log checkpoint)")
+    ] = None,
+) -> None:
+    """The log's chain and signatures; against a kept checkpoint, a cut or rewritten tail; and
+    every tenant record Redis holds that the log does not explain. Exit 3 on any problem."""
+    request = pb.VerifyAdminLogRequest()
+    if checkpoint_file is not None:
+        request.checkpoint.CopyFrom(_read_checkpoint(checkpoint_file))
+    r = _call(ctx, "VerifyAdminLog", request)
+    typer.echo(f"admin log: {r.length} entries, head {r.head_hash[:16]}")
+    if checkpoint_file is not None and r.checkpoint_ok:
+        typer.echo(f"continues the checkpoint of {request.checkpoint.length} entries")
+    for problem in r.problems:
+        typer.echo(f"PROBLEM: {problem}")
+    if not r.ok:
+        raise typer.Exit(3)
+    typer.echo("verifies: every entry since receipts began is signed, every tenant record explained")
+
+
+CHECKPOINT_FORMAT = "guildhall-admin-log-checkpoint-v1"
+
+
+def _read_checkpoint(path: Path) -> pb.AdminLogCheckpoint:
+    from google.protobuf import json_format
+
+    try:
+        body = json.loads(path.read_text())
+        if not isinstance(body, dict) or body.pop("format", None) != CHECKPOINT_FORMAT:
+            raise ValueError(f"not a {CHECKPOINT_FORMAT} file")
+        kept = pb.AdminLogCheckpoint()
+        json_format.ParseDict(body, kept)
+        return kept
+    except (OSError, ValueError, json_format.ParseError) as error:
+        raise typer.BadParameter(f"{path}: {error}", param_hint="--checkpoint") from None
+
+
+def _rules_app() -> typer.Typer:
+    from guildhall_client.admin_rules_cli import rules_app  # issue 40: rules versions side by side
+
+    return rules_app
+
+
+admin_app.add_typer(_rules_app(), name="rules")

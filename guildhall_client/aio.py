@@ -383,15 +383,35 @@ class AsyncClient:
         r = await self._call(self._stub.CreateTable, request, retry=False)
         return Table(r.match_id, r.invite_code, r.spectator_token)
 
-    async def claim_seat(self, invite_code: str, player_id: str) -> Seat:
-        """Claim a seat at a private table (bad_invite / seat_taken are raised as rejections)."""
-        r = await self._call(
-            self._stub.ClaimSeat, pb.ClaimSeatRequest(invite_code=invite_code, player_id=player_id)
+    async def claim_seat(
+        self, invite_code: str, player_id: str, display_name: str = "", *, claim_id: str | None = None
+    ) -> Seat:
+        """Claim a seat at a private table (bad_invite / seat_taken are raised as rejections).
+
+        A seat is claimed once: this claim carries a random `claim_id` (made up when not given),
+        so sending it again after a lost reply answers the same seat, and nothing else does.
+        The seat's `resume_secret` moves it to another device (`resume_seat`): keep it private."""
+        request = pb.ClaimSeatRequest(
+            invite_code=invite_code,
+            player_id=player_id,
+            display_name=display_name,
+            claim_id=claim_id or uuid.uuid4().hex,
         )
+        return self._claimed(await self._call(self._stub.ClaimSeat, request))
+
+    async def resume_seat(self, resume_secret: str) -> Seat:
+        """Take a claimed seat on this device with its resume secret: a fresh token, and a new
+        secret in `Seat.resume_secret` (the one given stops working). Not retried: a secret
+        works once, and a lost reply's new secret is lost with it."""
+        request = pb.ResumeSeatRequest(resume_secret=resume_secret)
+        return self._claimed(await self._call(self._stub.ResumeSeat, request, retry=False))
+
+    def _claimed(self, r: pb.ClaimSeatResponse) -> Seat:
         if r.HasField("rejection"):
             raise errors.rejection(r.rejection.code, r.rejection.message)
         seat = self.seat(r.match_id, r.seat.token)
         seat.number = r.seat.seat
+        seat.resume_secret = r.resume_secret
         return seat
 
     async def issue_token(self, match_id: str, seat: int | None = None) -> tuple[str, int]:
@@ -511,6 +531,14 @@ class AsyncClient:
             request.expected_version = expected_version
         return await self._accepted(match_id, command_id, await self._call(self._stub.Undo, request))
 
+    async def return_to_seat(self, match_id: str, *, command_id: str | None = None) -> Accepted:
+        """ "I'm back": take this away seat back from the platform's bot (safe to retry)."""
+        command_id = command_id or uuid.uuid4().hex
+        response = await self._call(
+            self._stub.ReturnToSeat, pb.ReturnToSeatRequest(match_id=match_id, command_id=command_id)
+        )
+        return await self._accepted(match_id, command_id, response)
+
     async def _accepted(self, match_id: str, command_id: str, response: pb.SubmitActionResponse) -> Accepted:
         if response.HasField("rejection"):
             raise errors.rejection(response.rejection.code, response.rejection.message)
@@ -544,6 +572,7 @@ class AsyncClient:
         update that shows the match finished (unless `until_finished` is False)."""
         last = from_version
         attempt = 0
+        finished = False
         while True:
             call = self._stub.Watch(
                 pb.WatchRequest(match_id=match_id, from_version=last), metadata=self._metadata()
@@ -556,11 +585,13 @@ class AsyncClient:
                     view = MatchView.from_pb(message.view)
                     last = max([last, view.version, *(e.version for e in events)])
                     yield WatchUpdate(events, view)
-                    if until_finished and view.finished:
+                    finished = finished or view.finished
+                    if until_finished and finished:
                         return
-                # The stream ended without the match ending: a draining replica closes its
-                # streams so clients move to another one. Resume from where we are.
-                if not reconnect:
+                # The gateway ends the stream after the update that ends the match: nothing follows.
+                # Else a draining replica closed its streams so clients move to another one:
+                # resume from where we are.
+                if finished or not reconnect:
                     return
                 attempt += 1
                 if attempt > self.reconnects:
@@ -619,6 +650,13 @@ class AsyncClient:
             request.up_to_version = up_to_version
         r = await self._call(self._stub.ExportMatch, request)
         return ExportedMatch(bytes(r.data), r.version, r.finished)
+
+    async def rules_bundle(self, game: str, rules_version: str) -> tuple[str, bytes]:
+        """A rules version's bundle (file name, zip) for verifying its matches offline (issue 40:
+        `verify_export(..., bundles=[...])` checks it before it runs anything of it)."""
+        request = pb.GetRulesBundleRequest(game_id=game, rules_version=rules_version)
+        r = await self._call(self._stub.GetRulesBundle, request)
+        return r.file_name, bytes(r.bundle)
 
     async def read_events(
         self, match_id: str, after_version: int = 0, limit: int = 1000
@@ -735,6 +773,7 @@ class Seat:
         self.match_id = match_id
         self.ticket: Ticket | None = None
         self.number: int | None = None
+        self.resume_secret = ""  # a claimed seat's (issue 39): moves it to another device
         self._accepted: set[str] = set()  # command ids of the submissions accepted through this handle
 
     @property
@@ -767,6 +806,9 @@ class Seat:
 
     async def undo(self, **kwargs: Any) -> Accepted:
         return await self.client.undo(self.match_id, **kwargs)
+
+    async def return_to_seat(self, **kwargs: Any) -> Accepted:
+        return await self.client.return_to_seat(self.match_id, **kwargs)
 
     def watch(self, from_version: int = 0, **kwargs: Any) -> AsyncIterator[WatchUpdate]:
         return self.client.watch(self.match_id, from_version, **kwargs)

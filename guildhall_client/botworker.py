@@ -116,8 +116,8 @@ class BotWorker:
             seat = self.client.seat(assignment.match_id, assignment.seat_token)
             bot = make_bot(assignment.kind, assignment.game, self._rng.randrange(2**32))
             final = await self.play(seat, bot)
-            done = final.finished
-            self.finished += int(done)
+            self.finished += int(final.finished)
+            done = final.finished or not _bots_seat(final)  # or its player is back (issue 41)
         except asyncio.CancelledError:
             raise
         except errors.NotFound:
@@ -130,17 +130,18 @@ class BotWorker:
                     await self.client.release_bot_seats([assignment.lease_id], done=done)
 
     async def play(self, seat: Seat, bot: Bot) -> MatchView:
-        """Play the seat to the end of its match, pausing before each action."""
+        """Play the seat to the end of its match, pausing before each action; or until it is no
+        bot's to play (an away seat whose player came back, issue 41)."""
         current = await seat.view()
-        if current.finished:
+        if current.finished or not _bots_seat(current):
             return current
         async for update in seat.watch(current.version):
             if update.view.version < current.version:
                 continue
             current = update.view
-            if current.finished:
+            if current.finished or not _bots_seat(current):
                 return current
-            while current.my_turn:
+            while current.my_turn and _bots_seat(current):
                 await asyncio.sleep(self._think())
                 assert current.seat is not None
                 picked = bot.choose(current.view, current.legal_actions, current.seat)
@@ -154,6 +155,11 @@ class BotWorker:
                     break
                 current = accepted.view
         return await seat.view()
+
+
+def _bots_seat(view: MatchView) -> bool:
+    """The seat is a bot seat of the match, or an away seat a bot plays for its player."""
+    return view.seat is not None and (view.seat in view.bots or view.seat in view.away_seats)
 
 
 async def _serve_health(port: int, host: str) -> tuple[Any, Any]:
@@ -259,10 +265,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     asyncio.run(serve(args))
 
 
-if __name__ == "__main__":
-    main()
-
-
 def _read(path: str) -> str:
     """A secret from a file (a Kubernetes Secret mounted as a volume), or "" without a path."""
     return Path(path).read_text().strip() if path else ""
+
+
+# Last: `python -m` runs main() here, so everything it uses must be defined above (issue 39 item
+# 16: `_read` below it made the worker exit with a NameError as the manifests start it).
+if __name__ == "__main__":
+    main()

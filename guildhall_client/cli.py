@@ -795,6 +795,31 @@ def export(
     err.print(f"exported versions 1 to {exported.version} of {match} ({state}), {len(exported.data):,} bytes")
 
 
+@app.command("get-bundle")
+def get_bundle(
+    ctx: typer.Context,
+    game: Annotated[str, typer.Argument(help="Game id")],
+    rules_version: Annotated[str, typer.Argument(help="The rules version (`guildhall verify` names it)")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory to write it to")] = Path("."),
+) -> None:
+    """A rules version's bundle from the gateway (auditor key), for `guildhall verify --bundles`."""
+    from services.bundles import BundleError, read_bundle
+
+    async def fetch() -> tuple[str, bytes]:
+        async with _client(ctx.obj) as client:
+            return await client.rules_bundle(game, rules_version)
+
+    name, raw = _run(fetch())
+    try:
+        read_bundle(raw, game=game, version=rules_version)  # checked here too: files and digest
+    except BundleError as error:
+        err.print(f"[red]get-bundle:[/red] the gateway sent a bundle that does not hold: {error}")
+        raise typer.Exit(1) from None
+    out.mkdir(parents=True, exist_ok=True)
+    (out / Path(name).name).write_bytes(raw)
+    err.print(f"wrote {out / Path(name).name} ({len(raw):,} bytes)")
+
+
 @app.command()
 def verify(
     ctx: typer.Context,
@@ -811,6 +836,17 @@ def verify(
     data: Annotated[
         list[str] | None, typer.Option(help="GAME=FILE: a game's replacement data file (repeatable)")
     ] = None,
+    bundle: Annotated[
+        list[Path] | None,
+        typer.Option(help="A rules bundle (<game>-<version>.zip) for a version not installed (repeatable)"),
+    ] = None,
+    bundles: Annotated[
+        Path | None,
+        typer.Option(
+            help="A directory of rules bundles (`make bundle`, the archive's bundles/<game>/)",
+            envvar="GUILDHALL_BUNDLES",
+        ),
+    ] = None,
     story: Annotated[
         bool, typer.Option("--story", help="The match as a readable log, checks beside")
     ] = False,
@@ -820,8 +856,9 @@ def verify(
     as_json: Annotated[bool, typer.Option("--json", help="The report as JSON")] = False,
 ) -> None:
     """Verify an exported match offline (no gateway, Redis or rules service): the chain, every
-    receipt, the seed against its commitment, every action re-executed with the game's rules.
-    Exit 0 verified, 1 not (the first bad version and why), 2 a bad argument."""
+    receipt, the seed against its commitment, every action re-executed with the match's own rules
+    version (installed here, or its bundle: --bundle, --bundles). Exit 0 verified, 1 not (the
+    first bad version and why, or the rules version it needs), 2 a bad argument."""
     from guildhall_client.ghx_cli import UsageError, data_files, held_receipts, published_keys, verify_file
 
     settings: Settings = ctx.obj
@@ -834,6 +871,7 @@ def verify(
             story=story,
             as_json=as_json,
             show_all=show_all,
+            bundles=[*(bundle or []), *([bundles] if bundles is not None else [])],
         )
     except UsageError as error:
         err.print(f"[red]verify:[/red] {error}")

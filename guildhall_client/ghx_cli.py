@@ -4,6 +4,7 @@ guildhall export MATCH > match.ghx             # auditor key; the match as one f
 guildhall verify match.ghx                     # offline: exit 0 verified, 1 not
 guildhall verify match.ghx --keys keys.json    # also against the operator's published keys
 guildhall verify match.ghx --story             # the match as people read it, checks beside
+guildhall verify match.ghx --bundles var/bundles   # rules versions not installed here, from bundles
 """
 
 from __future__ import annotations
@@ -124,13 +125,17 @@ def verify_file(
     story: bool,
     as_json: bool,
     show_all: bool = False,
+    bundles: Sequence[Path] = (),
 ) -> tuple[bool, list[str]]:
     """(verified, the lines to print)."""
     try:
         data = path.read_bytes()
     except OSError as error:
         raise UsageError(f"cannot read {path}: {error}") from None
-    report = verify_export(data, keys=keys, games=games, receipts=receipts)
+    missing = [str(place) for place in bundles if not place.exists()]
+    if missing:
+        raise UsageError(f"no such bundle file or directory: {', '.join(missing)}")
+    report = verify_export(data, keys=keys, games=games, receipts=receipts, bundles=bundles)
     if as_json:
         return report.ok, [report_json(report)]
     header = report.header

@@ -187,6 +187,11 @@ class MatchView:
     bots: dict[int, str] = field(default_factory=dict)  # seats the platform's bots play: their kind
     # Your decision over `legal_actions`, in words (None: no legal actions, or no presentation).
     decision: Decision | None = None
+    seat_names: tuple[str, ...] = ()  # the names chosen at a private table ("" where none)
+    resigned_seats: frozenset[int] = frozenset()  # they finish after every other seat
+    away_seats: frozenset[int] = frozenset()  # a platform bot plays them until their player is back
+    unclaimed_seats: frozenset[int] = frozenset()  # a table's seats nobody took yet: nobody acts
+    rules_version: str = ""  # the rules version the match plays under (its game data's)
     # You may take back your last move now (AsyncClient.undo).
     undo_available: bool = False
 
@@ -206,6 +211,11 @@ class MatchView:
             raw_legal_actions=raw,
             bots={b.seat: b.kind for b in v.bots},
             decision=Decision.from_pb(v.decision) if v.HasField("decision") else None,
+            seat_names=tuple(v.seat_names),
+            resigned_seats=frozenset(v.resigned_seats),
+            away_seats=frozenset(v.away_seats),
+            unclaimed_seats=frozenset(v.unclaimed_seats),
+            rules_version=v.rules_version,
             undo_available=v.undo_available,
         )
 

@@ -17,6 +17,10 @@ Decisions (question -> decision):
 - Stream time is charged to the hour it passes in: each flush charges every open stream the
   time since the previous flush, so a day-long Watch is billed over the day, not when it ends.
 - Seconds, not minutes, are stored (integers, exact); `guildhall admin usage` shows both.
+- Issue 39: counts of a tenant being deleted, or deleted, are dropped at the flush (`counts_for`,
+  the registry's view): a replica's last flush would otherwise write the usage keys back
+  seconds after offboarding removed them (offboarding waits for every replica to apply the
+  deletion's first step before it removes anything).
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import structlog
+
+from gateway import metrics
 
 _log = structlog.get_logger("usage")
 
@@ -96,8 +102,10 @@ class UsageMeter:
         retention_days: int = DEFAULT_RETENTION_DAYS,
         flush_s: float = DEFAULT_FLUSH_S,
         clock: Callable[[], float] = time.time,
+        counts_for: Callable[[str], bool] = lambda _tenant: True,
     ) -> None:
         self.redis = redis
+        self.counts_for = counts_for  # tenant -> still billed (bootstrap: configured, not offboarding)
         self.retention_s = int(retention_days * 86400)
         self.flush_s = flush_s
         self.clock = clock
@@ -135,6 +143,10 @@ class UsageMeter:
         if not self._pending:
             return 0
         pending, self._pending = self._pending, defaultdict(int)
+        for item in [item for item in pending if not self.counts_for(item[0])]:
+            del pending[item]
+        if not pending:
+            return 0
         at = datetime.fromtimestamp(self.clock(), UTC)
         hour = at.replace(minute=0, second=0, microsecond=0)
         day = hour.replace(hour=0)
@@ -164,7 +176,10 @@ class UsageMeter:
             try:
                 await self.flush()
             except Exception as error:
+                metrics.USAGE_FLUSHES.labels("failed").inc()
                 _log.warning("usage flush failed; kept for the next", error=str(error))
+            else:
+                metrics.USAGE_FLUSHES.labels("ok").inc()
 
     # -- reading -----------------------------------------------------------------------------------
 

@@ -7,36 +7,48 @@ are the GatewayService's own (gateway/api/server.py's `unary` wrapper), on both 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from typing import Any
 
+import grpc
 from guildhall.admin.v1 import admin_pb2 as pb
 from guildhall.admin.v1 import admin_pb2_grpc
 
-from gateway.admin.usecases import Admin, invalid, redact
-from gateway.api.server import unary
-from gateway.auth import Authenticator, Principal
+from gateway.admin.log import Checkpoint, redact
+from gateway.admin.registry import OpenStreams, tenant_of
+from gateway.admin.rules import RulesAdmin
+from gateway.admin.usecases import Admin, AdminError, invalid
+from gateway.api.server import streaming, unary
+from gateway.auth import QUOTA_NAMES, Authenticator, Principal
 
-_QUOTAS = ("open_tickets", "active_matches", "actions_per_second", "reads_per_second", "tables_per_minute")
+MAX_WAIT_S = 10.0  # DeleteTenant answers with the job's progress after this, at the latest
 
 
 @dataclass
 class AdminPorts:
     auth: Authenticator
     admin: Admin
+    rules: RulesAdmin | None = None  # issue 40: rules versions (gateway/admin/rules.py)
+    open_streams: OpenStreams = field(default_factory=OpenStreams)  # the streaming wrapper's
 
 
 def settings_of(message: pb.TenantSettings) -> dict[str, Any]:
     """The request's settings as a tenants-file body fragment (absent fields absent)."""
     settings: dict[str, Any] = {}
-    quotas = {name: getattr(message.quotas, name) for name in _QUOTAS if message.quotas.HasField(name)}
+    quotas = {name: getattr(message.quotas, name) for name in QUOTA_NAMES if message.quotas.HasField(name)}
     if quotas:
         settings["quotas"] = quotas
-    timer = {
-        n: getattr(message.turn_timer, n) for n in ("seconds", "policy") if message.turn_timer.HasField(n)
-    }
+    timer = _timer_of(message.turn_timer)
     if timer:
         settings["turn_timer"] = timer
+    tables: dict[str, Any] = {}
+    if message.tables.HasField("unclaimed_seconds"):
+        tables["unclaimed_seconds"] = message.tables.unclaimed_seconds
+    if _timer_of(message.tables.turn_timer):
+        tables["turn_timer"] = _timer_of(message.tables.turn_timer)
+    if tables:
+        settings["tables"] = tables
     if message.bots.HasField("ticket_wait_seconds"):
         settings["bots"] = {"ticket_wait_seconds": message.bots.ticket_wait_seconds}
     if message.webhooks_json:
@@ -45,6 +57,10 @@ def settings_of(message: pb.TenantSettings) -> dict[str, Any]:
         except ValueError as error:
             raise invalid(f"webhooks_json is not JSON: {error}") from None
     return settings
+
+
+def _timer_of(message: pb.TurnTimer) -> dict[str, Any]:
+    return {n: getattr(message, n) for n in ("seconds", "policy") if message.HasField(n)}
 
 
 def key_info(entry: dict[str, Any], created: dict[str, int]) -> pb.ApiKeyInfo:
@@ -57,16 +73,20 @@ def key_info(entry: dict[str, Any], created: dict[str, int]) -> pb.ApiKeyInfo:
 
 
 def tenant_message(tenant_id: str, record: dict[str, Any]) -> pb.Tenant:
-    from gateway.admin.registry import tenant_of
-
     tenant = tenant_of(tenant_id, record)  # defaults filled in
     shown = redact(record) or {}
     hooks = shown.get("body", {}).get("webhooks")
     return pb.Tenant(
         tenant_id=tenant_id,
         suspended=tenant.suspended,
-        quotas=pb.Quotas(**{name: getattr(tenant.quotas, name) for name in _QUOTAS}),
+        quotas=pb.Quotas(**{name: getattr(tenant.quotas, name) for name in QUOTA_NAMES}),
         turn_timer=pb.TurnTimer(seconds=tenant.turn_timer.seconds, policy=tenant.turn_timer.policy),
+        tables=pb.TableSettings(
+            unclaimed_seconds=tenant.tables.unclaimed_seconds,
+            turn_timer=pb.TurnTimer(
+                seconds=tenant.tables.turn_timer.seconds, policy=tenant.tables.turn_timer.policy
+            ),
+        ),
         bots=pb.BotSettings(ticket_wait_seconds=int(tenant.bot_wait_s)),
         webhooks_json=json.dumps(hooks, sort_keys=True) if hooks is not None else "",
         keys=[key_info(k, record.get("key_created", {})) for k in record["body"].get("keys", [])],
@@ -117,7 +137,9 @@ class AdminServicer(admin_pb2_grpc.AdminServiceServicer):  # type: ignore[misc]
 
     @unary("DeleteTenant")
     async def DeleteTenant(self, request: Any, context: Any, principal: Principal) -> Any:
-        report = await self.admin.delete_tenant(principal.key_id, request.tenant_id, request.force)
+        report = await self.admin.delete_tenant(
+            principal.key_id, request.tenant_id, request.force, _wait_s(context)
+        )
         return pb.DeleteTenantResponse(
             tenant_id=request.tenant_id,
             matches_archived=report.matches_archived,
@@ -126,6 +148,12 @@ class AdminServicer(admin_pb2_grpc.AdminServiceServicer):  # type: ignore[misc]
             archive_verified=report.archive_verified,
             keys_deleted=report.keys_deleted,
             shared_entries_removed=report.shared_entries_removed,
+            state=report.state,
+            phase=report.phase,
+            matches_total=report.matches_total,
+            error=report.error,
+            started_ms=report.started_ms,
+            finished_ms=report.finished_ms,
         )
 
     @unary("CreateApiKey")
@@ -177,3 +205,155 @@ class AdminServicer(admin_pb2_grpc.AdminServiceServicer):  # type: ignore[misc]
             first_bad_version=report.first_bad_version or 0,
             head_hash=report.head_hash,
         )
+
+    @unary("GetAdminLogCheckpoint")
+    async def GetAdminLogCheckpoint(self, request: Any, context: Any, principal: Principal) -> Any:
+        taken = await self.admin.checkpoint()
+        return pb.AdminLogCheckpoint(
+            length=taken.length,
+            head_hash=taken.head_hash,
+            key_id=taken.key_id,
+            signature=taken.signature,
+            time_ms=taken.time_ms,
+        )
+
+    @unary("VerifyAdminLog")
+    async def VerifyAdminLog(self, request: Any, context: Any, principal: Principal) -> Any:
+        given = None
+        if request.HasField("checkpoint"):
+            kept = request.checkpoint
+            given = Checkpoint(kept.length, kept.head_hash, kept.key_id, kept.signature, kept.time_ms)
+        report = await self.admin.verify_log(given)
+        return pb.VerifyAdminLogResponse(
+            ok=report.ok,
+            problems=report.problems,
+            length=report.length,
+            head_hash=report.head_hash,
+            unsigned_versions=report.unsigned,
+            chain_ok=not report.chain_problem,
+            first_bad_version=report.first_bad_version or 0,
+            checkpoint_ok=not report.checkpoint_problem,
+            unexplained=[pb.UnexplainedRecord(tenant_id=t, problem=why) for t, why in report.unexplained],
+        )
+
+    @unary("RestoreTenant")
+    async def RestoreTenant(self, request: Any, context: Any, principal: Principal) -> Any:
+        restored = await self.admin.restore_tenant(principal.key_id, request.tenant_id)
+        response = pb.RestoreTenantResponse(
+            changed=restored.changed, removed=restored.removed, webhooks_dropped=restored.webhooks_dropped
+        )
+        if restored.record is not None and not restored.record.get("deleted"):
+            response.tenant.CopyFrom(tenant_message(request.tenant_id, restored.record))
+        return response
+
+    # -- rules versions (issue 40) ---------------------------------------------------------------
+
+    def _rules(self) -> RulesAdmin:
+        if self.ports.rules is None:
+            raise AdminError(grpc.StatusCode.FAILED_PRECONDITION, "this gateway has no rules directory")
+        return self.ports.rules
+
+    async def _listed(self, game: str = "") -> pb.ListRulesResponse:
+        return pb.ListRulesResponse(games=[_game_rules(g) for g in await self._rules().listing(game)])
+
+    @unary("ListRules")
+    async def ListRules(self, request: Any, context: Any, principal: Principal) -> Any:
+        return await self._listed(request.game_id)
+
+    @unary("SetCurrentRules")
+    async def SetCurrentRules(self, request: Any, context: Any, principal: Principal) -> Any:
+        await self._rules().set_current(
+            principal.key_id,
+            request.game_id,
+            request.rules_version,
+            request.ramp_version,
+            request.ramp_percent,
+        )
+        return await self._listed(request.game_id)
+
+    @unary("AddRulesTarget")
+    async def AddRulesTarget(self, request: Any, context: Any, principal: Principal) -> Any:
+        await self._rules().add_target(principal.key_id, request.game_id, request.target)
+        return await self._listed(request.game_id)
+
+    @unary("RemoveRulesTarget")
+    async def RemoveRulesTarget(self, request: Any, context: Any, principal: Principal) -> Any:
+        await self._rules().remove_target(principal.key_id, request.game_id, request.target)
+        return await self._listed(request.game_id)
+
+    @unary("MoveMatch")
+    async def MoveMatch(self, request: Any, context: Any, principal: Principal) -> Any:
+        moved = await self._rules().move(
+            principal.key_id, request.tenant_id, request.match_id, request.rules_version
+        )
+        return pb.MoveMatchResponse(
+            from_version=moved.from_version, to_version=moved.to_version, moved_at_version=moved.at_version
+        )
+
+    @unary("ReconcilePinnedMatches")
+    async def ReconcilePinnedMatches(self, request: Any, context: Any, principal: Principal) -> Any:
+        await self._rules().reconcile(principal.key_id)
+        return await self._listed()
+
+    @streaming("CheckRules")
+    async def CheckRules(self, request: Any, context: Any, principal: Principal) -> AsyncIterator[Any]:
+        golden = [(g.name, g.text) for g in request.golden]
+        checked = diverging = 0
+        total = 0
+        async for total, result in self._rules().check(
+            request.game_id,
+            request.rules_version,
+            tenant=request.tenant_id,
+            sample=request.sample,
+            golden=golden,
+        ):
+            checked += 1
+            diverging += int(result.diverges)
+            yield pb.CheckRulesProgress(
+                checked=checked,
+                total=total,
+                diverging=diverging,
+                match=pb.CheckedMatch(
+                    name=result.name,
+                    diverges=result.diverges,
+                    first_divergent_version=result.first_divergent_version,
+                    reason=result.reason,
+                    recorded_version=result.recorded_version,
+                ),
+            )
+        yield pb.CheckRulesProgress(checked=checked, total=total, diverging=diverging, done=True)
+
+
+def _game_rules(listing: Any) -> pb.GameRules:
+    return pb.GameRules(
+        game_id=listing.game,
+        current_version=listing.current,
+        current_is_default=listing.current_is_default,
+        ramp_version=listing.ramp_version,
+        ramp_percent=listing.ramp_percent,
+        versions=[
+            pb.RulesVersion(
+                rules_version=v.version,
+                targets=[
+                    pb.RulesTarget(
+                        target=t.address, registered=t.registered, answering=t.answering, problem=t.problem
+                    )
+                    for t in v.targets
+                ],
+                answering=v.answering,
+                current=v.current,
+                ramp_percent=v.ramp_percent,
+                live_matches=v.live_matches,
+                bundle=v.bundle,
+            )
+            for v in listing.versions
+        ],
+    )
+
+
+def _wait_s(context: Any) -> float:
+    """How long DeleteTenant waits for its job: until shortly before the caller's deadline, and
+    MAX_WAIT_S at most (HTTP callers, who send no deadline here, get MAX_WAIT_S)."""
+    remaining = getattr(context, "time_remaining", None)
+    left = remaining() if callable(remaining) else None
+    return MAX_WAIT_S if left is None else max(min(left - 1.0, MAX_WAIT_S), 0.0)

@@ -17,8 +17,9 @@ from guildhall.gateway.v1 import gateway_pb2 as pb
 
 from gateway.api import wire
 from gateway.api.wire import BadRequest
-from gateway.auth import Principal
+from gateway.auth import BY_BOTWORKER, Principal
 from gateway.botseats import NOT_THERE_YET_S, BotLease, BotSeatError, bot_player_id, check_kind
+from gateway.domain.timers import AWAY_BOT_KIND
 from gateway.eventstore.base import MatchKey
 
 _log = structlog.get_logger("rpc")
@@ -74,6 +75,8 @@ async def enlist(ports: Any, tenant: str, match_id: str, game: str, bots: dict[i
 
 
 async def claim_table_seats(ports: Any, tenant: str, code: str, bots: dict[int, str]) -> None:
+    """A table's bot seats, claimed at once (no name to check, no resume secret: nobody moves a
+    bot's seat, and nobody can claim it: issue 39)."""
     for seat, kind in sorted(bots.items()):
         await ports.tables.claim(tenant, code, bot_player_id(kind, seat), seat=seat)
 
@@ -198,9 +201,19 @@ async def _still_a_bot_seat(self: Any, lease: BotLease) -> str:
         young = time.time() * 1000 - lease.since_ms < NOT_THERE_YET_S * 1000
         return "later" if young else "drop"
     bots = wire_bots(meta.get("bots", ""))
-    if meta.get("finished") == "1" or bots.get(lease.seat) != lease.kind:
+    away = lease.kind == AWAY_BOT_KIND and lease.seat in _seats(meta.get("away", ""))  # issue 41
+    if meta.get("finished") == "1" or (bots.get(lease.seat) != lease.kind and not away):
         return "drop"
     return "play"
+
+
+def _seats(text: str) -> set[int]:
+    import json
+
+    try:
+        return {int(seat) for seat in json.loads(text or "[]")}
+    except (ValueError, TypeError):
+        return set()
 
 
 def wire_bots(text: str) -> dict[int, str]:
@@ -224,7 +237,10 @@ async def claim_bot_seats(self: Any, request: Any, context: Any, principal: Prin
         if verdict != "play":
             await bots.release([lease.lease_id], done=verdict == "drop", retry_in_s=2.0)
             continue
-        token, _ = self.ports.tokens.issue(lease.tenant, lease.match_id, lease.seat)
+        # Marked as the bot worker's: it may act only while the seat is a bot's or away (issue 41).
+        token, _ = self.ports.auth.issue(
+            principal, lease.match_id, lease.seat, tenant=lease.tenant, origin=BY_BOTWORKER
+        )
         out.append(
             pb.BotAssignment(
                 lease_id=lease.lease_id,

@@ -21,19 +21,20 @@ from typing import Any, TypeVar
 
 import grpc
 import structlog
-from guildhall.common.v1 import common_pb2
 from guildhall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
 from gateway import metrics
 from gateway.admin.registry import OpenStreams
-from gateway.api import audit_wire, integrations, seatnames, undo, wire
+from gateway.api import audit_wire, integrations, seatnames, tables_rpc, undo, wire
 from gateway.api.faults import answer, fault
 from gateway.api.jsonfields import json_bytes
+from gateway.api.peers import Network
 from gateway.api.play_stream import play
 from gateway.api.streams import StreamLimits
 from gateway.api.wire import MAX_ACTION_BYTES, BadRequest, TooLarge
 from gateway.api.wire import seat_of as _seat
-from gateway.auth import PUBLISHABLE, TENANT, Authenticator, Principal, Tokens
+from gateway.auth import Authenticator, Principal, Tokens, denied
+from gateway.domain.timers import MIN_WEB_TURN_SECONDS
 from gateway.eventstore.base import MatchKey
 from gateway.quotas import Quotas
 from gateway.watch import WatchHub
@@ -67,7 +68,7 @@ class Ports:
     check_options: Callable[[str, int, bytes], Awaitable[None]] | None = None
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
     # game id -> its static data as its rules service described it (GetGameData).
-    game_data: Mapping[str, gateway_pb2.GetGameDataResponse] = field(default_factory=dict)
+    game_data: Any = field(default_factory=dict)  # a Mapping; LiveGameData (of_version) when served
     # Issue 23: gateway.ratings.Ratings, gateway.webhooks.dispatch.Webhooks, gateway.botseats.BotSeats
     ratings: Any = None
     webhooks: Any = None
@@ -78,6 +79,8 @@ class Ports:
     open_streams: OpenStreams = field(default_factory=OpenStreams)
     # Issue 32: the names players chose at private tables, in every view (gateway/api/seatnames.py).
     names: Any = None
+    # Issue 39: proxies whose X-Forwarded-For names the client (gateway/api/peers.py).
+    trusted_proxies: Sequence[Network] = ()
 
 
 # -- exception -> status, in one place -----------------------------------------------------------
@@ -146,7 +149,8 @@ def streaming(rpc: str) -> Callable[[Any], Any]:
             try:
                 principal = self.ports.auth.authenticate(context.invocation_metadata(), rpc)
                 _bind_principal(principal)
-                with self.ports.open_streams.hold(principal.tenant):  # issue 34: a suspension ends it
+                # Issue 34: a suspension ends it; issue 39: so does revoking the key behind it.
+                with self.ports.open_streams.hold(principal.tenant, principal.key_print):
                     async for message in method(self, request, context, principal):
                         if sent == 0:
                             metrics.LATENCY.labels(rpc).observe(time.perf_counter() - started)
@@ -230,13 +234,14 @@ def _bind_principal(principal: Principal) -> None:
 class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[misc]
     def __init__(self, ports: Ports) -> None:
         self.ports = ports
-        self._games = gateway_pb2.ListGamesResponse(games=[ports.games[g] for g in sorted(ports.games)])
 
     # -- games and keys ------------------------------------------------------------------------
 
     @unary("ListGames")
     async def ListGames(self, request: Any, context: Any, principal: Principal) -> Any:
-        return self._games
+        # Built per call: a game's current rules version changes at runtime (issue 40).
+        games = self.ports.games
+        return gateway_pb2.ListGamesResponse(games=[games[g] for g in sorted(games)])
 
     @unary("GetPublicKeys")
     async def GetPublicKeys(self, request: Any, context: Any, principal: Principal) -> Any:
@@ -254,15 +259,25 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         return game
 
     def _timer(self, principal: Principal, request: Any) -> Any:
+        """The match's turn timer: the request's, else the tenant's default (a web table's: the
+        tenant's `tables.turn_timer`, issue 41). A web table's is 0 or at least
+        MIN_WEB_TURN_SECONDS (issue 39: a table cannot be made to play itself at speed)."""
         make = self.ports.timer_policy
         if make is None:
             return None
+        tenant = self.ports.auth.tenant(principal.tenant)
         if request.HasField("turn_timer"):
+            seconds = request.turn_timer.seconds
+            if principal.publishable and 0 < seconds < MIN_WEB_TURN_SECONDS:
+                raise BadRequest(
+                    f"a web table's turn timer is 0 (none) or at least {MIN_WEB_TURN_SECONDS} seconds, "
+                    f"not {seconds}"
+                )
             try:
-                return make(request.turn_timer.seconds, request.turn_timer.policy or "random_action")
+                return make(seconds, request.turn_timer.policy or "random_action")
             except ValueError as exc:
                 raise BadRequest(str(exc)) from None
-        default = self.ports.auth.tenant(principal.tenant).turn_timer
+        default = tenant.tables.turn_timer if principal.publishable else tenant.turn_timer
         return make(default.seconds, default.policy)
 
     # -- matches -------------------------------------------------------------------------------
@@ -303,9 +318,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         for seat, player in enumerate(players):
             if seat in bots:
                 continue  # the platform's bot worker gets its own token
-            token, _ = self.ports.tokens.issue(principal.tenant, match_id, seat)
+            token, _ = self.ports.auth.issue(principal, match_id, seat)
             seats.append(gateway_pb2.SeatToken(seat=seat, player_id=player, token=token))
-        spectator, _ = self.ports.tokens.issue(principal.tenant, match_id, None)
+        spectator, _ = self.ports.auth.issue(principal, match_id, None)
         return gateway_pb2.CreateMatchResponse(
             match_id=match_id,
             game_id=game.game_id,
@@ -313,76 +328,6 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
             seats=seats,
             seed_commitment=created.seed_commitment,
             spectator_token=spectator,
-        )
-
-    @unary("CreateTable")
-    async def CreateTable(self, request: Any, context: Any, principal: Principal) -> Any:
-        if self.ports.tables is None:
-            raise BadRequest("private tables are not enabled on this gateway")
-        game = self._game(request.game_id)
-        seats = int(request.seats)
-        if seats not in game.player_counts:
-            counts = ", ".join(str(c) for c in game.player_counts)
-            raise BadRequest(f"{game.game_id} is played by {counts} players, not {seats}")
-        options = wire.options(json_bytes(request, "options", "options_value"))
-        timer = self._timer(principal, request)
-        if PUBLISHABLE in principal.scopes and TENANT not in principal.scopes:
-            # A browser's key (issue 32): its own bucket of tables per minute.
-            per_minute = self.ports.auth.tenant(principal.tenant).quotas.tables_per_minute
-            await self.ports.quotas.take_table(principal.tenant, principal.key_id, per_minute)
-        match_id = uuid.uuid4().hex
-        await self._admit(principal, match_id)
-        # Seats are named after the invite's claim order; the match exists from the start so
-        # spectators can watch it fill (its first seat to act waits for its player).
-        players, bots = integrations.seat_bots([], request.bots, seats)
-        try:
-            await integrations.enlist(self.ports, principal.tenant, match_id, game.game_id, bots)
-            await self.ports.matches.create(
-                principal.tenant,
-                game.game_id,
-                players,
-                options,
-                match_id=match_id,
-                turn_timer=timer,
-                created_by=principal.key_id,
-                bots=bots,
-            )
-            code = await self.ports.tables.open(principal.tenant, match_id, players)
-            await integrations.claim_table_seats(self.ports, principal.tenant, code, bots)
-        except BaseException:
-            await self.ports.quotas.release_match(principal.tenant, match_id)
-            raise
-        spectator, _ = self.ports.tokens.issue(principal.tenant, match_id, None)
-        return gateway_pb2.CreateTableResponse(match_id=match_id, invite_code=code, spectator_token=spectator)
-
-    @unary("ClaimSeat")
-    async def ClaimSeat(self, request: Any, context: Any, principal: Principal) -> Any:
-        from services.kernel.rejection import BAD_INVITE, SEAT_TAKEN
-
-        if self.ports.tables is None:
-            raise BadRequest("private tables are not enabled on this gateway")
-        player = wire.player_id(request.player_id)
-        # Issue 32: the name every viewer sees; without one, the player id is the name.
-        name = wire.display_name(request.display_name or player[:40])
-        if not request.invite_code or len(request.invite_code) > 128:
-            return gateway_pb2.ClaimSeatResponse(
-                rejection=common_pb2.Rejection(code=BAD_INVITE, message="no table has this invite code")
-            )
-        try:
-            match_id, seat = await self.ports.tables.claim(principal.tenant, request.invite_code, player)
-        except Exception as exc:
-            code = getattr(exc, "code", None)
-            if code in (BAD_INVITE, SEAT_TAKEN):
-                return gateway_pb2.ClaimSeatResponse(
-                    rejection=common_pb2.Rejection(code=code, message=str(exc))
-                )
-            raise
-        if name and self.ports.names is not None:
-            await self.ports.tables.name_seat(principal.tenant, match_id, seat, name)
-            self.ports.names.forget(MatchKey(principal.tenant, match_id))
-        token, _ = self.ports.tokens.issue(principal.tenant, match_id, seat)
-        return gateway_pb2.ClaimSeatResponse(
-            seat=gateway_pb2.SeatToken(seat=seat, player_id=player, token=token), match_id=match_id
         )
 
     @unary("IssueToken")
@@ -393,7 +338,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         seat = request.seat if request.HasField("seat") else None
         if seat is not None and not 0 <= seat < _seat_count(view):
             raise BadRequest(f"the match has no seat {seat}")
-        token, expires = self.ports.tokens.issue(principal.tenant, key.match_id, seat)
+        token, expires = self.ports.auth.issue(principal, key.match_id, seat)
         return gateway_pb2.IssueTokenResponse(token=token, expires_at_ms=expires)
 
     @unary("ListMatches")
@@ -460,6 +405,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
             action,
             command_id=command_id,
             expected_version=request.expected_version if request.HasField("expected_version") else None,
+            by_bot=principal.by_bot,
         )
         response = await self._after_submit(key, outcome)
         if request.return_view and outcome.accepted:
@@ -473,6 +419,18 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         command_id = wire.command_id(request.command_id)
         outcome = await self.ports.matches.resign(key, seat, command_id=command_id)
         return await self._after_submit(key, outcome)
+
+    @unary("ReturnToSeat")
+    async def ReturnToSeat(self, request: Any, context: Any, principal: Principal) -> Any:
+        """Issue 41: "I'm back": the seat's player takes it back from the platform's bot."""
+        key = wire.match_key(principal, request.match_id)
+        seat = _seat(principal)
+        if principal.by_bot:
+            raise denied("ReturnToSeat is the player's: the platform's bot worker cannot call it")
+        command_id = wire.command_id(request.command_id)
+        return await self._after_submit(
+            key, await self.ports.matches.return_to_seat(key, seat, command_id=command_id)
+        )
 
     async def _attach_view(
         self, response: gateway_pb2.SubmitActionResponse, key: MatchKey, seat: int, version: int
@@ -519,7 +477,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
                 updates, known = await self._catch_up(key, seat, known, 0, first=True)
                 for update in updates:
                     yield update
-                while not self.ports.stopping.is_set():
+                while not self.ports.stopping.is_set() and not wire.finished(updates):
                     await hub.wait(feed, known)
                     announced = feed.version
                     # Every watcher of this match with the same seat and position needs the same
@@ -538,7 +496,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
                         feed.shared[share] = shared
                     updates, reached = await asyncio.shield(shared)
                     for update in updates:
-                        yield update
+                        yield update  # the loop ends after the update that ends the match
                     if reached == known and announced > known:
                         await hub.wait(feed, announced)  # announced but not readable yet: no spin
                     known = reached
@@ -586,7 +544,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
             ticket.match_id = status.match_id
             ticket.seat = status.seat
             ticket.players.extend(status.players or ())
-            ticket.seat_token, _ = self.ports.tokens.issue(principal.tenant, status.match_id, status.seat)
+            ticket.seat_token, _ = self.ports.auth.issue(principal, status.match_id, status.seat)
         return ticket
 
     def _matchmaker(self) -> Any:
@@ -723,7 +681,13 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
     @unary("GetGameData")
     async def GetGameData(self, request: Any, context: Any, principal: Principal) -> Any:
         game = self._game(request.game_id)
-        data = self.ports.game_data.get(game.game_id)
+        if request.rules_version and request.rules_version != game.rules_version:
+            of_version = getattr(self.ports.game_data, "of_version", None)  # issue 40
+            if of_version is None:
+                raise BadRequest("this gateway serves one rules version per game: leave rules_version empty")
+            data = of_version(game.game_id, request.rules_version)
+        else:
+            data = self.ports.game_data.get(game.game_id)
         if data is None:
             raise BadRequest(f"the rules service of {game.game_id} publishes no game data")
         if request.known_version and request.known_version == data.version:
@@ -748,10 +712,19 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         exported = await self.ports.matches.export(key, audit_wire.up_to_version(request))
         return audit_wire.exported_pb(exported)
 
+    # -- rules bundles (issue 40) ---------------------------------------------------------------
+
+    @unary("GetRulesBundle")
+    async def GetRulesBundle(self, request: Any, context: Any, principal: Principal) -> Any:
+        await self._take_read(principal)
+        bundle = await self.ports.matches.rules_bundle(request.game_id, request.rules_version)
+        return gateway_pb2.GetRulesBundleResponse(file_name=bundle.name, bundle=bundle.raw)
+
 
 # Issue 23's RPCs (ratings, webhook dead letters, the bot worker's leases): gateway/api/integrations.py;
-# issue 41's Undo: gateway/api/undo.py.
-for _rpc, _handler in {**integrations.HANDLERS, **undo.HANDLERS}.items():
+# private tables' (CreateTable, ClaimSeat, ResumeSeat): gateway/api/tables_rpc.py; issue 41's Undo:
+# gateway/api/undo.py.
+for _rpc, _handler in {**integrations.HANDLERS, **tables_rpc.HANDLERS, **undo.HANDLERS}.items():
     setattr(GatewayServicer, _rpc, unary(_rpc)(_handler))
 
 
@@ -760,29 +733,3 @@ def _seat_count(view: Any) -> int:
     if players is not None:
         return len(players)
     return int(view.seat_count)
-
-
-def game_data_from_describe(describes: Sequence[Any]) -> dict[str, gateway_pb2.GetGameDataResponse]:
-    """Each game's static data as its rules service publishes it (a service without any is left out)."""
-    return {
-        d.game_id: gateway_pb2.GetGameDataResponse(
-            game_id=d.game_id, version=d.rules_version, data=d.game_data, json_schema=d.game_data_schema
-        )
-        for d in describes
-        if d.game_data
-    }
-
-
-def games_from_describe(describes: Sequence[Any]) -> dict[str, gateway_pb2.Game]:
-    """The served games as the rules services describe themselves."""
-    return {
-        d.game_id: gateway_pb2.Game(
-            game_id=d.game_id,
-            title=d.title,
-            rules_version=d.rules_version,
-            player_counts=list(d.player_counts),
-            json_schemas=dict(d.json_schemas),
-            default_options=d.default_options,
-        )
-        for d in describes
-    }

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.api import wire
-from gateway.auth import Principal
+from gateway.auth import Principal, denied
 
 
 async def undo(servicer: Any, request: Any, context: Any, principal: Principal) -> Any:
@@ -17,6 +17,8 @@ async def undo(servicer: Any, request: Any, context: Any, principal: Principal) 
     It spends the tenant's action quota: a take-back costs what an action does."""
     key = wire.match_key(principal, request.match_id)
     seat = wire.seat_of(principal)
+    if principal.by_bot:  # its moves are never undoable anyway: a clear answer, not cannot_undo
+        raise denied("Undo is the player's: the platform's bot worker cannot call it")
     command_id = wire.command_id(request.command_id)
     quota = servicer.ports.auth.tenant(principal.tenant).quotas.actions_per_second
     await servicer.ports.quotas.take_action(principal.tenant, quota)

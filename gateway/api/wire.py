@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import structlog
@@ -13,6 +14,7 @@ from guildhall.common.v1 import common_pb2
 from guildhall.gateway.v1 import gateway_pb2
 
 from gateway.auth import SEAT, Principal, denied, for_match
+from gateway.domain.names import BadName, check_name
 from gateway.eventstore.base import MatchKey
 
 MAX_ACTION_BYTES = 64 * 1024
@@ -31,7 +33,13 @@ class BadRequest(ValueError):
 
 
 class TooLarge(ValueError):
-    """A field over its size limit: RESOURCE_EXHAUSTED."""
+    """A field over its size limit: RESOURCE_EXHAUSTED (over HTTP 413: sent again as it is, it
+    never fits)."""
+
+
+class CapReached(ValueError):
+    """A cap on what may be open at once (streams): RESOURCE_EXHAUSTED (over HTTP 429: it fits
+    once something closes)."""
 
 
 # -- request checks ------------------------------------------------------------------------------
@@ -69,12 +77,13 @@ def player_id(text: str, name: str = "player_id") -> str:
     return text
 
 
-def display_name(text: str) -> str:
-    """A name chosen at a table (issue 32): 1-40 printable characters, spaces trimmed."""
-    name = " ".join(text.split())
-    if not 1 <= len(name) <= 40 or not name.isprintable():
-        raise BadRequest("display_name must be 1-40 printable characters")
-    return name
+def display_name(text: str) -> tuple[str, str]:
+    """A name chosen at a table (issues 32, 39): the name as shown and its key; BadRequest says
+    why it cannot be one (gateway/domain/names.py)."""
+    try:
+        return check_name(text)
+    except BadName as error:
+        raise BadRequest(str(error)) from None
 
 
 # A page cursor is one this gateway issued (issue 30 item 4: "99999999999999999999" reached ZREVRANGE
@@ -173,6 +182,10 @@ def view_pb(view: Any, match_id: str) -> gateway_pb2.MatchView:
         finished=view.finished,
         outcome=view.outcome_json,
         bots=[gateway_pb2.BotSeat(seat=s, kind=k) for s, k in getattr(view, "bots", ())],
+        resigned_seats=list(getattr(view, "resigned", ())),
+        away_seats=list(getattr(view, "away", ())),
+        unclaimed_seats=list(getattr(view, "unclaimed", ())),
+        rules_version=getattr(view, "rules_version", ""),
         undo_available=bool(getattr(view, "undo_available", False)),
     )
     if view.decision:
@@ -198,3 +211,9 @@ def submitted_pb(outcome: Any, key: MatchKey) -> gateway_pb2.SubmitActionRespons
 
 def ended(outcome: Any) -> bool:
     return bool(outcome.accepted) and any(e.type == MATCH_ENDED for e in outcome.events)
+
+
+def finished(updates: Sequence[Any]) -> bool:
+    """Whether these Watch or Play updates deliver the view of a finished match: nothing follows
+    it, so the stream ends there (issue 39 item 12), as the SSE feed does."""
+    return any(u.HasField("view") and u.view.finished for u in updates)

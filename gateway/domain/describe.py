@@ -1,6 +1,8 @@
 """The gateway's own events in words (issue 31): what a match log shows for match_created,
-seat_resigned, turn_timed_out, action_undone and match_ended, in the same shape as a game's descriptions
-(services/kernel/present.py), players named "Player 1".."Player N"."""
+seat_resigned, turn_timed_out, seat_claimed, seat_away, seat_returned, rules_version_moved,
+action_undone and match_ended, in the same shape as a game's descriptions
+(services/kernel/present.py), players named "Player 1".."Player N" in `text` and `{player}` slots
+in `template` (a client fills them with the names at its table)."""
 
 from __future__ import annotations
 
@@ -9,10 +11,15 @@ import msgspec
 from gateway.domain.match import (
     GATEWAY_EVENT_DECODER,
     RESIGNED,
+    UNCLAIMED,
     ActionUndone,
     MatchCreated,
     MatchEnded,
+    RulesVersionMoved,
+    SeatAway,
+    SeatClaimed,
     SeatResigned,
+    SeatReturned,
     TurnTimedOut,
 )
 from gateway.domain.timers import FORFEIT, RANDOM_ACTION
@@ -37,9 +44,23 @@ def describe_gateway_event(payload: bytes) -> Description | None:
             arg("players", event.players),
         )
     if isinstance(event, SeatResigned):
+        # Issue 39: everyone is told what resigning means for the rest of the match.
+        then = ": the platform makes their remaining moves, and they finish last"
         if event.forfeit:
-            return describe("gateway.seat_forfeited", "{player} forfeits", seat_arg("player", event.seat))
-        return describe("gateway.seat_resigned", "{player} resigns", seat_arg("player", event.seat))
+            return describe(
+                "gateway.seat_forfeited", "{player} forfeits" + then, seat_arg("player", event.seat)
+            )
+        return describe("gateway.seat_resigned", "{player} resigns" + then, seat_arg("player", event.seat))
+    if isinstance(event, SeatClaimed):
+        return describe("gateway.seat_claimed", "{player} takes a seat", seat_arg("player", event.seat))
+    if isinstance(event, SeatAway):
+        return describe(
+            "gateway.seat_away",
+            "{player} is away: a bot plays for them until they are back",
+            seat_arg("player", event.seat),
+        )
+    if isinstance(event, SeatReturned):
+        return describe("gateway.seat_returned", "{player} is back", seat_arg("player", event.seat))
     if isinstance(event, TurnTimedOut):
         then = _POLICIES.get(event.policy, "")
         return describe(
@@ -48,6 +69,12 @@ def describe_gateway_event(payload: bytes) -> Description | None:
     if isinstance(event, ActionUndone):
         return describe(
             "gateway.action_undone", "{player} takes back their last move", seat_arg("player", event.seat)
+        )
+    if isinstance(event, RulesVersionMoved):
+        return describe(
+            "gateway.rules_version_moved",
+            "The match plays on under rules version {version}: its whole history replays the same under it",
+            arg("version", event.to_version),
         )
     return _ended(event)
 
@@ -58,6 +85,8 @@ def _ended(event: MatchEnded) -> Description:
     except msgspec.DecodeError:
         winners = []
     why = " (by resignation)" if event.reason == RESIGNED else ""
+    if event.reason == UNCLAIMED:
+        return describe("gateway.table_closed", "The table closes: its seats were not all taken in time")
     if not winners:
         return describe("gateway.match_ended", "The match ends without a winner" + why)
     args = [seat_arg(f"winner{i}", seat) for i, seat in enumerate(winners)]

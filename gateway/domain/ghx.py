@@ -65,7 +65,9 @@ class Header(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="heade
     tenant: str
     match_id: str
     game_id: str
-    # The rules version every entry was recorded under: the edition, "+", the data's digest.
+    # The rules version the match began under (match_created's): the edition, "+", the digest.
+    # `data_digest` is that digest, named before issue 40 made it cover the code as well as the
+    # data (docs/versions.md); a moved match names its later versions in its entries.
     rules_version: str
     edition: str
     data_digest: str

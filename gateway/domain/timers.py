@@ -16,10 +16,18 @@ import msgspec
 # What happens to a seat whose time runs out.
 RANDOM_ACTION = "random_action"  # the gateway plays one of the seat's legal actions for it
 FORFEIT = "forfeit"  # the seat resigns
-POLICIES = (RANDOM_ACTION, FORFEIT)
+# Issue 41: the seat is marked away and the platform's bot (AWAY_BOT_KIND) plays it until its
+# player acts again or says "I'm back"; an away seat's own timer running out (no bot worker
+# reached it) plays a legal action as RANDOM_ACTION does, so a match never stalls.
+BOT = "bot"
+POLICIES = (RANDOM_ACTION, FORFEIT, BOT)
+AWAY_BOT_KIND = "greedy"  # a bot that plays for the player, as well as it can
 
 # A turn longer than a week is a correspondence game that wants no timer: refuse it as a typo.
 MAX_TURN_SECONDS = 7 * 24 * 3600
+# Issue 39: the shortest turn a web table (a publishable key's) may ask for: a table cannot be
+# made to play itself at speed (and bill its tenant); a person needs this long to decide.
+MIN_WEB_TURN_SECONDS = 20
 
 # Domain separation for the timeout choice generator (never reused for anything else).
 _CHOICE_PERSONALISATION = b"gh-timeout-v1"

@@ -23,6 +23,11 @@ Decisions (question -> decision):
 - May a seat take back a move once its turn has passed? Yes, until the next seat acts: what the
   others saw of the move was public or theirs to see anyway, and nothing they did depends on it.
 - One undo takes back one append (one accepted action and the automatic flow it caused).
+- May a returning player take back what the platform's bot played for their away seat (under
+  the seat's own actor)? No, nor the move that took the seat back from the bot: only the
+  player's own moves (`players_own`), read from the stream so the audit agrees.
+- Across rules versions? A `rules_version_moved` is the gateway's append: it empties the stack,
+  so a take-back always restores a state of the version the match plays under now.
 - Does a take-back restart the turn clock? No: `action_undone` records when the decision it gives
   back was first asked (`asked_at`), and the clocks run from then; else moving and taking back
   again and again would hold a match past its turn timer forever.
@@ -30,7 +35,7 @@ Decisions (question -> decision):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 import msgspec
 
@@ -111,6 +116,16 @@ def asked_at(entry: StoredEvent) -> int:
     time the decisions it gave back were first asked."""
     record = undone(entry)
     return record.asked_ms if record is not None and record.asked_ms else entry.time_ms
+
+
+def players_own(seat: int, away: Collection[int], bot_seats: Collection[int]) -> bool:
+    """Whether an accepted action of `seat` is its player's own move, the only kind a take-back
+    may give back: not the platform's bot playing a bot seat or an away seat (it acts under the
+    seat's own actor: a returning player must never take back the bot's moves), nor the move by
+    which an away seat's player took the seat back (its seat_returned is the gateway's record,
+    and the bot has left). `away`: the away seats before the append. The gateway and the audit
+    both read this from the stream, so they agree on every take-back."""
+    return seat not in away and seat not in bot_seats
 
 
 def undo_problem(stack: UndoStack, actor: str, record: ActionUndone) -> str:

@@ -12,6 +12,7 @@ replay, fold, append), reading downward:
 - `undo.py`     a seat takes back its own last move
 - `audit.py`    the audit
 - `export.py`   the match as a file an auditor verifies offline
+- `versions.py` moving a live match to another rules version; a candidate version's replay check
 
 `GameMatches` is the one object the transports hold: every concern on one cache.
 """
@@ -20,7 +21,6 @@ from __future__ import annotations
 
 from gateway.domain.audit import HeldReceipt
 from gateway.domain.receipts import Receipt
-from gateway.usecases.audit import AuditUseCases
 from gateway.usecases.export import Exported, ExportUseCases
 from gateway.usecases.matches import MatchUseCases
 from gateway.usecases.play import PlayUseCases
@@ -41,10 +41,11 @@ from gateway.usecases.results import (
 )
 from gateway.usecases.store import MatchStore, TimerPort
 from gateway.usecases.undo import UndoUseCases
+from gateway.usecases.versions import VersionUseCases
 from gateway.usecases.views import ViewUseCases
 
 
-class GameMatches(MatchUseCases, UndoUseCases, PlayUseCases, ViewUseCases, AuditUseCases, ExportUseCases):
+class GameMatches(MatchUseCases, UndoUseCases, PlayUseCases, ViewUseCases, VersionUseCases, ExportUseCases):
     """The match use cases over Redis and the rules services, by game id."""
 
 

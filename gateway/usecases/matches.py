@@ -15,12 +15,19 @@ from dataclasses import replace
 
 import msgspec
 
-from gateway.domain.match import GATEWAY, JSON, MATCH_CREATED, BotSeat, MatchCreated, TurnTimerSpec
+from gateway.domain.match import GATEWAY, JSON, MATCH_CREATED, POLICY, BotSeat, MatchCreated, TurnTimerSpec
 from gateway.domain.receipts import seed_commitment
 from gateway.domain.timers import TimerPolicy
 from gateway.eventstore.async_redis import OK
 from gateway.eventstore.base import GENESIS, MatchKey, NewEvent
-from gateway.usecases.results import Created, InvalidRequest, MatchExists, MatchPage, MatchSummary
+from gateway.usecases.results import (
+    Created,
+    InvalidRequest,
+    MatchExists,
+    MatchPage,
+    MatchSummary,
+    RulesNotAnswering,
+)
 from gateway.usecases.store import Match, MatchStore
 
 SEED_BYTES = 32  # 256 bits from the OS CSPRNG: no player can search the seed space from a view
@@ -45,12 +52,16 @@ class MatchUseCases(MatchStore):
         turn_timer: TimerPolicy | None = None,
         created_by: str = "",
         bots: Mapping[int, str] | None = None,
+        awaiting: Sequence[int] = (),
     ) -> Created:
         """Set up a match and open its stream with `match_created` (public: the seed's
         commitment, never the seed). Idempotent on match_id: the same game and players again
-        return the existing match (matchmaking may retry a pairing from another replica)."""
-        client = self._client(game)
+        return the existing match (matchmaking may retry a pairing from another replica).
+        `awaiting`: a private table's seats that must be claimed before anyone acts."""
         key = MatchKey(tenant, match_id or uuid.uuid4().hex)
+        # Issue 40: the game's current version, or the ramp's for this match id (every replica,
+        # and a retried create, chooses alike).
+        version, client = self.rules.for_new_match(game, key.match_id)
         players = tuple(players)
         if seed is None:
             seed = secrets.token_bytes(SEED_BYTES)
@@ -58,6 +69,11 @@ class MatchUseCases(MatchStore):
             raise InvalidRequest(f"a seed is 1 to {SEED_BYTES} bytes")
         options = options_json or b"{}"
         state, status = await client.setup(len(players), seed, options)
+        if version and state.rules_version != version:  # the target was redeployed in place
+            self.rules.suspect(game, version)
+            raise RulesNotAnswering(
+                game, version, f"the target for rules {version} of {game} serves others now; retry"
+            )
         commitment = seed_commitment(seed)
         timer = turn_timer if turn_timer is not None and turn_timer.enabled else None
         created = MatchCreated(
@@ -69,6 +85,8 @@ class MatchUseCases(MatchStore):
             player_ids=players,
             turn_timer=TurnTimerSpec(timer.seconds, timer.policy) if timer else None,
             bots=tuple(BotSeat(seat, kind) for seat, kind in sorted((bots or {}).items())),
+            awaiting=tuple(sorted(awaiting)),
+            policy=POLICY,
         )
         now = self.clock()
         meta = {
@@ -83,9 +101,17 @@ class MatchUseCases(MatchStore):
             "timer_seconds": str(timer.seconds if timer else 0),
             "timer_policy": timer.policy if timer else "",
             "bots": JSON.encode({str(seat): kind for seat, kind in (bots or {}).items()}).decode(),
+            "policy": str(POLICY),
+            "rules_version": state.rules_version,
         }
         match = Match(key, game, players, seed, commitment, now, timer, 0, GENESIS, state, status)
-        match = replace(match, bots=tuple(sorted((bots or {}).items())))
+        match = replace(
+            match,
+            bots=tuple(sorted((bots or {}).items())),
+            unclaimed=frozenset(awaiting),
+            policy=POLICY,
+            rules_version=state.rules_version,
+        )
         command = command_id or _CREATE_COMMAND
         appended = await self._append(
             match,
@@ -100,6 +126,7 @@ class MatchUseCases(MatchStore):
         if outcome == OK:
             assert new is not None
             await self.store.index_created(key, now)
+            await self.after_append(key, "pin", lambda: self.pinned.pin(key, game, state.rules_version))
             await self._arm(new)
             return Created(key, game, players, new.version, commitment, True, receipt)
         # The match exists: the same create retried, or another replica's identical pairing.

@@ -38,20 +38,24 @@ from gateway.domain.match import (
     ACTION_UNDONE,
     ENCODER,
     FINISHED,
+    GATEWAY_EVENT_DECODER,
     GATEWAY_EVENTS,
     JSON,
     MATCH_CREATED,
     MATCH_ENDED,
     RESIGNED,
-    SEAT_RESIGNED,
+    RULES_VERSION_MOVED,
     SNAPSHOT_DECODER,
+    UNCLAIMED,
     MatchCreated,
     MatchEnded,
-    SeatResigned,
+    Seating,
     SnapshotBody,
     acting_seat,
     resignation_outcome,
     should_end_by_resignation,
+    standing_outcome,
+    unclaimed_outcome,
 )
 from gateway.domain.receipts import Receipt, decode_receipt, encode_receipt, receipt_message, snapshot_message
 from gateway.domain.timers import RANDOM_ACTION, TimerPolicy
@@ -67,11 +71,13 @@ from gateway.eventstore.async_redis import (
 from gateway.eventstore.base import MatchKey, NewEvent, StoredEvent, wall_clock_ms
 from gateway.eventstore.entries import EntryDecoder
 from gateway.retention import index_finished
+from gateway.rules_bundles import BundleStore
 from gateway.rules_client import AsyncRulesClient, Event, Status
+from gateway.rules_directory import PinnedMatches, RulesDirectory, StaticRules
 from gateway.signing import KeyRing, PublicKey
 from gateway.usecases.cache import DEFAULT_CACHE_MB, MB, Caches
 from gateway.usecases.described import gateway_description
-from gateway.usecases.results import EventOut, MatchNotFound, UnknownGame
+from gateway.usecases.results import EventOut, MatchNotFound, RulesNotAnswering
 
 _log = logging.getLogger(__name__)
 # Seconds between retries of work after an append that failed (indexes, timers, auto-play).
@@ -120,15 +126,24 @@ class Match:
     ended: bool = False
     outcome: bytes = b""
     bots: tuple[tuple[int, str], ...] = ()  # (seat, kind) played by platform bots (issue 23)
+    away: frozenset[int] = frozenset()  # seats a bot plays while their player is away (issue 41)
+    unclaimed: frozenset[int] = frozenset()  # a table's seats nobody claimed yet (issue 39)
+    policy: int = 0  # the gateway's match policy it began under (gateway.domain.match.POLICY)
+    # The rules version the match plays under (issue 40): every rules call goes to it.
+    rules_version: str = ""
     undo: UndoStack = NOTHING  # the moves a seat may take back now (gateway/domain/undo.py)
 
     @property
     def seats(self) -> int:
         return len(self.players)
 
+    @property
+    def seating(self) -> Seating:
+        return Seating(self.resigned, self.away, self.unclaimed)
+
     def waiting_seats(self) -> list[int]:
-        """Seats that owe a decision and can still make it."""
-        if self.ended:
+        """Seats that owe a decision and can still make it: none before a table is full."""
+        if self.ended or self.unclaimed:
             return []
         return [s for s in self.status.active_players if s not in self.resigned]
 
@@ -206,10 +221,13 @@ class MatchStore:
     """The shared core: a per-replica cache of each match's latest state over the event
     store; loading, replaying, folding and appending, for every use case."""
 
+    # Wiring sets it: told of every match an append here ended (its quota place is released).
+    on_ended: Callable[[MatchKey], Awaitable[None]] | None = None
+
     def __init__(
         self,
         redis: Any,
-        rules: Mapping[str, AsyncRulesClient],
+        rules: Mapping[str, AsyncRulesClient] | RulesDirectory,
         keyring: KeyRing,
         *,
         timers: TimerPort | None = None,
@@ -218,6 +236,7 @@ class MatchStore:
         fresh_reads: bool = True,
         archive: Callable[[MatchKey], Awaitable[Any]] | None = None,
         snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
+        bundles: BundleStore | None = None,
     ) -> None:
         """`snapshot_every`: an append writes the match's snapshot when its new version reaches
         a multiple of it, ends the match or creates it (see `_append`). `fresh_reads=False`
@@ -226,18 +245,25 @@ class MatchStore:
         the notification's delay (never a decision: appends check the version), and a GetView
         costs no Redis round trip."""
         self.store = redis if isinstance(redis, AsyncRedisEventStore) else AsyncRedisEventStore(redis)
-        self.rules = dict(rules)
+        # Issue 40: the rules client for a match's own version (gateway/rules_directory.py); a
+        # plain mapping is one client per game, whatever version it serves.
+        self.rules: RulesDirectory | StaticRules = (
+            rules if isinstance(rules, RulesDirectory) else StaticRules(rules)
+        )
         self.keyring = keyring
         self.timers = timers
         self.clock = clock
-        self.games = frozenset(self.rules)
         self.fresh_reads = fresh_reads
         # Finished matches moved out of Redis (gateway.archive.load_async): replay, audit and
         # raw reads find them there; play does not (they are over).
         self.archive = archive
+        # Rules versions no longer deployed, for audits (issue 40; gateway/rules_bundles.py).
+        self.bundles = bundles
         if snapshot_every < 1:
             raise ValueError(f"snapshot_every must be >= 1, got {snapshot_every}")
         self.snapshot_every = snapshot_every
+        # Issue 40: the live matches of each (game, rules version), for operators.
+        self.pinned = PinnedMatches(self.store.client)
         # Bounded by `cache_mb` MiB between them, each by its share (gateway/usecases/cache.py).
         self.caches = Caches.within(int(cache_mb * MB))
         self._cache = self.caches.states
@@ -249,11 +275,28 @@ class MatchStore:
         self._reads = self.caches.reads
         self._repairs: set[asyncio.Task[None]] = set()  # after-append work being retried
 
-    def _client(self, game: str) -> AsyncRulesClient:
+    def _client(self, match: Match) -> AsyncRulesClient:
+        """The rules of the match's own version: a dict lookup (the version is in the cached
+        match), never a Redis call; RulesNotDeployed / RulesNotAnswering when none answers."""
+        client: AsyncRulesClient = self.rules.client(match.game, match.rules_version)
+        return client
+
+    async def _rules_call(self, match: Match, method: str, *args: Any, **kwargs: Any) -> Any:
+        """`method(*args, **kwargs)` of the match's rules client. FAILED_PRECONDITION from it means
+        the target serves another version than it did (redeployed in place): it is re-probed and
+        the call answered UNAVAILABLE, never repeated on other rules (issue 40: a match mixed)."""
         try:
-            return self.rules[game]
-        except KeyError:
-            raise UnknownGame(f"this gateway serves no game {game!r}") from None
+            return await getattr(self._client(match), method)(*args, **kwargs)
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                raise
+            self.rules.suspect(match.game, match.rules_version)
+            raise RulesNotAnswering(
+                match.game,
+                match.rules_version,
+                f"the target routed for rules {match.rules_version} of {match.game} serves other "
+                "rules now; it is being re-probed: retry",
+            ) from None
 
     def public_keys(self) -> list[PublicKey]:
         return self.keyring.public_keys()
@@ -329,6 +372,9 @@ class MatchStore:
             status=Status((), False),
             bots=tuple(sorted(msgspec.json.decode(meta.get("bots") or "{}", type=dict[int, str]).items())),
             undo=decode_stack(meta.get("undo")),
+            policy=int(meta.get("policy") or 0),
+            # Matches created before issue 40 have none in meta: the snapshot's, else the stream's.
+            rules_version=meta.get("rules_version", ""),
         )
 
     async def _from_snapshot(
@@ -354,6 +400,10 @@ class MatchStore:
             return None
         if up_to is not None and version > up_to:
             return None
+        if base.rules_version and rules_version != base.rules_version:
+            # Made by other rules than the match's (before a move): replay under the match's own.
+            _log.info("snapshot of %s/%s is of rules %s: replaying", key.tenant, key.match_id, rules_version)
+            return None
         newer: list[StoredEvent] = []
         if version == base.version:
             if head != base.head:
@@ -370,6 +420,7 @@ class MatchStore:
         state = rules_pb2.GameState(game_id=base.game, rules_version=rules_version, state=body.state)
         match = replace(
             base,
+            rules_version=rules_version,
             version=version,
             head=head,
             state=state,
@@ -377,16 +428,12 @@ class MatchStore:
             resigned=frozenset(body.resigned),
             ended=body.ended,
             outcome=body.outcome,
+            away=frozenset(body.away),
+            unclaimed=frozenset(body.unclaimed),
         )
         if newer:
             try:
                 match = await self._fold(match, newer)
-            except grpc.aio.AioRpcError as error:
-                if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
-                    raise
-                # The snapshot's state was made by other rules (a rolling upgrade): replay.
-                _log.info("snapshot of %s/%s made by other rules: replaying", key.tenant, key.match_id)
-                return None
             except TakenBackBeforeBase:
                 return None  # an undo after the snapshot reaches before it: replay
         return match
@@ -401,10 +448,27 @@ class MatchStore:
         if not events or events[0].type != MATCH_CREATED:
             raise MatchNotFound(f"no match {base.key.match_id!r}")
         created = msgspec.json.decode(events[0].payload, type=MatchCreated)
-        state, status = await self._client(base.game).setup(
-            created.players, base.seed, bytes(created.options)
+        # The match's version: meta's, else the last one its stream moved to, else its first.
+        version = base.rules_version or next(
+            (e.rules_version for e in reversed(events) if e.type == RULES_VERSION_MOVED),
+            events[0].rules_version,
         )
-        start = replace(base, version=1, head=events[0].hash, state=state, status=status)
+        base = replace(base, rules_version=version)
+        state, status = await self._rules_call(
+            base, "setup", created.players, base.seed, bytes(created.options)
+        )
+        start = replace(
+            base,
+            version=1,
+            head=events[0].hash,
+            state=state,
+            status=status,
+            resigned=frozenset(),
+            away=frozenset(),
+            unclaimed=frozenset(created.awaiting),
+            ended=False,
+            outcome=b"",
+        )
         return await self._fold(start, events[1:])
 
     async def _fold(self, match: Match, events: Sequence[StoredEvent]) -> Match:
@@ -421,14 +485,16 @@ class MatchStore:
         ]
         state, status = match.state, match.status
         if game_events:
-            state, status = await self._client(match.game).apply(state, game_events)
-        resigned, ended, outcome = set(match.resigned), match.ended, match.outcome
+            state, status = await self._rules_call(match, "apply", state, game_events)
+        seating, ended, outcome = match.seating, match.ended, match.outcome
         for event in events:
-            if event.type == SEAT_RESIGNED:
-                resigned.add(msgspec.json.decode(event.payload, type=SeatResigned).seat)
-            elif event.type == MATCH_ENDED:
-                ended = True
-                outcome = bytes(msgspec.json.decode(event.payload, type=MatchEnded).outcome)
+            if is_game_event(event.type) or event.version in gone:
+                continue
+            decoded = GATEWAY_EVENT_DECODER.decode(event.payload)
+            if isinstance(decoded, MatchEnded):
+                ended, outcome = True, bytes(decoded.outcome)
+            else:
+                seating = seating.after(decoded)
         if not ended and status.finished:
             outcome = status.outcome
         return replace(
@@ -437,7 +503,9 @@ class MatchStore:
             head=events[-1].hash if events else match.head,
             state=state,
             status=status,
-            resigned=frozenset(resigned),
+            resigned=seating.resigned,
+            away=seating.away,
+            unclaimed=seating.unclaimed,
             ended=ended,
             outcome=outcome,
         )
@@ -468,22 +536,39 @@ class MatchStore:
         state: rules_pb2.GameState,
         status: Status,
         action: bytes = b"",
-        resigned: frozenset[int] | None = None,
         meta: Mapping[str, str] | None = None,
+        close_unclaimed: bool = False,
+        command_digest: str = "",
+        snapshot_now: bool = False,
         undoable: bool = False,
         undo: UndoStack | None = None,
     ) -> Appended:
         """Append at the match's version and head; end the match in the same append when the
-        rules say it is over or too few seats are left. `undoable`: the rules called the action
-        undoable; `undo`: the undo stack after this append when the caller knows it (a take-back
-        pops it), else it follows from the actor and `undoable` (gateway/domain/undo.py). A
-        take-back also writes the snapshot, so later loads need not replay across it."""
-        resigned = match.resigned if resigned is None else resigned
+        rules say it is over, too few seats are left, or (`close_unclaimed`) a table is closed
+        before its seats were claimed. `command_digest`: the action a seat's command id is used
+        for (eventstore.base.action_digest), "" for the gateway's own. `snapshot_now`: write the
+        snapshot whatever the version (a move to other rules: loads then need no replay).
+        `undoable`: the rules called the action undoable; `undo`: the undo stack after this
+        append when the caller knows it (a take-back pops it), else it follows from the actor and
+        `undoable` (gateway/domain/undo.py). A take-back also writes the snapshot, so later loads
+        need not replay across it."""
+        seating = match.seating
+        for event in events:
+            if not is_game_event(event.type):
+                seating = seating.after(GATEWAY_EVENT_DECODER.decode(event.payload))
+        resigned = seating.resigned
         ended, outcome, end_reason = False, b"", ""
-        if status.finished:
-            ended, outcome, end_reason = True, status.outcome, FINISHED
+        if close_unclaimed:
+            ended, outcome, end_reason = True, unclaimed_outcome(), UNCLAIMED
+        elif status.finished:
+            outcome = status.outcome
+            if match.policy >= 1:
+                outcome = standing_outcome(outcome, match.seats, seating)
+            ended, end_reason = True, FINISHED
         elif should_end_by_resignation(match.seats, resigned) and match.version > 0:
             ended, outcome, end_reason = True, resignation_outcome(match.seats, resigned), RESIGNED
+        if seating.away != match.away:  # the bot worker checks a seat is away before playing it
+            meta = {**(meta or {}), "away": JSON.encode(sorted(seating.away)).decode()}
         if ended:
             ending = MatchEnded(end_reason, msgspec.Raw(outcome), match.seed.hex())
             events = [*events, NewEvent(MATCH_ENDED, JSON.encode(ending))]
@@ -502,12 +587,13 @@ class MatchStore:
         snapshot: dict[str, str | bytes] | None = None
         # A snapshot when the append creates the match, ends it, takes a move back, or reaches a
         # multiple of K versions: a load folds at most K - 1 newer events (issue 25 item 4).
-        crossed = last // self.snapshot_every > match.version // self.snapshot_every
-        if match.version == 0 or ended or crossed or events[0].type == ACTION_UNDONE:
+        every = last // self.snapshot_every > match.version // self.snapshot_every
+        if match.version == 0 or ended or snapshot_now or every or events[0].type == ACTION_UNDONE:
             body = ENCODER.encode(
                 SnapshotBody(
                     state.state, status.active_players, status.finished, outcome or status.outcome,
-                    tuple(sorted(resigned)), ended,
+                    tuple(sorted(resigned)), ended, tuple(sorted(seating.away)),
+                    tuple(sorted(seating.unclaimed)),
                 )
             )  # fmt: skip
             mac_key, mac = self.keyring.mac(
@@ -538,6 +624,7 @@ class MatchStore:
                 meta=meta,
                 extra=extra,
                 hashes=hashes,
+                command_digest=command_digest,
             )
         except NotReplicated:
             # Maybe stored, maybe lost in a failover: the next load decides from the store.
@@ -557,6 +644,8 @@ class MatchStore:
             state=state,
             status=status,
             resigned=resigned,
+            away=seating.away,
+            unclaimed=seating.unclaimed,
             ended=ended,
             outcome=outcome,
             undo=undo,
@@ -565,14 +654,18 @@ class MatchStore:
         if cached is None or cached.version < new.version:  # a racing coroutine may be ahead
             self._cache.put(key, new)
         if ended:
-            await self.after_append(key, "index_ended", lambda: self._index_ended(key))
+            await self.after_append(key, "index_ended", lambda: self._index_ended(new))
         return Appended(new, receipt, OK, time_ms, events)
 
-    async def _index_ended(self, key: MatchKey) -> None:
+    async def _index_ended(self, match: Match) -> None:
+        key = match.key
         await self.store.index_ended(key)
+        await self.pinned.unpin(key, match.game, match.rules_version)
         await index_finished(self.store.client, key, self.clock())  # for retention (gateway/retention.py)
         if self.timers is not None:
             await self.timers.disarm(key)
+        if self.on_ended is not None:  # however it ended (a timer, a resigned seat's move, a sweep)
+            await self.on_ended(key)
 
     async def after_append(self, key: MatchKey, what: str, work: Callable[[], Awaitable[Any]]) -> None:
         """Work that follows a successful append: it must never turn the acknowledged action into

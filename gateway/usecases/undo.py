@@ -20,9 +20,9 @@ import logging
 
 from gateway.domain.match import ACTION_UNDONE, JSON, ActionUndone, seat_actor
 from gateway.domain.undo import REFUSAL, asked_at, stream_problem
-from gateway.eventstore.async_redis import DUPLICATE, TAKEN
+from gateway.eventstore.async_redis import DUPLICATE, REUSED, TAKEN
 from gateway.eventstore.base import MatchKey, NewEvent
-from gateway.usecases.play import CONFLICT_RETRIES, PlayUseCases, _rejected
+from gateway.usecases.play import CONFLICT_RETRIES, UNDO_DIGEST, PlayUseCases, _rejected
 from gateway.usecases.results import ContendedMatch, SubmitOutcome
 from services.kernel import Rejection
 from services.kernel.rejection import CANNOT_UNDO
@@ -42,7 +42,7 @@ class UndoUseCases(PlayUseCases):
         actor = seat_actor(seat)
         for _ in range(CONFLICT_RETRIES):
             match = await self._load(key)
-            refused = await self._precheck(match, seat, command_id, actor, expected_version)
+            refused = await self._precheck(match, seat, command_id, actor, UNDO_DIGEST, expected_version)
             if refused == "reload":
                 continue
             if refused is not None:
@@ -60,7 +60,7 @@ class UndoUseCases(PlayUseCases):
                     _log.error("the undo stack of %s disagrees with its stream: %s", key, mismatch)
                     problem = REFUSAL
             if problem:
-                repeated = await self._first_result(key, seat, command_id, actor=actor)
+                repeated = await self._first_result(key, seat, command_id, actor=actor, digest=UNDO_DIGEST)
                 if repeated is not None:
                     return repeated
                 if not await self._check_fresh(match):
@@ -77,6 +77,7 @@ class UndoUseCases(PlayUseCases):
                 state=before.state,
                 status=before.status,
                 undo=match.undo.popped(),
+                command_digest=UNDO_DIGEST,
             )
             if appended.match is not None:
                 if self.announce is not None:
@@ -88,8 +89,8 @@ class UndoUseCases(PlayUseCases):
                 return SubmitOutcome(
                     True, None, appended.match.version, events, appended.receipt, game=match.game
                 )
-            if appended.status in (DUPLICATE, TAKEN):
-                repeated = await self._first_result(key, seat, command_id, actor=actor)
+            if appended.status in (DUPLICATE, TAKEN, REUSED):
+                repeated = await self._first_result(key, seat, command_id, actor=actor, digest=UNDO_DIGEST)
                 if repeated is not None:
                     return repeated
             # A conflict: someone appended first (another seat's move, a timer). Decided again on

@@ -26,12 +26,12 @@ from typing import Any
 import msgspec
 
 from gateway.domain.match import (
-    SEAT_RESIGNED,
     TURN_TIMED_OUT,
     MatchEnded,
     SeatResigned,
     TurnTimedOut,
     acting_seat,
+    seating_of,
 )
 from gateway.domain.ranking import abandoned, ranks
 from gateway.eventstore.base import MatchKey, StoredEvent
@@ -121,16 +121,15 @@ class Deriver:
     ) -> dict[str, Any]:
         ended = msgspec.json.decode(entry.payload, type=MatchEnded)
         seats = len(players)
-        resigned = {
-            msgspec.json.decode(e.payload, type=SeatResigned).seat for e in stream if e.type == SEAT_RESIGNED
-        }
+        # Resigned, or away at the end (a bot playing for them: issue 41), or abandoned.
+        seating = seating_of((e.type, e.payload) for e in stream)
         timed_out = [
             (msgspec.json.decode(e.payload, type=TurnTimedOut).seat, e.version)
             for e in stream
             if e.type == TURN_TIMED_OUT
         ]
         acted = [(acting_seat(e.actor), e.version) for e in stream if acting_seat(e.actor) >= 0]
-        left = resigned | abandoned(seats, timed_out, acted)
+        left = seating.left | abandoned(seats, timed_out, acted)
         places = ranks(bytes(ended.outcome), seats, left)
         outcome = msgspec.json.decode(bytes(ended.outcome)) if bytes(ended.outcome) else {}
         changes = []

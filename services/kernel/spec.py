@@ -33,15 +33,19 @@ class PlayerResult(msgspec.Struct, frozen=True):
     score: int
     breakdown: dict[str, int] = {}
     eliminated: bool = False
+    # A sentence a person reads (a secret role revealed, why a seat was eliminated), never an id.
     note: str = ""
     facts: dict[str, int] = {}
 
 
 class Outcome(msgspec.Struct, frozen=True):
-    """A finished game: who won (several on a shared win, none if all lost) and every result."""
+    """A finished game: who won (several on a shared win, none if all lost) and every result.
+    `reason`: how it ended, in a sentence a person reads (names from the game data, no seat
+    named: a client says who won with the names chosen at the table)."""
 
     winners: tuple[int, ...]
     results: tuple[PlayerResult, ...]
+    reason: str = ""
 
 
 class SetupConfig(msgspec.Struct, frozen=True):

@@ -13,9 +13,11 @@ from typing import Any
 
 import msgspec
 
+from services.kernel.data import data_digest
 from services.kernel.rejection import NOT_YOUR_TURN, Rejection
 from services.kernel.rng import Rng, RngCursor
 from services.kernel.spec import GameSpec, Outcome, SetupConfig
+from services.kernel.version import edition_of
 
 
 @dataclass
@@ -282,7 +284,11 @@ def render_trace(spec: GameSpec[Any], playout: Playout) -> str:
     """A golden playthrough: one line per action and per event, diffable line by line."""
     codec = spec.codec
     lines = [
-        f"# {spec.game_id} {spec.rules_version} players={playout.config.players} seed={playout.config.seed}",
+        # The edition and the data's digest, not the rules version: that digests the code too,
+        # and a trace must change only when the game plays differently (docs/versions.md).
+        f"# {spec.game_id} edition {edition_of(spec.rules_version)}"
+        + (f" data {data_digest(spec.data)}" if spec.data is not None else "")
+        + f" players={playout.config.players} seed={playout.config.seed}",
         f"# options {bytes(playout.config.options).decode()}",
     ]
     for number, step in enumerate(playout.steps, start=1):

@@ -188,7 +188,14 @@ class FakeMatches:
         )
 
     async def submit(
-        self, key: MatchKey, seat: int, action: bytes, *, command_id: str, expected_version: int | None = None
+        self,
+        key: MatchKey,
+        seat: int,
+        action: bytes,
+        *,
+        command_id: str,
+        expected_version: int | None = None,
+        by_bot: bool = False,
     ) -> SubmitOutcome:
         from services.kernel import Rejection
         from services.kernel.rejection import COMMAND_ID_IN_USE, NOT_YOUR_TURN, STALE_VERSION
@@ -223,6 +230,13 @@ class FakeMatches:
 
         self._match(key)
         return SubmitOutcome(False, Rejection(CANNOT_UNDO, "the fake takes nothing back"), game="fake")
+
+    async def return_to_seat(self, key: MatchKey, seat: int, *, command_id: str) -> SubmitOutcome:
+        from services.kernel import Rejection
+        from services.kernel.rejection import NOT_YOUR_TURN
+
+        self._match(key)
+        return SubmitOutcome(False, Rejection(NOT_YOUR_TURN, "you are not away"), game="fake")
 
     async def events_since(
         self, key: MatchKey, seat: int | None, after_version: int, limit: int = 500

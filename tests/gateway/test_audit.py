@@ -420,3 +420,17 @@ def test_a_rewrite_re_signed_with_the_gateways_key_differs_from_the_clients_rece
 
     result = audit_with(redis_url, targets, [held(r) for r in receipts])
     assert not result.ok and result.first_bad_version == last and result.evidence == "client receipt"
+
+
+def test_a_command_record_naming_another_action_fails_the_audit(
+    redis_url: str, targets: dict[str, str], played: int, redis_client: redis.Redis
+) -> None:
+    """Issue 39 item 11: the digest kept with a command id is the digest of the action its append
+    holds; a planted one (which would refuse the seat's own retry as another action) is found."""
+    commands = match_keys(KEY).commands
+    record = redis_client.hget(commands, "c3")
+    assert record is not None and record.startswith(b"6:6:seat:1\x1f")
+    redis_client.hset(commands, "c3", b"6:6:seat:1\x1f" + b"0" * 32)
+    result = audit(redis_url, targets)
+    assert not result.ok and result.first_bad_version == 6 and result.evidence == "command record"
+    assert "another action" in result.reason

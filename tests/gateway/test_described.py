@@ -86,7 +86,7 @@ def test_a_resignation_and_the_end_are_described_by_the_gateway(url: str, target
     outcome = asyncio.run(scenario())
     texts = [(e.type, _description(e).text) for e in outcome.events]
     assert texts == [
-        ("seat_resigned", "Player 3 resigns"),
+        ("seat_resigned", "Player 3 resigns: the platform makes their remaining moves, and they finish last"),
         ("match_ended", "The match ends: Player 1 wins (by resignation)"),
     ]
     ended = _description(outcome.events[-1])

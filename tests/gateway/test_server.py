@@ -52,18 +52,21 @@ def requests_for(match_id: str) -> dict[str, Any]:
         "CreateMatch": pb.CreateMatchRequest(game_id="fake", players=["a", "b"]),
         "CreateTable": pb.CreateTableRequest(game_id="fake", seats=2),
         "ClaimSeat": pb.ClaimSeatRequest(invite_code="x", player_id="p"),
+        "ResumeSeat": pb.ResumeSeatRequest(resume_secret="ghs1.x.0.y"),  # issue 39
         "IssueToken": pb.IssueTokenRequest(match_id=match_id, seat=0),
         "ListMatches": pb.ListMatchesRequest(),
         "GetView": pb.GetViewRequest(match_id=match_id),
         "SubmitAction": pb.SubmitActionRequest(match_id=match_id, action=b'{"type":"move"}', command_id="c1"),
         "Resign": pb.ResignRequest(match_id=match_id, command_id="r1"),
         "Undo": pb.UndoRequest(match_id=match_id, command_id="u1"),  # issue 41
+        "ReturnToSeat": pb.ReturnToSeatRequest(match_id=match_id, command_id="b1"),  # issue 41
         "Watch": pb.WatchRequest(match_id=match_id),
         "Replay": pb.ReplayRequest(match_id=match_id, version=1),
         "Audit": pb.AuditRequest(match_id=match_id),
         "ReadEvents": pb.ReadEventsRequest(match_id=match_id),
         "ExportMatch": pb.ExportMatchRequest(match_id=match_id),  # issue 22
         "GetGameData": pb.GetGameDataRequest(game_id="fake"),
+        "GetRulesBundle": pb.GetRulesBundleRequest(game_id="fake", rules_version="1.0+0123456789abcdef"),
         # issue 23
         "GetRatings": pb.GetRatingsRequest(game_id="fake", player_ids=["p"]),
         "ListLeaderboard": pb.ListLeaderboardRequest(game_id="fake"),

@@ -7,9 +7,11 @@ from __future__ import annotations
 import asyncio
 from typing import cast
 
+import msgspec
 import pytest
 import redis
 
+from gateway.domain.match import ENCODER, SNAPSHOT_DECODER
 from gateway.eventstore.base import MatchKey
 from gateway.eventstore.redis_store import match_keys
 from gateway.usecases import GameMatches
@@ -114,7 +116,11 @@ def test_the_audit_checks_a_snapshot_written_k_versions_ago(
     # The state cached at version K edited, its MAC left as it was: the audit names the snapshot.
     state = cast(bytes | None, redis_client.hget(match_keys(key).snapshot, "state"))
     assert state is not None
-    redis_client.hset(match_keys(key).snapshot, "state", state[:-1] + bytes([state[-1] ^ 1]))
+    body = SNAPSHOT_DECODER.decode(state)
+    edited = body.state[:-1] + bytes([body.state[-1] ^ 1])
+    redis_client.hset(
+        match_keys(key).snapshot, "state", ENCODER.encode(msgspec.structs.replace(body, state=edited))
+    )
     ok, first_bad, evidence = asyncio.run(audit())
     assert not ok and evidence == "snapshot" and first_bad is not None and first_bad <= K + 1
 

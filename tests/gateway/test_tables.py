@@ -10,7 +10,8 @@ import pytest
 import redis.asyncio
 import redis.asyncio.cluster
 
-from gateway.tables import BadInvite, SeatTaken, Tables, new_invite_code, normalize_code
+from gateway.domain.names import BadName
+from gateway.tables import BadInvite, Claimed, SeatTaken, Tables, new_invite_code, normalize_code
 from services.kernel.rejection import BAD_INVITE, SEAT_TAKEN
 
 ClientFactory = Callable[[], Any]
@@ -61,9 +62,9 @@ def test_players_claim_the_seats_of_a_table_in_order(any_redis: ClientFactory) -
     async def scenario() -> None:
         tables = Tables(any_redis())
         code = await tables.open("acme", "m1", 3)
-        assert await tables.claim("acme", code, "alice") == ("m1", 0)
-        assert await tables.claim("acme", code.lower().replace("-", " "), "bob") == ("m1", 1)
-        assert await tables.claim("acme", code, "carol") == ("m1", 2)
+        assert await tables.claim("acme", code, "alice") == Claimed("m1", 0)
+        assert await tables.claim("acme", code.lower().replace("-", " "), "bob") == Claimed("m1", 1)
+        assert await tables.claim("acme", code, "carol") == Claimed("m1", 2)
         with pytest.raises(SeatTaken) as full:
             await tables.claim("acme", code, "dave")
         assert full.value.code == SEAT_TAKEN and full.value.match_id == "m1"
@@ -72,14 +73,58 @@ def test_players_claim_the_seats_of_a_table_in_order(any_redis: ClientFactory) -
     run(scenario)
 
 
-def test_a_player_claiming_again_gets_the_same_seat(plain: ClientFactory) -> None:
+def test_a_seat_is_claimed_once_and_only_its_claim_id_repeats_it(plain: ClientFactory) -> None:
+    """Issue 39: another player's id (read in seat_names), a bot's id, or the player's own id
+    again take no seat; the same claim again with its claim id answers the same seat."""
+
     async def scenario() -> None:
         tables = Tables(plain())
-        code = await tables.open("acme", "m1", 2)
-        assert await tables.claim("acme", code, "alice") == ("m1", 0)
-        assert await tables.claim("acme", code, "alice") == ("m1", 0)
-        assert await tables.claim("acme", code, "alice", seat=1) == ("m1", 0)  # one seat per player
-        assert (await tables.seats("acme", code))[2] == {0: "alice"}
+        code = await tables.open("acme", "m1", 3)
+        claim_id = "c" * 16
+        assert await tables.claim("acme", code, "bot-random-0", seat=0) == Claimed("m1", 0)
+        assert await tables.claim("acme", code, "alice", claim_id=claim_id) == Claimed("m1", 1)
+        for player, given in (("alice", ""), ("alice", "d" * 16), ("bot-random-0", claim_id)):
+            with pytest.raises(SeatTaken) as refused:
+                await tables.claim("acme", code, player, claim_id=given)
+            assert "claimed once" in str(refused.value) and "resume link" in str(refused.value)
+        assert await tables.claim("acme", code, "alice", claim_id=claim_id) == Claimed("m1", 1, again=True)
+        with pytest.raises(ValueError, match="claim_id"):
+            await tables.claim("acme", code, "bob", claim_id="short")
+        assert (await tables.seats("acme", code))[2] == {0: "bot-random-0", 1: "alice"}
+
+    run(scenario)
+
+
+def test_a_name_another_seat_has_is_refused_with_the_claim(plain: ClientFactory) -> None:
+    async def scenario() -> None:
+        tables = Tables(plain())
+        code = await tables.open("acme", "m1", 3)
+        await tables.claim("acme", code, "alice", name_key="ann")
+        with pytest.raises(BadName):
+            await tables.claim("acme", code, "mallory", name_key="ann")
+        assert (await tables.seats("acme", code))[2] == {0: "alice"}  # nothing claimed
+        assert await tables.claim("acme", code, "bob", name_key="bob") == Claimed("m1", 1)
+
+    run(scenario)
+
+
+def test_a_resume_secret_moves_a_seat_once_and_is_replaced(plain: ClientFactory) -> None:
+    async def scenario() -> None:
+        client = plain()
+        tables = Tables(client)
+        first = await tables.new_resume_secret("acme", "m1", 2)
+        assert first.startswith("ghs1.m1.2.") and len(first.rsplit(".", 1)[1]) == 32
+        match_id, seat, second = await tables.resume("acme", first)
+        assert (match_id, seat) == ("m1", 2) and second != first
+        for stale in (first, second.replace("ghs1.m1.2.", "ghs1.m1.1."), second[:-1] + "x", "nonsense"):
+            with pytest.raises(BadInvite) as refused:
+                await tables.resume("acme", stale)
+            assert refused.value.code == BAD_INVITE
+        with pytest.raises(BadInvite):
+            await tables.resume("globex", second)  # another tenant's
+        assert (await tables.resume("acme", second))[:2] == ("m1", 2)
+        stored = await client.hgetall("gh:tbl:{acme:m1}:resume")
+        assert second.encode() not in b"".join(stored.values())  # only hashes are kept
 
     run(scenario)
 
@@ -88,10 +133,10 @@ def test_a_named_seat_is_given_once(plain: ClientFactory) -> None:
     async def scenario() -> None:
         tables = Tables(plain())
         code = await tables.open("acme", "m1", 4)
-        assert await tables.claim("acme", code, "alice", seat=2) == ("m1", 2)
+        assert await tables.claim("acme", code, "alice", seat=2) == Claimed("m1", 2)
         with pytest.raises(SeatTaken):
             await tables.claim("acme", code, "bob", seat=2)
-        assert await tables.claim("acme", code, "bob") == ("m1", 0)
+        assert await tables.claim("acme", code, "bob") == Claimed("m1", 0)
         with pytest.raises(ValueError):
             await tables.claim("acme", code, "carol", seat=4)
         assert (await tables.seats("acme", code))[2] == {0: "bob", 2: "alice"}

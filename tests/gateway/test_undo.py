@@ -13,11 +13,13 @@ from typing import Any
 
 import pytest
 import redis
+import redis.asyncio
 
+from gateway.botseats import BotSeats
 from gateway.domain.match import ACTION_UNDONE
 from gateway.domain.timers import TimerPolicy
 from gateway.domain.undo import REFUSAL
-from gateway.eventstore.base import MatchKey
+from gateway.eventstore.base import CommandIdReused, MatchKey
 from gateway.eventstore.redis_store import match_keys
 from gateway.usecases import GameMatches, MatchView, SubmitOutcome
 from guildhall_client.ghx import verify_export
@@ -165,6 +167,86 @@ def test_a_move_the_turn_timer_made_for_a_seat_is_not_that_seats_to_take_back(
     run(scenario())
 
 
+def test_a_returning_player_never_takes_back_the_bots_moves(
+    redis_url: str, redis_client: redis.Redis, targets: dict[str, str]
+) -> None:
+    """The platform's bot plays an away seat under the seat's own actor (issue 41 item 2): its
+    moves are not the player's to take back, nor is the move by which the player takes the seat
+    back (its seat_returned is the gateway's, and the bot has left). The player's next own move
+    may be taken back again, and the audit and the offline verifier agree on each of them."""
+
+    async def scenario() -> bytes:
+        async with gateway(redis_url, targets) as matches:
+            matches.bot_seats = BotSeats(redis.asyncio.Redis.from_url(redis_url))
+            timer = TimerPolicy(30, "bot")
+            await matches.create(
+                "acme", NIM.game_id, ["ann", "bob"], match_id="u1", seed=SEED, turn_timer=timer
+            )
+            assert (await matches.on_timer(KEY, 1, 0, "bot")) is not None  # Ann is away
+            assert (await matches.submit(KEY, 0, TAKE, command_id="bot-1", by_bot=True)).accepted
+            assert not (await matches.get_view(KEY, 0)).undo_available
+            assert refused(await matches.undo(KEY, 0, command_id="ann-u1"))
+            assert (await matches.submit(KEY, 1, TAKE, command_id="bob-1")).accepted
+            back = await matches.submit(KEY, 0, TAKE, command_id="ann-1")
+            assert back.accepted and kinds(back) == ["seat_returned", "counters_taken"]
+            assert not (await matches.get_view(KEY, 0)).undo_available
+            assert refused(await matches.undo(KEY, 0, command_id="ann-u2"))
+            assert (await matches.submit(KEY, 1, TAKE, command_id="bob-2")).accepted
+            assert (await matches.submit(KEY, 0, TAKE, command_id="ann-2")).accepted
+            assert (await matches.get_view(KEY, 0)).undo_available
+            assert (await matches.undo(KEY, 0, command_id="ann-u3")).accepted
+            assert (await play_first_legal(matches, KEY)).finished  # the seed is revealed at the end
+            audit = await matches.audit(KEY)
+            assert audit.ok, (audit.first_bad_version, audit.reason)
+            await matches.bot_seats.redis.aclose()
+            return (await matches.export(KEY)).data
+
+    report = verify_export(run(scenario()), games=[NIM])
+    assert report.ok and report.executed, (report.first_bad_version, report.reason)
+
+
+def test_a_forged_take_back_of_the_bots_move_fails_the_audit_even_re_signed(
+    redis_url: str, redis_client: redis.Redis, targets: dict[str, str]
+) -> None:
+    """An insider turns the next seat's move into a take-back of the bot's move on an away seat
+    (appended under that seat's actor, as the bot's moves are): re-execution refuses it."""
+
+    async def scenario() -> None:
+        async with gateway(redis_url, targets) as matches:
+            matches.bot_seats = BotSeats(redis.asyncio.Redis.from_url(redis_url))
+            timer = TimerPolicy(30, "bot")
+            await matches.create(
+                "acme", NIM.game_id, ["ann", "bob"], match_id="u1", seed=SEED, turn_timer=timer
+            )
+            assert (await matches.on_timer(KEY, 1, 0, "bot")) is not None  # v2-3: Ann is away
+            assert (await matches.submit(KEY, 0, TAKE, command_id="bot-1", by_bot=True)).version == 4
+            assert (await matches.submit(KEY, 1, TAKE, command_id="bob-1")).version == 5
+            await matches.bot_seats.redis.aclose()
+
+    run(scenario())
+    entries = entries_of(redis_client, KEY)
+    forged = {"type": ACTION_UNDONE, "seat": 0, "first_version": 4, "last_version": 4}
+    entries[4] = {
+        **{name: value for name, value in entries[4].items() if name != b"action"},
+        b"type": ACTION_UNDONE.encode(),
+        b"payload": json.dumps(forged, separators=(",", ":")).encode(),
+        b"actor": b"seat:0",
+    }
+    rewrite_stream(redis_client, KEY, entries, rechain=True)
+    re_sign(redis_client, KEY)
+
+    async def audit() -> Any:
+        async with gateway(redis_url, targets) as matches:
+            return await matches.audit(KEY)
+
+    result = run(audit())
+    assert not result.ok and result.first_bad_version == 5
+    assert any(
+        (f.version, f.evidence) == (5, "re-execution") and "seat 0 has no move it may take back" in f.reason
+        for f in result.findings
+    ), result.findings
+
+
 def test_a_repeated_command_id_answers_with_the_first_take_back(
     redis_url: str, redis_client: redis.Redis, targets: dict[str, str]
 ) -> None:
@@ -181,6 +263,10 @@ def test_a_repeated_command_id_answers_with_the_first_take_back(
             assert refused(await matches.undo(KEY, 1, command_id="u1"), "command_id_in_use")
             assert (await matches.submit(KEY, 0, TAKE, command_id="m2")).accepted
             assert refused(await matches.undo(KEY, 0, command_id="u2", expected_version=3), "stale_version")
+            # A command id is bound to what it was used for (issue 39 item 11): an action's id
+            # sent again with Undo is another command, refused whether or not it could undo.
+            with pytest.raises(CommandIdReused):
+                await matches.undo(KEY, 0, command_id="m2")
 
     run(scenario())
 

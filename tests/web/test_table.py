@@ -22,12 +22,14 @@ import pytest
 
 from devstack.processes import free_port
 from devstack.stack import Stack
+from services.gamedata import game_data_json
 from services.registry import GAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "clients" / "web" / "dist"
 AXE = ROOT / "clients" / "web" / "node_modules" / "axe-core" / "axe.min.js"
 SHOTS = ROOT / "docs" / "images" / "table"
+END_SHOTS = ROOT / "var" / "screenshots" / "end-screens"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
@@ -157,6 +159,35 @@ def _axe(page: Any) -> list[str]:
     return list(found)
 
 
+def _texts(game: str) -> dict[tuple[str, str], str]:
+    """(kind, id) -> the player-facing text of every component and place of the game's data."""
+    data = json.loads(game_data_json(GAMES[game]))
+    texts = {(c["kind"], c["id"]): c["text"] for c in data["components"]}
+    for place in data["places"]:
+        texts[(place["kind"], place["id"])] = texts[("place", place["id"])] = place.get("text", "")
+    return texts
+
+
+def _check_scores_and_choice_texts(page: Any, game: str) -> None:
+    """Mid-match: every seat has a score in the players table, labelled as the score so far with
+    what it counts; every choice of the decision panel that names a card, tile or place is
+    described by that thing's text (shown under it, a place's in its tooltip)."""
+    cells = page.locator("[data-testid=players] [data-testid=score]").all()
+    assert cells and all(c.inner_text().strip().lstrip("-").isdigit() for c in cells), game
+    assert page.locator("[data-testid=score-head]").inner_text() == "Score so far"
+    assert page.locator("[data-testid=score-note]").inner_text().startswith("Score so far:")
+    texts = _texts(game)
+    choices = page.evaluate(
+        """() => [...document.querySelectorAll('[data-testid=decision] [data-testid=choice]')].map(b => ({
+          kind: b.dataset.kind, id: b.dataset.id,
+          described: b.getAttribute('aria-describedby')
+            ? document.getElementById(b.getAttribute('aria-describedby'))?.textContent ?? null : null}))"""
+    )
+    for c in choices:
+        want = texts.get((c["kind"], c["id"]), "") if c["kind"] not in ("", "seat") else ""
+        assert c["described"] == (want or None), (game, c, want)
+
+
 def _seat_kinds(game: str) -> list[str]:
     smallest = min(GAMES[game].player_counts)
     bots = ["greedy", "random"] * 3
@@ -208,6 +239,7 @@ def test_friends_play_a_whole_match_by_clicking(stack: Stack, browser: Any, tena
                 scanned = True
                 violations = _axe(ann.page)
                 assert not violations, violations
+                _check_scores_and_choice_texts(ann.page, game)
             if not acted:
                 ann.page.wait_for_timeout(150)
         assert reloaded and second_tab and clicks > 6, clicks
@@ -221,8 +253,20 @@ def test_friends_play_a_whole_match_by_clicking(stack: Stack, browser: Any, tena
                 for row in page.locator("[data-testid=scores] tbody tr").all()
             }
             assert shown == {r["player"]: r["score"] for r in outcome["results"]}, (shown, outcome)
+            # The players table's score column is the final score too, and says so.
+            column = {
+                int(cell.get_attribute("data-seat")): int(cell.inner_text())
+                for cell in page.locator("[data-testid=players] [data-testid=score]").all()
+            }
+            assert column == shown, (column, shown)
+            assert page.locator("[data-testid=score-head]").inner_text() == "Final score"
         text = ann.page.locator("[data-testid=end-screen]").inner_text()
         assert "Game over" in text and ("wins" in text or "win!" in text or "Nobody" in text)
+        # How the game ended, in the outcome's words; no note is an id.
+        assert outcome["reason"] in text
+        assert all(r["note"] in text for r in outcome["results"])
+        END_SHOTS.mkdir(parents=True, exist_ok=True)  # to look at, never committed (var/)
+        ann.page.locator("[data-testid=end-screen]").screenshot(path=str(END_SHOTS / f"{game}.png"))
         assert "{" not in ann.page.locator("[data-testid=log]").inner_text()
         # The page never showed a raw id for a seat: names everywhere.
         assert "Ann" in ann.page.locator("[data-testid=scores]").inner_text()
@@ -313,6 +357,10 @@ def test_refusals_stay_until_dismissed_and_a_resigned_table_of_bots_finishes(
             "() => document.querySelector('[data-testid=log]')?.innerText.includes('Ann resigns')",
             timeout=15_000,
         )
+        # Issue 39 item 5: the seat is marked resigned at the table.
+        ann.page.wait_for_selector(
+            "[data-testid=players] tr[data-seat='0'][data-mark=resigned]", timeout=15_000
+        )
     finally:
         ann.close()
     deadline = time.monotonic() + MATCH_DEADLINE_S
@@ -393,3 +441,82 @@ def test_the_table_holds_on_a_360_px_phone(stack: Stack, browser: Any) -> None:
         assert not phone.errors, phone.errors
     finally:
         phone.close()
+
+
+def test_a_seat_moves_to_another_device_with_its_resume_link(stack: Stack, browser: Any, tenant: Any) -> None:
+    """Issue 39 item 1 / issue 41 item 2: the resume link takes Ann's seat on her phone (another
+    browser, nothing shared); it works once, and the phone shows the new one."""
+    ann, phone, thief = Person(browser), Person(browser, width=360, height=780), Person(browser)
+    try:
+        match_id, _ = _open_table(stack, ann, "rattus_cartus", ["greedy"])
+        link = ann.page.locator("[data-testid=resume-link]").input_value()
+        assert "#/resume?s=ghs1." in link
+        phone.page.goto(link)
+        phone.page.wait_for_selector("[data-testid=board][data-version]", timeout=30_000)
+        assert phone.page.evaluate("() => location.hash").startswith("#/play?m=")  # the secret left the URL
+        assert "Ann (you)" in phone.page.locator("[data-testid=players]").inner_text()
+        fresh = phone.page.locator("[data-testid=resume-link]").input_value()
+        assert fresh != link and "ghs1." in fresh
+        rng = random.Random(7)
+        version = tenant.get_view(match_id).version
+        deadline = time.monotonic() + 60
+        while tenant.get_view(match_id).version == version:  # the phone plays Ann's seat
+            assert time.monotonic() < deadline, "the phone could not act for Ann"
+            _click_a_choice(phone.page, rng)
+            phone.page.wait_for_timeout(200)
+        # The link already used takes nothing.
+        thief.page.goto(link)
+        thief.page.wait_for_selector("[data-testid=refusal]", timeout=30_000)
+        assert "did not work" in thief.page.locator("[data-testid=refusal]").inner_text()
+        thief.errors.clear()  # the refused call's HTTP answer was the point
+        assert not ann.errors and not phone.errors, ann.errors + phone.errors
+    finally:
+        for person in (ann, phone, thief):
+            person.close()
+
+
+def test_an_absent_player_is_replaced_by_a_bot_and_comes_back(
+    stack: Stack, browser: Any, tenant: Any
+) -> None:
+    """Issue 41 item 2 at the table: the web table's turn timer (3 s for this test, through the
+    admin API) runs out for Ann while Bob plays on; the table marks her away and a bot plays her
+    seat; "I'm back" gives it back."""
+    import grpc
+    from guildhall.admin.v1 import admin_pb2, admin_pb2_grpc
+
+    admin = admin_pb2_grpc.AdminServiceStub(grpc.insecure_channel(stack.gateway_targets[0]))
+    auth = [("authorization", f"Bearer {stack.admin_key}")]
+
+    def table_timer(seconds: int) -> None:
+        timer = admin_pb2.TurnTimer(seconds=seconds, policy="bot")
+        settings = admin_pb2.TenantSettings(tables=admin_pb2.TableSettings(turn_timer=timer))
+        admin.UpdateTenant(admin_pb2.UpdateTenantRequest(tenant_id="local", settings=settings), metadata=auth)
+
+    ann, bob = Person(browser), Person(browser)
+    table_timer(3)
+    try:
+        time.sleep(3)  # every replica applies a tenant change within seconds (docs/gateway.md)
+        match_id, link = _open_table(stack, ann, "rattus_cartus", ["friend"])
+        _join(bob, link, "Bob")
+        rng = random.Random(41)
+        back = ann.page.locator("[data-testid=im-back]")
+        deadline = time.monotonic() + 90
+        while not back.count():  # Bob plays on (well within his timer); Ann does nothing
+            assert time.monotonic() < deadline and _state(bob.page) != "finished", "Ann was never marked away"
+            _click_a_choice(bob.page, rng)
+            bob.page.wait_for_timeout(400)
+        row = ann.page.locator("[data-testid=players] tr[data-seat='0']")
+        assert row.get_attribute("data-mark") == "away (a bot plays)"
+        assert "Ann is away" in ann.page.locator("[data-testid=log]").inner_text()
+        back.click()
+        ann.page.wait_for_function("() => !document.querySelector('[data-testid=away]')", timeout=15_000)
+        assert 0 not in tenant.get_view(match_id).away_seats
+        bob.page.wait_for_function(  # everyone is told
+            "() => document.querySelector('[data-testid=log]')?.innerText.includes('Ann is back')",
+            timeout=15_000,
+        )
+        assert not ann.errors and not bob.errors, ann.errors + bob.errors
+    finally:
+        table_timer(120)
+        ann.close()
+        bob.close()

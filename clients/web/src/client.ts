@@ -8,6 +8,7 @@ import { type Value, ValueSchema } from "@bufbuild/protobuf/wkt";
 import { type Client, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import {
+  type ClaimSeatResponse,
   GatewayService,
   type MatchEvent as PbEvent,
   type MatchView as PbView,
@@ -119,8 +120,22 @@ export interface MatchView {
   seatNames: string[];
   /** The seats played by the platform's bots, with their kind ("random", "greedy"). */
   bots: { seat: number; kind: string }[];
+  /** Seats that resigned: they act no more and finish after every other seat. */
+  resignedSeats: number[];
+  /** Seats a platform bot plays since their turn timer ran out, until their player is back. */
+  awaySeats: number[];
+  /** A private table's seats nobody has taken yet: nobody acts until there are none. */
+  unclaimedSeats: number[];
   /** This seat may take back its last move now (`undo`). */
   undoAvailable: boolean;
+}
+
+/** A claimed seat: its token, and the secret that moves it to another device (keep it private). */
+export interface ClaimedSeat {
+  matchId: string;
+  seat: number;
+  token: string;
+  resumeSecret: string;
 }
 
 export interface Accepted {
@@ -181,6 +196,16 @@ export interface GameData {
   decks: { id: string; name: string; parts: { kind: string; id: string; count: number }[] }[];
   boards: Record<string, Json>;
   catalog: Json;
+  /** What the score in the views means during play, and the outcome's breakdown and facts in words. */
+  score?: ScoreSheet;
+}
+
+/** A game's score in words: `seats[i].score` of a view is the score so far (what `during_play`
+ * says) while the game runs, the final score (the outcome's) once it is over. */
+export interface ScoreSheet {
+  during_play?: string;
+  breakdown?: Record<string, string>;
+  facts?: Record<string, string>;
 }
 
 export interface Verification {
@@ -296,8 +321,17 @@ export function viewOf(v: PbView): MatchView {
         : null,
     seatNames: [...v.seatNames],
     bots: v.bots.map((b) => ({ seat: b.seat, kind: b.kind })),
+    resignedSeats: [...v.resignedSeats],
+    awaySeats: [...v.awaySeats],
+    unclaimedSeats: [...v.unclaimedSeats],
     undoAvailable: v.undoAvailable,
   };
+}
+
+function claimedOf(r: ClaimSeatResponse): ClaimedSeat {
+  if (r.result.case === "rejection") throw rejectionFor(r.result.value.code, r.result.value.message);
+  const seat = r.result.case === "seat" ? r.result.value : undefined;
+  return { matchId: r.matchId, seat: seat?.seat ?? -1, token: seat?.token ?? "", resumeSecret: r.resumeSecret };
 }
 
 const TICKET_STATES: Record<number, Ticket["state"]> = {
@@ -507,13 +541,24 @@ export class GuildhallClient {
     return { matchId: r.matchId, inviteCode: r.inviteCode, spectatorToken: r.spectatorToken };
   }
 
-  /** Claim a seat with an invite code; `displayName` is shown to everyone at the table. */
-  async claimSeat(inviteCode: string, playerId: string, displayName = "") {
-    // Safe to retry: the same player id claiming again gets the same seat.
-    const r = await this.call(() => this.rpc.claimSeat({ inviteCode, playerId, displayName }), true);
-    if (r.result.case === "rejection") throw rejectionFor(r.result.value.code, r.result.value.message);
-    const seat = r.result.case === "seat" ? r.result.value : undefined;
-    return { matchId: r.matchId, seat: seat?.seat ?? -1, token: seat?.token ?? "" };
+  /**
+   * Claim a seat with an invite code; `displayName` is shown to everyone at the table. A seat is
+   * claimed once: the claim carries a random claim id (made up when not given), so a retry after
+   * a lost reply answers the same seat and nothing else does. `resumeSecret` moves the seat to
+   * another device (`resumeSeat`).
+   */
+  async claimSeat(inviteCode: string, playerId: string, displayName = "", opts: { claimId?: string } = {}): Promise<ClaimedSeat> {
+    const claimId = opts.claimId ?? newCommandId();
+    const r = await this.call(() => this.rpc.claimSeat({ inviteCode, playerId, displayName, claimId }), true);
+    return claimedOf(r);
+  }
+
+  /**
+   * Take a claimed seat on this device with its resume secret: a fresh token and a new secret
+   * (the one given stops working). Not retried: a secret works once.
+   */
+  async resumeSeat(resumeSecret: string): Promise<ClaimedSeat> {
+    return claimedOf(await this.call(() => this.rpc.resumeSeat({ resumeSecret }), false));
   }
 
   async issueToken(matchId: string, seat: number | null) {
@@ -601,6 +646,12 @@ export class GuildhallClient {
     return { ...(await this.accepted(matchId, commandId, response)), resubmitted: 0 };
   }
 
+  /** "I'm back": take this seat back from the platform's bot that played it while away. */
+  async returnToSeat(matchId: string, commandId = newCommandId()): Promise<Accepted> {
+    const response = await this.call(() => this.rpc.returnToSeat({ matchId, commandId }), true);
+    return { ...(await this.accepted(matchId, commandId, response)), resubmitted: 0 };
+  }
+
   private async accepted(matchId: string, commandId: string, response: SubmitActionResponse): Promise<Omit<Accepted, "resubmitted">> {
     if (response.result.case === "rejection") {
       throw rejectionFor(response.result.value.code, response.result.value.message);
@@ -630,7 +681,9 @@ export class GuildhallClient {
   /**
    * New events and the new view from `fromVersion` on. A broken stream (or a draining gateway
    * ending it) is opened again from the last version delivered: no gap, no duplicate. Ends after
-   * the update showing the match finished, unless `untilFinished` is false.
+   * the update showing the match finished (the gateway ends the stream there too), unless
+   * `untilFinished` is false: then at the stream's end after it. Leaving the loop, or aborting
+   * `signal`, closes the HTTP stream at once (the gateway frees its stream slot).
    */
   async *watch(
     matchId: string,
@@ -657,20 +710,41 @@ export class GuildhallClient {
     signal: AbortSignal,
     opts: { signal?: AbortSignal; untilFinished?: boolean },
   ): AsyncGenerator<WatchUpdate> {
+    let finished = false;
     for (let attempt = 0; ; attempt++) {
+      // One controller per stream, aborted before leaving it: returning from a `for await` over
+      // a Connect stream first waits for the response body to end, which an open stream never
+      // does (Node then held the program for its 300 s body timeout).
+      const call = new AbortController();
+      const forward = () => call.abort(signal.reason);
+      signal.addEventListener("abort", forward);
       try {
-        for await (const u of this.rpc.watch({ matchId, fromVersion: BigInt(last()) }, { signal })) {
+        for await (const u of this.rpc.watch({ matchId, fromVersion: BigInt(last()) }, { signal: call.signal })) {
           attempt = 0;
           const events = u.events.map(eventOf).filter((e) => e.version > last());
           const view = u.view ? viewOf(u.view) : null;
           if (events.length) delivered(events[events.length - 1].version);
           if (view) delivered(Math.max(last(), view.version));
-          if (events.length || view) yield { events, view };
-          if (view?.finished && opts.untilFinished !== false) return;
+          finished ||= Boolean(view?.finished);
+          let resumed = false;
+          try {
+            if (events.length || view) yield { events, view };
+            resumed = true;
+          } finally {
+            if (!resumed) call.abort(); // the caller left the loop: close the stream before the loop does
+          }
+          if (finished && opts.untilFinished !== false) {
+            call.abort();
+            return;
+          }
         }
+        if (finished) return; // the gateway ends the stream at the match's end: nothing follows
       } catch (error) {
         const failed = gatewayError(error);
         if (signal.aborted || FINAL.has(failed.code) || attempt >= this.options.retries) throw failed;
+      } finally {
+        call.abort();
+        signal.removeEventListener("abort", forward);
       }
       await sleep(backoff(attempt), signal);
     }

@@ -1,7 +1,7 @@
 // The reference web table: routes only. What every game shares is in common/ (session and seats,
 // decision panel, log, refusals, end screen); each game's board is in games/<game_id>/.
 import { errorText, h } from "./common/dom.js";
-import { homePage, joinPage, keyPage } from "./common/home.js";
+import { homePage, joinPage, keyPage, resumePage } from "./common/home.js";
 import { auditPage, replayPage } from "./common/replay.js";
 import { keepSeat, loadConfig, params, route, seatFor, setGateway, setPublishableKey } from "./common/session.js";
 import { tablePage } from "./common/table.js";
@@ -39,6 +39,8 @@ async function render() {
         return await auditPage(app, matchId, seatFor(matchId));
       case "/join":
         return await joinPage(app, p.get("code") ?? "");
+      case "/resume":
+        return await resumePage(app, p.get("s") ?? "");
       default:
         return await homePage(app);
     }

@@ -3,10 +3,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
+  BadInvite,
   CannotUndo,
   GatewayError,
   GuildhallClient,
   IllegalAction,
+  SeatTaken,
   StaleVersion,
   verifyReceipt,
   verifySeed,
@@ -67,6 +69,25 @@ test("a move that revealed nothing is taken back; one that did is refused as Can
     assert.deepEqual([after.view, after.legalActions, after.undoAvailable], [before.view, before.legalActions, false]);
   }
   await assert.rejects(ann.undo(match.matchId), CannotUndo);
+});
+
+test("a seat is claimed once and moves to another device with its resume secret, once", async () => {
+  const table = await tenant.createTable("rattus_cartus", 2);
+  const ann = await tenant.claimSeat(table.inviteCode, "ann", "Ann");
+  assert.ok(ann.resumeSecret.startsWith("ghs1.") && ann.token);
+  await assert.rejects(tenant.claimSeat(table.inviteCode, "ann"), SeatTaken);
+  const bob = await tenant.claimSeat(table.inviteCode, "bob", "Bob", { claimId: "bob-claim-0123456789" });
+  const again = await tenant.claimSeat(table.inviteCode, "bob", "Bob", { claimId: "bob-claim-0123456789" });
+  assert.equal(again.seat, bob.seat); // a lost reply's repeat: the same seat
+  const phone = await tenant.resumeSeat(ann.resumeSecret);
+  assert.deepEqual([phone.matchId, phone.seat], [table.matchId, ann.seat]);
+  assert.notEqual(phone.resumeSecret, ann.resumeSecret);
+  await assert.rejects(tenant.resumeSeat(ann.resumeSecret), BadInvite);
+  const view = await tenant.as(phone.token).getView(table.matchId);
+  assert.equal(view.seat, ann.seat);
+  assert.deepEqual([view.unclaimedSeats, view.resignedSeats, view.awaySeats], [[], [], []]);
+  await tenant.as(bob.token).resign(table.matchId);
+  assert.deepEqual((await tenant.as(phone.token).getView(table.matchId)).resignedSeats, [bob.seat]);
 });
 
 test("rejections and faults are typed", async () => {

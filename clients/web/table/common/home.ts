@@ -1,9 +1,9 @@
 // The start page: your name, a new table (each seat a friend or a platform bot), joining by an
 // invite code, and "My matches" to resume.
-import type { Game } from "../../src/index.js";
+import { type Game, SeatTaken } from "../../src/index.js";
 import { button, errorText, h } from "./dom.js";
 import { Refusals } from "./refusals.js";
-import { forgetSeat, go, keepSeat, pageClient, player, seats, setPlayerName, setPublishableKey } from "./session.js";
+import { forgetSeat, go, keepSeat, pageClient, player, seatByInvite, seats, setPlayerName, setPublishableKey } from "./session.js";
 
 const SEAT_KINDS: [string, string][] = [
   ["friend", "a friend (invite link)"],
@@ -93,6 +93,7 @@ export async function homePage(app: HTMLElement) {
         spectatorToken: table.spectatorToken,
         inviteCode: table.inviteCode,
         createdMs: Date.now(),
+        resumeSecret: seat.resumeSecret,
       });
       go("/play", { m: seat.matchId });
     } catch (error) {
@@ -147,6 +148,9 @@ export async function homePage(app: HTMLElement) {
 
 /** #/join?code=...: claim a seat with the invite code, under the name chosen here. */
 export async function joinPage(app: HTMLElement, code: string) {
+  // A seat is claimed once (issue 39): this browser's own seat at this table opens as it is.
+  const held = seatByInvite(code);
+  if (held) return go("/play", { m: held.matchId });
   const client = pageClient();
   const me = player();
   const refusals = new Refusals();
@@ -160,10 +164,12 @@ export async function joinPage(app: HTMLElement, code: string) {
     try {
       const seat = await client.claimSeat(code, me.id, name.value.trim());
       const view = await client.as(seat.token).getView(seat.matchId);
-      keepSeat({ matchId: seat.matchId, gameId: view.gameId, title: "", seat: seat.seat, token: seat.token, spectatorToken: "", inviteCode: code, createdMs: Date.now() });
+      keepSeat({ matchId: seat.matchId, gameId: view.gameId, title: "", seat: seat.seat, token: seat.token, spectatorToken: "", inviteCode: code, createdMs: Date.now(), resumeSecret: seat.resumeSecret });
       go("/play", { m: seat.matchId });
     } catch (error) {
-      refusals.show(`Could not join: ${errorText(error)}`);
+      // A seat is claimed once (issue 39): a player's own seat moves with its resume link.
+      const yours = error instanceof SeatTaken ? " If one of these seats is yours, open its resume link, shown under Table on the device that holds it." : "";
+      refusals.show(`Could not join: ${errorText(error)}.${yours}`);
     }
   };
   app.replaceChildren(
@@ -177,4 +183,23 @@ export async function joinPage(app: HTMLElement, code: string) {
     ),
   );
   if (me.name) await go_();
+}
+
+/** #/resume?s=...: a seat's resume link, opened on another device: the seat moves here (its
+ * secret is spent and this browser keeps the new one). */
+export async function resumePage(app: HTMLElement, secret: string) {
+  const refusals = new Refusals();
+  // The secret leaves the address bar and the history at once: it works once anyway.
+  history.replaceState(null, "", "#/resume");
+  app.replaceChildren(h("div", { class: "page narrow" }, refusals.root, h("h1", {}, "Taking your seat on this device…")));
+  try {
+    const client = pageClient();
+    const seat = await client.resumeSeat(secret);
+    const view = await client.as(seat.token).getView(seat.matchId);
+    keepSeat({ matchId: seat.matchId, gameId: view.gameId, title: "", seat: seat.seat, token: seat.token, spectatorToken: "", inviteCode: "", createdMs: Date.now(), resumeSecret: seat.resumeSecret });
+    go("/play", { m: seat.matchId });
+  } catch (error) {
+    refusals.show(`This resume link did not work: ${errorText(error)}. A resume link works once; the seat's newest link is on the device that holds the seat.`);
+    app.querySelector("h1")?.replaceChildren("Your seat was not moved");
+  }
 }

@@ -18,6 +18,8 @@ export interface SeatRecord {
   inviteCode: string;
   createdMs: number;
   finished?: boolean;
+  /** The seat's resume secret (issue 39): its resume link moves the seat to another device. */
+  resumeSecret?: string;
 }
 
 interface Config {
@@ -83,6 +85,17 @@ export function keepSeat(record: SeatRecord) {
   const all = allSeats();
   all[record.matchId] = { ...all[record.matchId], ...record };
   store.setItem(`gh.seats.${namespace()}`, JSON.stringify(all));
+}
+
+/** A seat this browser already holds at the table of this invite code, if any. */
+export function seatByInvite(code: string): SeatRecord | null {
+  const plain = (c: string) => c.toUpperCase().replace(/[^0-9A-Z]/g, "");
+  return seats().find((r) => r.seat >= 0 && r.inviteCode && plain(r.inviteCode) === plain(code)) ?? null;
+}
+
+/** The link that takes this seat on another device (it holds the seat's resume secret). */
+export function resumeLink(record: SeatRecord): string {
+  return `${location.origin}${location.pathname}#/resume?s=${encodeURIComponent(record.resumeSecret ?? "")}`;
 }
 
 export function forgetSeat(matchId: string) {

@@ -11,7 +11,7 @@ import { endScreen } from "./endscreen.js";
 import { Log } from "./log.js";
 import { Catalog, sectionsOf, seatColour, seatNames } from "./names.js";
 import { Refusals } from "./refusals.js";
-import { type SeatRecord, keepSeat, pageClient } from "./session.js";
+import { type SeatRecord, keepSeat, pageClient, resumeLink } from "./session.js";
 
 const catalogs = new Map<string, Promise<{ catalog: Catalog; sections: Record<string, string> }>>();
 
@@ -36,6 +36,7 @@ export function boardContext(view: MatchView, catalog: Catalog, names: string[],
     seatNames: names,
     seatColour,
     name: (kind, id) => catalog.name(kind, id),
+    text: (kind, id) => catalog.text(kind, id),
     choosable: (kind, id) => (walk ? walk.choosable(kind, id, catalog.placeKind(String(id))) : null),
     choose,
   };
@@ -85,6 +86,7 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
   const decisionBox = h("div", { "data-testid": "decision-box" });
   const players = h("section", { class: "panel", "aria-labelledby": "players-title" });
   const end = h("div", {});
+  const away = h("div", { "data-testid": "away-box" });
   const tools = h("section", { class: "panel tools", "aria-label": "Match tools" });
   side.append(decisionBox, players, log.root, tools);
   const page = h(
@@ -92,6 +94,7 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
     { class: "page match", "data-testid": asSeat ? "seat-page" : "spectator" },
     h("div", { class: "match-head" }, title, sub, status),
     refusals.root,
+    away,
     end,
     h("div", { class: "columns" }, h("section", { class: "main", id: "board", "aria-label": "Board" }, boardBox), side),
   );
@@ -104,6 +107,20 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
   if (invite && asSeat) {
     const link = `${here}#/join?code=${encodeURIComponent(invite)}`;
     toolItems.append(h("li", {}, "Invite a friend: ", h("a", { href: link, "data-testid": "invite-link" }, "invite link"), " ", h("code", {}, invite)));
+  }
+  if (asSeat && record?.resumeSecret) {
+    // Issue 39: the seat's resume link, for this player only: it moves the seat to another device.
+    const link = resumeLink(record);
+    const field = h("input", { readonly: "", value: link, "aria-label": "Resume link", "data-testid": "resume-link", class: "resume-link" }) as HTMLInputElement;
+    const copy = button("Copy", () => {
+      void navigator.clipboard?.writeText(link).then(
+        () => (copy.textContent = "Copied"),
+        () => field.select(),
+      );
+    }, { class: "secondary small", "data-testid": "copy-resume-link" });
+    toolItems.append(
+      h("li", {}, "Play this seat on another device: open your resume link there (keep it to yourself; it works once, and this page then shows the new one). ", field, " ", copy),
+    );
   }
   if (record?.spectatorToken) {
     const watch = `#/watch?m=${matchId}&t=${encodeURIComponent(record.spectatorToken)}`;
@@ -143,31 +160,63 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
     drawResign();
   };
 
+  // Issue 41: while a bot plays this seat (its timer ran out), the player takes it back here.
+  const drawAway = () => {
+    away.replaceChildren();
+    if (!asSeat || view.finished || !view.awaySeats.includes(view.seat)) return;
+    away.append(
+      h(
+        "section",
+        { class: "away", role: "status", "data-testid": "away" },
+        h("p", {}, "Your time ran out, so a bot is playing your seat. Take it back whenever you are ready (acting does it too)."),
+        button("I'm back", () => void comeBack(), { class: "primary", "data-testid": "im-back" }),
+      ),
+    );
+  };
+  const comeBack = async () => {
+    try {
+      const accepted = await client.returnToSeat(matchId);
+      if (accepted.version > view.version) view = await client.getView(matchId);
+    } catch (error) {
+      refusals.show(errorText(error));
+    }
+    draw();
+  };
+
   const nameList = (seats: number[]) => {
     const list = seats.map((s) => (s === view.seat ? "you" : names[s]));
     return list.length <= 1 ? (list[0] ?? "nobody") : `${list.slice(0, -1).join(", ")} and ${list.at(-1)}`;
   };
 
   const drawPlayers = () => {
+    // The score column: the game's score so far while it runs (the game data says what that
+    // counts), the final score, equal to the outcome, once it is over.
+    const final = view.finished && view.outcome;
     const table = h("table", { class: "players", "data-testid": "players" });
-    table.append(h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Now"), h("th", { scope: "col", class: "num" }, "Score"))));
+    table.append(h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Now"), h("th", { scope: "col", class: "num", "data-testid": "score-head" }, final ? "Final score" : "Score so far"))));
     const body = h("tbody");
     const seatViews: unknown[] = Array.isArray(view.view?.seats) ? view.view.seats : [];
+    const results = new Map<number, number>((final ? (view.outcome?.results ?? []) : []).map((r: { player: number; score: number }) => [r.player, r.score]));
     names.forEach((name, seat) => {
-      const score = (seatViews[seat] as { score?: number } | undefined)?.score;
-      const now = view.finished ? "" : view.activeSeats.includes(seat) ? "to act" : simultaneousStart?.includes(seat) ? "decided" : "";
+      const score = results.get(seat) ?? (seatViews[seat] as { score?: number } | undefined)?.score;
+      const acting = view.finished ? "" : view.activeSeats.includes(seat) ? "to act" : simultaneousStart?.includes(seat) ? "decided" : "";
+      // Issues 39 and 41: who resigned, who is away (a bot plays for them), whose seat is free.
+      const mark = view.resignedSeats.includes(seat) ? "resigned" : view.awaySeats.includes(seat) ? "away (a bot plays)" : view.unclaimedSeats.includes(seat) ? "seat free" : "";
+      const now = [mark, acting].filter(Boolean).join(", ");
       body.append(
         h(
           "tr",
-          { class: seat === view.seat ? "me" : "" },
+          { class: seat === view.seat ? "me" : "", "data-seat": String(seat), "data-mark": mark },
           h("th", { scope: "row" }, h("span", { class: "swatch", style: `background:${seatColour(seat)}` }), " ", name, seat === view.seat ? " (you)" : ""),
           h("td", {}, now),
-          h("td", { class: "num" }, score === undefined ? "" : String(score)),
+          h("td", { class: "num", "data-testid": "score", "data-seat": String(seat) }, score === undefined ? "" : String(score)),
         ),
       );
     });
     table.append(body);
+    const meaning = final ? "" : (catalog.data.score?.during_play ?? "");
     players.replaceChildren(h("h2", { id: "players-title" }, "Players"), h("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": "Players" }, table));
+    if (meaning) players.append(h("p", { class: "score-note", "data-testid": "score-note" }, h("b", {}, "Score so far: "), meaning));
   };
 
   const draw = () => {
@@ -178,7 +227,7 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
     simultaneousStart = view.decision?.simultaneous ? (simultaneousStart ?? [...view.activeSeats]) : null;
     if (view.finished) status.textContent = "The match is over.";
     else if (view.myTurn) status.textContent = view.decision?.simultaneous ? `Your decision (at the same time as ${nameList(view.activeSeats.filter((s) => s !== view.seat)) || "nobody else"}).` : "Your turn.";
-    else if (!view.activeSeats.length) status.textContent = "Waiting for the table to fill.";
+    else if (view.unclaimedSeats.length || !view.activeSeats.length) status.textContent = "Waiting for the table to fill.";
     else status.textContent = `Waiting for ${nameList(view.activeSeats)}${view.activeSeats.length > 1 ? " (deciding at the same time)" : ""}.`;
     boardBox.setAttribute("data-version", String(view.version));
     boardBox.setAttribute("data-state", view.finished ? "finished" : view.myTurn ? "my-turn" : "waiting");
@@ -195,7 +244,7 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
 
     const undoFocused = (document.activeElement as HTMLElement | null)?.dataset?.testid === "undo";
     decisionBox.replaceChildren();
-    if (walk) decisionBox.append(decisionPanel(walk, sending, (c) => void choose(c), back));
+    if (walk) decisionBox.append(decisionPanel(walk, sending, (c) => void choose(c), back, explainChoice));
     else if (!view.finished && asSeat && view.myTurn) {
       // A game without a presentation: its legal actions, as they are.
       const panel = h("section", { class: "decision", "data-testid": "decision" }, h("h2", {}, "Your move"));
@@ -212,11 +261,18 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
       if (undoFocused) b.focus(); // an update redrew the panel: the keyboard stays where it was
     }
     drawPlayers();
+    drawAway();
     if (view.finished) {
-      end.replaceChildren(endScreen(view, names, log.endReason()));
+      end.replaceChildren(endScreen(view, names, log.endReason(), catalog.data.score ?? {}));
       if (record) keepSeat({ ...record, finished: true });
     }
     if (asSeat) drawResign();
+  };
+
+  const explainChoice = (c: DecisionChoice) => {
+    if (!c.kind || c.kind === "seat") return null;
+    const text = catalog.text(c.kind, c.id);
+    return text ? { text, place: catalog.isPlace(c.kind, c.id) } : null;
   };
 
   const back = () => {
