@@ -88,6 +88,7 @@ SCOPES: Mapping[str, frozenset[str]] = {
     "GetView": frozenset({SEAT, SPECTATOR, TENANT}),
     "SubmitAction": frozenset({SEAT}),
     "Resign": frozenset({SEAT}),
+    "Undo": frozenset({SEAT}),
     "ReturnToSeat": frozenset({SEAT}),  # issue 41: "I'm back"
     "Watch": frozenset({SEAT, SPECTATOR, TENANT}),
     "Replay": frozenset({SEAT, SPECTATOR, TENANT, AUDITOR}),
