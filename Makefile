@@ -12,7 +12,7 @@ PROTOS := $(shell find protos -name '*.proto')
 # Parallel test workers; each starts its own Redis.
 WORKERS ?= 2
 
-.PHONY: all venv gen web docs chromium debian-tools checkov buf redocly proto-baseline schema-baseline openapi test image image-test demo run bench bench-quick bench-peers lint golden schemas manifests lock clean soak bundle
+.PHONY: all venv gen web docs chromium debian-tools checkov buf redocly proto-baseline schema-baseline openapi test image image-test demo run backup restore bench bench-quick bench-peers lint golden schemas manifests lock clean soak bundle
 all: test
 
 # The server (pyproject.toml) and the Python client (clients/python: its own distribution,
@@ -125,6 +125,16 @@ demo: gen
 
 run: gen web
 	$(PY) -m devstack.stack
+
+# Issue 43: back up Redis (REDIS_URL; REDIS_CLUSTER=1 for a cluster) and the archive (ARCHIVE_DIR
+# or ARCHIVE_S3_BUCKET) into BACKUP, a new directory, and verify it; restore a BACKUP into a fresh
+# Redis and archive, then verify them (docs/deploy.md, "Back up and restore").
+BACKUP ?= var/backups/$(shell date -u +%Y%m%dT%H%M%SZ)
+backup: gen
+	$(PY) -m gateway.backup create $(BACKUP)
+restore: gen
+	@test -d "$(BACKUP)" || { echo "make restore BACKUP=<a backup directory> REDIS_URL=<a fresh Redis>"; exit 2; }
+	$(PY) -m gateway.backup restore $(BACKUP)
 
 # Every benchmark section, figures beside same-run baselines: bench/results.{json,md}.
 bench: gen

@@ -429,7 +429,36 @@ class BotWorkerProcess(_ConfiguredProcess):
 
 
 class GatewayProcess(_ConfiguredProcess):
-    """`python -m gateway` (REDIS_URL, RULES_<GAME>, SIGNING_KEYS_DIR, TENANTS_FILE, ...)."""
+    """`python -m gateway` (REDIS_URL, RULES_<GAME>, SIGNING_KEYS_DIR, TENANTS_FILE, ...), its
+    admin listener (issue 43: AdminService, gRPC and Connect) on a port of its own too."""
 
     module = "gateway"
     defaults = {"METRICS_PORT": "0"}
+
+    def __init__(
+        self, name: str, log_dir: Path | None, env: Mapping[str, str], *, port: int | None = None
+    ) -> None:
+        super().__init__(name, log_dir, env, port=port)
+        self._chosen = (port is None, not env.get("ADMIN_PORT"))  # ports picked here, not given
+        self.admin_port = int(env.get("ADMIN_PORT") or free_port())
+
+    @property
+    def admin_target(self) -> str:
+        return f"127.0.0.1:{self.admin_port}"
+
+    def wait_ready(self, timeout_s: float = 30.0) -> None:
+        """A port picked here that another server took between the pick and the gateway's bind (a
+        parallel test run's) is picked again, twice at most; a port given is not."""
+        for attempt in range(3):
+            try:
+                super().wait_ready(timeout_s)
+                return
+            except ProcessError as error:
+                if "Address already in use" not in str(error) or attempt == 2 or not any(self._chosen):
+                    raise
+            self.port = free_port() if self._chosen[0] else self.port
+            self.admin_port = free_port() if self._chosen[1] else self.admin_port
+            self.spawn()
+
+    def environment(self) -> dict[str, str]:
+        return {**super().environment(), "ADMIN_PORT": str(self.admin_port)}

@@ -180,6 +180,11 @@ class Stack:
         return [gateway.target for gateway in self.gateways]
 
     @property
+    def admin_targets(self) -> list[str]:
+        """Each replica's admin listener (issue 43: AdminService is not on the public port)."""
+        return [gateway.admin_target for gateway in self.gateways]
+
+    @property
     def processes(self) -> dict[str, ManagedProcess]:
         """Every child process of the stack: rules services by game, `gateway-<n>`, `redis`."""
         found: dict[str, ManagedProcess] = {**self.rules}
@@ -436,6 +441,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     web = Path(__file__).resolve().parents[1] / "clients" / "web" / "dist"  # `make web` builds it
     http_env = {
         "HTTP_PORT": str(http_port),
+        # Issue 43: the admin listener, on its default port unless --any-ports.
+        "ADMIN_PORT": str(processes.free_port() if args.any_ports else 50052),
         **({"WEB_DIR": str(web)} if (web / "index.html").is_file() else {}),
     }
     # Every process logs to its own file (a line per RPC, and the bot worker polls every second):
@@ -457,6 +464,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(
             f"Gateway at {stack.gateway_targets[0]}; tenant {LOCAL_TENANT!r}, API key {stack.api_key}\n"
             f"  e.g. GUILDHALL_TARGET={stack.gateway_targets[0]} GUILDHALL_API_KEY=<that key> guildhall ...",
+            file=sys.stderr,
+        )
+        print(
+            f"Admin API at {stack.admin_targets[0]} (gRPC and Connect); admin key {stack.admin_key}\n"
+            f"  e.g. GUILDHALL_TARGET={stack.admin_targets[0]} GUILDHALL_API_KEY=<that key> "
+            "guildhall admin tenants",
             file=sys.stderr,
         )
         print(

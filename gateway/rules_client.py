@@ -104,6 +104,8 @@ class Accepted:
     # spectator's view of the next state (None when not asked for).
     shown: dict[int | None, tuple[Event, ...]] | None = None
     spectator_view: bytes | None = None
+    # With return_state: the acting seat may take this action back until another seat acts.
+    undoable: bool = False
 
 
 def _status(status: rules_pb2.Status) -> Status:
@@ -214,6 +216,7 @@ def _accepted(response: rules_pb2.ValidateResponse) -> Accepted | Rejection:
         tuple(SeatView(v.player, v.view, tuple(v.legal_actions), _decision(v)) for v in accepted.views),
         shown,
         accepted.spectator_view if shown is not None else None,
+        accepted.undoable,
     )
 
 

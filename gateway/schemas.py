@@ -12,6 +12,7 @@ import msgspec
 
 from gateway.domain.ghx import line_schema
 from gateway.domain.match import (
+    ActionUndone,
     MatchCreated,
     MatchEnded,
     RulesVersionMoved,
@@ -40,6 +41,7 @@ _STREAM_ENTRIES = (
         RulesVersionMoved,
         "rules_version_moved: the match plays on under another rules version from this entry on",
     ),
+    ("action_undone", ActionUndone, "action_undone: a seat took back its own last move"),
 )
 
 

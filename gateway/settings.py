@@ -94,6 +94,10 @@ class Config:
     usage_flush_s: float = 5.0
     # Issue 39: an offboarding job whose replica is silent this long is taken over by another.
     offboard_lease_s: float = 30.0
+    # Issue 43: the operator plane (AdminService, gRPC and Connect) on a listener of its own,
+    # never on the public ports; 0: not served.
+    admin_host: str = ""  # "": HOST
+    admin_port: int = 50052
 
     @staticmethod
     def rules_from_env(env: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
@@ -339,6 +343,21 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
             flag, type=int, default=int(env.get(var, str(default))), help=helped(text, var, default)
         )
     parser.add_argument(
+        "--admin-host",
+        default=env.get("ADMIN_HOST", ""),
+        help=helped("the admin listener's bind address", "ADMIN_HOST", "HOST"),
+    )
+    parser.add_argument(
+        "--admin-port",
+        type=int,
+        default=int(env.get("ADMIN_PORT", "50052")),
+        help=helped(
+            "AdminService (gRPC and Connect on one port), apart from the public ports; 0 = off",
+            "ADMIN_PORT",
+            50052,
+        ),
+    )
+    parser.add_argument(
         "--trusted-proxies",
         default=env.get("TRUSTED_PROXIES", ""),
         help=helped(
@@ -369,6 +388,8 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         parser.error(str(error))
     if args.snapshot_every < 1:
         parser.error(f"SNAPSHOT_EVERY must be >= 1, got {args.snapshot_every}")
+    if args.admin_port and args.admin_port in (args.port, args.http_port, args.metrics_port):
+        parser.error(f"ADMIN_PORT {args.admin_port} is another listener's port: the admin plane has its own")
     rules = Config.rules_from_env(env)
     for item in args.rules:
         game, sep, value = item.partition("=")
@@ -419,6 +440,8 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         usage_retention_days=int(env.get("USAGE_RETENTION_DAYS", "400")),
         usage_flush_s=float(env.get("USAGE_FLUSH_SECONDS", "5")),
         offboard_lease_s=float(env.get("OFFBOARD_LEASE_SECONDS", "30")),
+        admin_host=args.admin_host or args.host,
+        admin_port=args.admin_port,
     )
 
 

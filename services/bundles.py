@@ -297,14 +297,15 @@ class BundleRunner:
 
     def decide(
         self, state: bytes, player: int, action: bytes
-    ) -> Rejection | tuple[list[tuple[str, bytes]], bytes, tuple[Any, ...]]:
-        """A Rejection, or (events as (type, JSON), next state bytes, status)."""
+    ) -> Rejection | tuple[list[tuple[str, bytes]], bytes, tuple[Any, ...], bool]:
+        """A Rejection, or (events as (type, JSON), next state bytes, status, undoable: False from
+        a runner released before undo, whose rules take nothing back)."""
         answer = self._call({"op": "decide", "state": state, "player": player, "action": action})
         if "rejection" in answer:
             code, message = answer["rejection"]
             return Rejection(str(code), str(message))
         events = [(str(kind), bytes(json)) for kind, json in answer["events"]]
-        return events, answer["state"], tuple(answer["status"])
+        return events, answer["state"], tuple(answer["status"]), bool(answer.get("undoable", False))
 
     @property
     def alive(self) -> bool:
@@ -344,11 +345,13 @@ class RulesEvent(msgspec.Struct, frozen=True):
 
 
 class RulesDecision(msgspec.Struct, frozen=True):
-    """What deciding an action gave: its events, the next state and its status."""
+    """What deciding an action gave: its events, the next state and its status, and whether the
+    seat may take it back (services/kernel/undo.py)."""
 
     events: tuple[RulesEvent, ...]
     state: RulesState
     status: Status
+    undoable: bool = False
 
 
 class BundleRules:
@@ -375,11 +378,12 @@ class BundleRules:
         decided = await self._call(self.runner.decide, state.state, player, action)
         if isinstance(decided, Rejection):
             return decided
-        events, after, status = decided
+        events, after, status, undoable = decided
         return RulesDecision(
             tuple(RulesEvent(kind, json) for kind, json in events),
             RulesState(self.rules_version, after),
             _status(status),
+            undoable,
         )
 
     def state_bytes(self, state: RulesState) -> bytes:

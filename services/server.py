@@ -167,7 +167,8 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
             else:
                 self._add_redacted(accepted.redacted_events, result, request.player, encoded, described)
         if request.return_state:
-            state = self.spec.evolve(state, result)
+            before, state = state, self.spec.evolve(state, result)
+            accepted.undoable = self.spec.may_take_back(before, request.player, action, result, state)
             accepted.state.CopyFrom(self._pack(state))
             accepted.status.CopyFrom(self._status(state))
             active = list(accepted.status.active_players)

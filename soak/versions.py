@@ -89,7 +89,7 @@ class VersionSwitch:
         deadline = time.monotonic() + GIVE_UP_S
         attempt = 0
         while True:
-            target = self.stack.gateway_targets[attempt % len(self.stack.gateways)]
+            target = self.stack.admin_targets[attempt % len(self.stack.admin_targets)]
             attempt += 1
             async with grpc.aio.insecure_channel(target) as channel:
                 stub = admin_pb2_grpc.AdminServiceStub(channel)

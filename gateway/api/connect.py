@@ -104,6 +104,12 @@ class _Context:
         host, _, port = (self._ctx.client_address() or "").rpartition(":")
         return f"ipv6:[{host}]:{port}" if ":" in host else f"ipv4:{host}:{port}"
 
+    def time_remaining(self) -> float | None:
+        """Seconds left of the caller's deadline (Connect's timeout, gRPC's grpc-timeout on the
+        admin listener), None without one: as grpc.aio's context says it."""
+        left = self._ctx.timeout_ms()
+        return None if left is None else left / 1000
+
     def set_trailing_metadata(self, metadata: Iterable[tuple[str, str]]) -> None:
         trailers = self._ctx.response_trailers()
         for key, value in metadata:
@@ -270,6 +276,11 @@ def build_admin_connect_app(servicer: Any) -> Any:
 
 
 ADMIN_PATH = "/guildhall.admin.v1.AdminService/"
+# Issue 43: what the public ports answer an AdminService call.
+ADMIN_ELSEWHERE = (
+    "guildhall.admin.v1.AdminService is not served on the public ports: call the gateway's admin "
+    "listener (ADMIN_PORT, default 50052; the gateway-admin Service in Kubernetes)"
+)
 
 
 # -- the HTTP port around it ---------------------------------------------------------------------
@@ -302,7 +313,9 @@ def _public(scope: Scope, admin: bool = False) -> bool:
 
 class HttpApp:
     """The gateway's HTTP port: Connect at /guildhall.gateway.v1.GatewayService/<Rpc>, CORS,
-    /healthz, and the web table's static files when a directory is given."""
+    /healthz, and the web table's static files when a directory is given. Issue 43: the admin
+    listener is an HttpApp too, with AdminService alone (`connect_app` None, `admin_app` given):
+    gRPC and Connect on one port, apart from the public ones."""
 
     def __init__(
         self,
@@ -351,11 +364,14 @@ class HttpApp:
         if scope["method"] == "OPTIONS":
             await self._preflight(scope, send, cors)
             return
-        if path.startswith(SERVICE_PATH):
+        if path.startswith(SERVICE_PATH) and self._connect is not None:
             await self._rpc(scope, receive, http_semantics(_json_errors(_with_headers(send, cors))))
-        elif path.startswith(ADMIN_PATH) and self._admin is not None:
-            admin_send = http_semantics(_json_errors(_with_headers(send, cors)))
-            await self._rpc(scope, receive, admin_send, self._admin)
+        elif path.startswith(ADMIN_PATH):
+            if self._admin is None:
+                await _connect_error(send, 404, "unimplemented", ADMIN_ELSEWHERE, cors)
+            else:
+                admin_send = http_semantics(_json_errors(_with_headers(send, cors)))
+                await self._rpc(scope, receive, admin_send, self._admin)
         elif path.startswith(FEED_PREFIX) and self._feeds is not None:
             await self._feeds(scope, receive, http_semantics(_with_headers(send, cors)))
         elif path == "/healthz":
@@ -363,6 +379,8 @@ class HttpApp:
                 await _connect_error(send, 503, "unavailable", "draining: call another replica", cors)
             else:
                 await _plain(send, 200, b"ok\n", cors)
+        elif self._connect is None:  # the admin listener: nothing else
+            await _connect_error(send, 404, "not_found", f"only AdminService is served here ({ADMIN_PATH})")
         elif path == "/config.json" and scope["method"] in ("GET", "HEAD"):
             headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-cache"), *cors]
             await send({"type": "http.response.start", "status": 200, "headers": headers})

@@ -15,7 +15,8 @@ source info (gen/guildhall/descriptors.binpb). A new field or RPC appears by its
 
 The Play stream is bidirectional, gRPC only, and so not in the document; no RPC is marked
 idempotent in the protos, so none is offered as a Connect GET. AdminService (the operator plane,
-docs/gateway.md) is served on the same port and left out: this document is the tenants' API.
+docs/gateway.md) is served on the gateway's admin listener, not this port (issue 43), and left out:
+this document is the tenants' API.
 
 `python -m gateway.api.openapi` writes docs/api/openapi.json (`make openapi`); the gateway serves the
 same document at GET /openapi.json; tests/gateway/test_openapi.py keeps the file current, validates

@@ -25,14 +25,15 @@ from guildhall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
 from gateway import metrics
 from gateway.admin.registry import OpenStreams
-from gateway.api import audit_wire, integrations, seatnames, tables_rpc, wire
+from gateway.api import audit_wire, integrations, seatnames, tables_rpc, undo, wire
 from gateway.api.faults import answer, fault
 from gateway.api.jsonfields import json_bytes
 from gateway.api.peers import Network
 from gateway.api.play_stream import play
 from gateway.api.streams import StreamLimits
 from gateway.api.wire import MAX_ACTION_BYTES, BadRequest, TooLarge
-from gateway.auth import SEAT, Authenticator, Principal, Tokens, denied
+from gateway.api.wire import seat_of as _seat
+from gateway.auth import Authenticator, Principal, Tokens, denied
 from gateway.domain.timers import MIN_WEB_TURN_SECONDS
 from gateway.eventstore.base import MatchKey
 from gateway.quotas import Quotas
@@ -221,6 +222,8 @@ def _request_id(context: grpc.aio.ServicerContext) -> str:
 
 def _bind_principal(principal: Principal) -> None:
     fields: dict[str, Any] = {"tenant": principal.tenant}
+    if principal.key_id and not principal.is_token:  # issue 43: which API key made the call
+        fields["key_id"] = principal.key_id
     if principal.match_id is not None:
         fields["match_id"] = principal.match_id
         fields["seat"] = principal.seat
@@ -721,15 +724,10 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
 
 
 # Issue 23's RPCs (ratings, webhook dead letters, the bot worker's leases): gateway/api/integrations.py;
-# private tables' (CreateTable, ClaimSeat, ResumeSeat): gateway/api/tables_rpc.py.
-for _rpc, _handler in {**integrations.HANDLERS, **tables_rpc.HANDLERS}.items():
+# private tables' (CreateTable, ClaimSeat, ResumeSeat): gateway/api/tables_rpc.py; issue 41's Undo:
+# gateway/api/undo.py.
+for _rpc, _handler in {**integrations.HANDLERS, **tables_rpc.HANDLERS, **undo.HANDLERS}.items():
     setattr(GatewayServicer, _rpc, unary(_rpc)(_handler))
-
-
-def _seat(principal: Principal) -> int:
-    if SEAT not in principal.scopes or principal.seat is None:
-        raise denied("only a seat token may act")
-    return principal.seat
 
 
 def _seat_count(view: Any) -> int:

@@ -13,7 +13,7 @@ import structlog
 from guildhall.common.v1 import common_pb2
 from guildhall.gateway.v1 import gateway_pb2
 
-from gateway.auth import Principal, for_match
+from gateway.auth import SEAT, Principal, denied, for_match
 from gateway.domain.names import BadName, check_name
 from gateway.eventstore.base import MatchKey
 
@@ -43,6 +43,13 @@ class CapReached(ValueError):
 
 
 # -- request checks ------------------------------------------------------------------------------
+
+
+def seat_of(principal: Principal) -> int:
+    """The seat a seat token acts for; PERMISSION_DENIED for any other credential."""
+    if SEAT not in principal.scopes or principal.seat is None:
+        raise denied("only a seat token may act")
+    return principal.seat
 
 
 def match_key(principal: Principal, match_id: str) -> MatchKey:
@@ -179,6 +186,7 @@ def view_pb(view: Any, match_id: str) -> gateway_pb2.MatchView:
         away_seats=list(getattr(view, "away", ())),
         unclaimed_seats=list(getattr(view, "unclaimed", ())),
         rules_version=getattr(view, "rules_version", ""),
+        undo_available=bool(getattr(view, "undo_available", False)),
     )
     if view.decision:
         out.decision.MergeFromString(view.decision)

@@ -16,17 +16,22 @@ Decisions (question -> decision):
   untouched first one, for lacking the receipt the edited entry's append ends with).
 - Re-execution compares event by event and names the first recorded entry that differs from
   what the action gives (or where an event is missing), not the append it belongs to.
+- A take-back (action_undone, gateway/domain/undo.py) is re-executed too: it must take back the
+  top of the undo stack the re-execution keeps (the seat's own last moves the rules call
+  undoable, nobody else appending since), and the state is again the one before them; the
+  snapshot check and the next actions then show whether the gateway restored exactly that.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import msgspec
 
 from gateway.domain.match import (
+    ACTION_UNDONE,
     FINISHED,
     GATEWAY,
     GATEWAY_EVENT_DECODER,
@@ -36,6 +41,7 @@ from gateway.domain.match import (
     RESIGNED,
     RULES_VERSION_MOVED,
     UNCLAIMED,
+    ActionUndone,
     MatchCreated,
     MatchEnded,
     RulesVersionMoved,
@@ -47,6 +53,7 @@ from gateway.domain.match import (
     unclaimed_outcome,
 )
 from gateway.domain.receipts import decode_receipt, receipt_message, seed_matches
+from gateway.domain.undo import NOTHING, UndoStack, players_own, undo_problem
 from gateway.eventstore.base import GENESIS, StoredEvent, chain_hash
 from services.kernel import Rejection
 from services.kernel.runner import Refused
@@ -395,7 +402,8 @@ class RulesPort(Protocol):
 
     async def decide(self, state: Any, player: int, action: bytes) -> Any:
         """A Rejection, or the decision: `.events` (each with `.type` and `.json`), `.state`,
-        `.status`; raises RulesRefusal for an action the rules cannot even read."""
+        `.status`, `.undoable` (the seat may take it back: services/kernel/undo.py); raises
+        RulesRefusal for an action the rules cannot even read."""
         ...
 
     def state_bytes(self, state: Any) -> bytes:
@@ -429,6 +437,21 @@ class Replayed:
     seating: Seating = Seating()  # who resigned, is away, or is not claimed yet
     final: bytes = b""  # the outcome match_ended stated; b"" while the match goes on
     created: MatchCreated | None = None
+    # What a seat may take back here (gateway/domain/undo.py), and the state and status before
+    # each of those appends, which a take-back restores.
+    undo: UndoStack = NOTHING
+    before: list[tuple[Any, Any]] = field(default_factory=list)
+
+    def appended(self, actor: str, first: int, last: int, undoable: bool, before: tuple[Any, Any]) -> None:
+        """An append other than a take-back held: the undo stack follows it."""
+        self.undo = self.undo.after(actor, first, last, undoable and not self.final)
+        held = len(self.undo.appends)  # `before` stays in step with the stack (it may restart)
+        self.before = [*self.before, before][-held:] if held else []
+
+    def take_back(self) -> None:
+        """The take-back of the top of the undo stack: the state before that append again."""
+        self.state, self.status = self.before.pop()
+        self.undo = self.undo.popped()
 
 
 # Called after match_created and after each append that holds: (replayed, last entry).
@@ -583,6 +606,11 @@ async def _run(
     start = run[0].version
     game_entries = [e for e in run if is_game_event(e.type)]
     action = run[0].action
+    before, undoable = (replayed.state, replayed.status), False
+    takes_back = any(e.type == ACTION_UNDONE for e in run)
+    if takes_back and len(run) > 1:
+        findings.add(start, EXECUTION, "a take-back (action_undone) shares its append with other entries")
+        return False
     if game_entries or action:
         seat = actor_seat(run[0].actor)
         if not action or seat < 0:
@@ -619,6 +647,10 @@ async def _run(
                     f"(version {entry.version}, {entry.type})",
                 )
                 return False
+        bot_seats = {bot.seat for bot in created.bots}
+        undoable = bool(getattr(decision, "undoable", False)) and players_own(
+            seat, replayed.seating.away, bot_seats
+        )
         replayed.state, replayed.status = decision.state, decision.status
     for event in run:
         if not is_game_event(event.type):
@@ -633,6 +665,8 @@ async def _run(
             f"the game is over at version {run[-1].version} but match_ended does not follow",
         )
         return False
+    if not takes_back:
+        replayed.appended(run[0].actor, start, run[-1].version, undoable, before)
     return True
 
 
@@ -649,6 +683,12 @@ def gateway_event_problem(event: StoredEvent, created: MatchCreated, seed: bytes
         return "a second match_created"
     if isinstance(decoded, RulesVersionMoved):
         return "" if event.actor == GATEWAY else "a rules version move not made by the gateway"
+    if isinstance(decoded, ActionUndone):
+        problem = undo_problem(replayed.undo, event.actor, decoded)
+        if problem:
+            return f"an undo that may not be: {problem}"
+        replayed.take_back()
+        return ""
     seating = replayed.seating
     if isinstance(decoded, MatchEnded):
         problem = _end_problem(decoded, created, seed, replayed)

@@ -19,6 +19,7 @@ MATCH_CREATED = "match_created"
 MATCH_ENDED = "match_ended"
 SEAT_RESIGNED = "seat_resigned"
 TURN_TIMED_OUT = "turn_timed_out"
+ACTION_UNDONE = "action_undone"  # issue 41: a seat took back its own last move
 SEAT_CLAIMED = "seat_claimed"  # issue 39: a private table's seat was claimed
 SEAT_AWAY = "seat_away"  # issue 41: a seat's timer ran out; the platform's bot plays it meanwhile
 SEAT_RETURNED = "seat_returned"  # ... and its player took it back
@@ -33,6 +34,7 @@ GATEWAY_EVENTS = frozenset(
         SEAT_AWAY,
         SEAT_RETURNED,
         RULES_VERSION_MOVED,
+        ACTION_UNDONE,
     }
 )
 
@@ -124,6 +126,19 @@ class TurnTimedOut(msgspec.Struct, frozen=True, tag=TURN_TIMED_OUT):
     policy: str
 
 
+class ActionUndone(msgspec.Struct, frozen=True, tag=ACTION_UNDONE):
+    """A seat took back its own move (gateway/domain/undo.py): the entries `first_version` to
+    `last_version`, one append of that seat, no longer count, and the match is again as it was
+    before them. Nothing is deleted: the taken-back entries stay in the stream."""
+
+    seat: int
+    first_version: int
+    last_version: int
+    # When the decisions it gives back were first asked (Unix ms): their turn clocks run from
+    # then, so taking moves back never buys time.
+    asked_ms: int = 0
+
+
 class MatchEnded(msgspec.Struct, frozen=True, tag=MATCH_ENDED):
     """The last event: the outcome, and the seed revealed (hex of its 32 bytes)."""
 
@@ -166,6 +181,7 @@ GatewayEvent = (
     | SeatAway
     | SeatReturned
     | RulesVersionMoved
+    | ActionUndone
 )
 GATEWAY_EVENT_DECODER = msgspec.json.Decoder(GatewayEvent)
 

@@ -44,6 +44,7 @@ from gateway.domain.match import (
     seat_actor,
 )
 from gateway.domain.timers import AWAY_BOT_KIND, BOT, FORFEIT, POLICIES, timeout_choice
+from gateway.domain.undo import players_own
 from gateway.eventstore.async_redis import DUPLICATE, REUSED, TAKEN
 from gateway.eventstore.base import AppendResult, CommandIdReused, MatchKey, NewEvent, action_digest
 from gateway.rules_client import Accepted, Event, SeatView
@@ -59,6 +60,7 @@ CONFLICT_RETRIES = 5  # replicas racing on one match: the loser reloads and deci
 AUTO_PLAY_LIMIT = 10_000  # resigned seats' moves played in one go, at most (a safety bound)
 RESIGN_DIGEST = action_digest("resign")  # what a seat's Resign command id is used for
 RETURN_DIGEST = action_digest("return")  # and its ReturnToSeat's (issue 41)
+UNDO_DIGEST = action_digest("undo")  # and its Undo's (issue 41)
 
 
 class BotSeatsPort(Protocol):
@@ -177,6 +179,8 @@ class PlayUseCases(ViewUseCases):
                 status=decision.status,
                 action=action_json,
                 command_digest=digest,
+                # Never the bot's moves: a returning player takes back only their own.
+                undoable=decision.undoable and not by_bot and players_own(seat, match.away, dict(match.bots)),
             )
             status = appended.status
             if appended.match is not None:
@@ -245,9 +249,10 @@ class PlayUseCases(ViewUseCases):
             return "reload"
         return _rejected(problem, match.game)
 
-    async def _after(self, match: Match) -> None:
-        """After an append: play resigned seats' decisions, then start the next clocks. The
-        action is acknowledged already: a fault here is retried, never reported as its failure."""
+    async def _after(self, match: Match, asked_ms: int | None = None) -> None:
+        """After an append: play resigned seats' decisions, then start the next clocks (from
+        `asked_ms` when the decisions are older than this append: a take-back). The action is
+        acknowledged already: a fault here is retried, never reported as its failure."""
 
         attempts = 0
 
@@ -255,7 +260,8 @@ class PlayUseCases(ViewUseCases):
             nonlocal attempts
             attempts += 1
             latest = match if attempts == 1 else await self._load(match.key, fresh=True)  # a retry: reload
-            await self._arm(await self._auto_play(latest))
+            settled = await self._auto_play(latest)
+            await self._arm(settled, asked_ms if settled.version == match.version else None)
 
         await self.after_append(match.key, "auto-play and timers", work)
 

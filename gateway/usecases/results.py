@@ -82,6 +82,8 @@ class MatchView:
     away: tuple[int, ...] = ()  # issue 41: seats a bot plays while their player is away
     unclaimed: tuple[int, ...] = ()  # issue 39: a table's seats nobody claimed yet
     rules_version: str = ""  # issue 40: the rules version the match plays under
+    # The seat may take back its last move now (Undo): gateway/domain/undo.py.
+    undo_available: bool = False
 
     @property
     def seat_count(self) -> int:

@@ -10,9 +10,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import replace
 from typing import Any
 
 from gateway.domain.match import acting_seat
+from gateway.domain.undo import NOTHING
 from gateway.eventstore.base import MatchKey, NewEvent, StoredEvent
 from gateway.rules_client import Accepted, Event
 from gateway.usecases.cache import stored_cost
@@ -120,6 +122,10 @@ class ViewUseCases(MatchStore):
             away=tuple(sorted(match.away)),
             unclaimed=tuple(sorted(match.unclaimed)),
             rules_version=match.rules_version,
+            undo_available=seat is not None
+            and not match.ended
+            and seat not in match.resigned
+            and match.undo.top(seat) is not None,
         )
 
     async def _redact(self, match: Match, seat: int | None, stored: Sequence[StoredEvent]) -> list[EventOut]:
@@ -204,7 +210,7 @@ class ViewUseCases(MatchStore):
             raise InvalidRequest(f"the match has versions 1 to {base.version}, not {version}")
         if seat is not None and not 0 <= seat < base.seats:
             raise InvalidRequest(f"the match has no seat {seat}")
-        match = await self._replay(base, version, source)
+        match = replace(await self._replay(base, version, source), undo=NOTHING)  # history: no undo
         view, _ = await self._rules_call(match, "view", match.state, seat)
         return self._match_view(match, seat, view, [])
 

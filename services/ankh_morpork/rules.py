@@ -47,6 +47,7 @@ from services.ankh_morpork.model import (
     View,
 )
 from services.ankh_morpork.present import make_presentation
+from services.ankh_morpork.undo import UNDO
 from services.kernel import GameSpec, Outcome, Rejection, Rng, SetupError, illegal, rules_version
 
 PLAYER_COUNTS = (2, 3, 4)
@@ -256,6 +257,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
         check_state=rules.check_state,
         data=rules.catalog,
         presentation=make_presentation(rules.catalog),
+        undoable=UNDO,
     )
 
 

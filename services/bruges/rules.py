@@ -101,6 +101,7 @@ from services.bruges.model import (
 )
 from services.bruges.present import make_presentation
 from services.bruges.primitives import Log, Tables
+from services.bruges.undo import UNDO
 from services.kernel import (
     EventLog,
     GameSpec,
@@ -1040,6 +1041,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
         check_state=lambda state: views.check_state(rules, state),
         data=catalog,
         presentation=make_presentation(catalog),
+        undoable=UNDO,
     )
 
 

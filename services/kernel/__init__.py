@@ -22,6 +22,7 @@ from services.kernel.rng import Rng, RngCursor
 from services.kernel.schema import json_schemas
 from services.kernel.spec import Codec, GameSpec, Outcome, PlayerResult, SetupConfig
 from services.kernel.tuples import put, seats_from, shift, without
+from services.kernel.undo import UndoRule
 from services.kernel.version import rules_version
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "RngCursor",
     "SetupConfig",
     "SetupError",
+    "UndoRule",
     "data_digest",
     "illegal",
     "json_schemas",

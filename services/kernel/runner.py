@@ -13,8 +13,10 @@ Protocol 1: every message is a 4-byte big-endian length and a msgpack map.
     setup    {"op": "setup", "players", "seed": bytes, "options": bytes}
              -> {"state": bytes, "status": [active, finished, outcome]} | {"refused": text}
     decide   {"op": "decide", "state": bytes, "player", "action": bytes}
-             -> {"events": [[type, json]...], "state", "status"} | {"rejection": [code, text]}
-                | {"refused": text}
+             -> {"events": [[type, json]...], "state", "status", "undoable"}
+                | {"rejection": [code, text]} | {"refused": text}
+             ("undoable": whether the seat may take the action back, services/kernel/undo.py;
+             absent from runners released before it, read as False: those rules undo nothing)
     anything that fails unexpectedly -> {"error": text} (the runner goes on)
 
 Decisions are the rules service's (services/server.py Validate): the action decoded, the shared
@@ -55,11 +57,13 @@ class Status(msgspec.Struct, frozen=True, array_like=True):
 
 
 class Decision(msgspec.Struct, frozen=True):
-    """Validate's answer: the events (type, JSON), the next state and its status."""
+    """Validate's answer: the events (type, JSON), the next state and its status, and whether the
+    seat may take the action back (GameSpec.may_take_back)."""
 
     events: tuple[tuple[str, bytes], ...]
     state: Any
     status: Status
+    undoable: bool = False
 
 
 class Replayer:
@@ -95,7 +99,8 @@ class Replayer:
         except MISFIT as error:
             raise Refused(f"the action does not fit the state: {type(error).__name__}") from None
         events = tuple((str(e.__struct_config__.tag), self.codec.encode_json(e)) for e in result)
-        return Decision(events, after, self.status(after))
+        undoable = self.spec.may_take_back(state, player, decoded, result, after)
+        return Decision(events, after, self.status(after), undoable)
 
     def decode_state(self, data: bytes) -> Any:
         try:
@@ -142,7 +147,12 @@ def _answer(replayer: Replayer, request: dict[str, Any]) -> dict[str, Any]:
             decided = replayer.decide(state, request["player"], request["action"])
             if isinstance(decided, Rejection):
                 return {"rejection": [decided.code, decided.message]}
-            return {"events": decided.events, "state": encode(decided.state), "status": decided.status}
+            return {
+                "events": decided.events,
+                "state": encode(decided.state),
+                "status": decided.status,
+                "undoable": decided.undoable,
+            }
         return {"error": f"unknown request {str(request.get('op'))[:40]!r}"}
     except Refused as refused:
         return {"refused": str(refused)}

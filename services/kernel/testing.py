@@ -83,6 +83,57 @@ def _pick(spec: GameSpec[Any], state: Any, bots: RngCursor) -> tuple[int, Any]:
     return player, bots.choice(actions)
 
 
+@dataclass
+class Move:
+    """One accepted action of a playout, with the state before and after it."""
+
+    state: Any
+    player: int
+    action: Any
+    events: Sequence[Any]
+    after: Any
+
+    @property
+    def kind(self) -> str:
+        """The action's tag, e.g. "place_broker"."""
+        return str(self.action.__struct_config__.tag)
+
+    @property
+    def event_kinds(self) -> set[str]:
+        return {str(e.__struct_config__.tag) for e in self.events}
+
+    def undoable(self, spec: GameSpec[Any]) -> bool:
+        return spec.may_take_back(self.state, self.player, self.action, self.events, self.after)
+
+
+def find_move(
+    spec: GameSpec[Any],
+    players: int,
+    wanted: Any,
+    *,
+    seeds: Sequence[int] = tuple(range(1, 21)),
+    options: Any = None,
+) -> Move:
+    """The first move of seeded random playouts that `wanted(move)` accepts: a scenario for a
+    rule about one kind of action, found rather than built by hand."""
+    for seed in seeds:
+        config = _config(spec, players, seed, options)
+        state = spec.start(config)
+        bots = Rng.from_seed(seed ^ 0x5EED).cursor()
+        for _ in range(20_000):
+            if spec.outcome(state) is not None:
+                break
+            player, action = _pick(spec, state, bots)
+            events = spec.decide(state, player, action)
+            assert not isinstance(events, Rejection), f"listed action {action!r} was rejected: {events}"
+            after = spec.evolve(state, events)
+            move = Move(state, player, action, events, after)
+            if wanted(move):
+                return move
+            state = after
+    raise AssertionError(f"{spec.game_id}: no such move in seeds {seeds[0]}-{seeds[-1]}")
+
+
 def check_conformance(
     spec: GameSpec[Any],
     players: int,

@@ -109,6 +109,7 @@ from services.rattus_cartus.model import (
     population_card,
 )
 from services.rattus_cartus.present import PRESENTATION
+from services.rattus_cartus.undo import UNDO
 
 # players -> (cards moved to the reserve, rounds, buildings revealed per round) [SEED setup table;
 # rounds also EN/DE]. 30 building cards = rounds x buildings + reserve in every row.
@@ -1423,6 +1424,7 @@ def make_game(catalog: Catalog) -> GameSpec[State]:
         check_state=check_state,
         data=catalog,
         presentation=PRESENTATION,
+        undoable=UNDO,
     )
 
 

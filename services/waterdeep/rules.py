@@ -79,6 +79,7 @@ from services.waterdeep.model import (
     View,
 )
 from services.waterdeep.present import make_presentation
+from services.waterdeep.undo import UNDO
 
 PLAYER_COUNTS = (2, 3, 4, 5)
 # Decisions whose options come from an effect of their source card.
@@ -1214,6 +1215,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
         data=rules.catalog,
         variants=VARIANTS,
         presentation=make_presentation(rules.catalog),
+        undoable=UNDO,
     )
 
 

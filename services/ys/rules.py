@@ -135,6 +135,7 @@ from services.ys.tables import (
     rank_parties,
     tie_key,
 )
+from services.ys.undo import UNDO
 
 PLAYER_COUNTS = (2, 3, 4)
 _COLOUR_INDEX = {c: i for i, c in enumerate(COLOURS)}
@@ -1296,6 +1297,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
         variants=VARIANTS,
         data=catalog,
         presentation=make_presentation(catalog),
+        undoable=UNDO,
     )
 
 

@@ -341,6 +341,37 @@ def test_the_gateway_serves_http_on_its_own_port_probed_and_exposed() -> None:
     assert all(b == {"name": "gateway", "port": {"name": "http"}} for b in backends)
 
 
+@pytest.mark.parametrize("overlay", ["dev", "prod"])
+def test_the_admin_plane_has_its_own_port_service_and_network_policy(overlay: str) -> None:
+    """Issue 43: AdminService on the gateway's admin port only, behind a Service of its own that
+    the public Service and the ingress do not carry, admitted from operators' pods alone."""
+    (container,) = named(overlay, "Deployment", "gateway")["spec"]["template"]["spec"]["containers"]
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    assert ports["admin"] == int(env["ADMIN_PORT"]) == 50052
+    public = named(overlay, "Service", "gateway")["spec"]["ports"]
+    assert all(p["port"] != 50052 and p["targetPort"] != "admin" for p in public)
+    admin = named(overlay, "Service", "gateway-admin")["spec"]
+    assert admin["ports"] == [{"name": "admin", "port": 50052, "targetPort": "admin", "appProtocol": "grpc"}]
+    assert admin.get("type", "ClusterIP") == "ClusterIP"
+    gateway_pods = ({}, {"matchLabels": {"app.kubernetes.io/component": "gateway"}})
+    opening = [
+        (policy["metadata"]["name"], rule)
+        for policy in objects(overlay, "NetworkPolicy")
+        if policy["spec"]["podSelector"] in gateway_pods
+        for rule in policy["spec"].get("ingress", [])
+        if any(p.get("port") in (50052, "admin") for p in rule.get("ports", [])) or not rule.get("ports")
+    ]
+    assert [name for name, _rule in opening] == ["gateway-admin"]  # no other rule reaches the port
+    ((_, rule),) = opening
+    assert rule["from"] == [
+        {"podSelector": {"matchLabels": {"guildhall.dev/admin-client": "true"}}},
+        {"namespaceSelector": {"matchLabels": {"guildhall.dev/operators": "true"}}},
+    ]
+    (ingress,) = yaml.safe_load_all((BASE.parent / "examples" / "gateway-http-ingress.yaml").read_text())
+    assert "gateway-admin" not in yaml.safe_dump(ingress)
+
+
 def _mebibytes(quantity: str) -> float:
     number, unit = re.fullmatch(r"(\d+)(Mi|Gi)", quantity).groups()  # type: ignore[union-attr]
     return float(number) * (1024 if unit == "Gi" else 1)

@@ -16,7 +16,7 @@ from gateway.eventstore.base import MatchKey
 from gateway.eventstore.redis_store import match_keys
 from gateway.signing import KeyRing
 from gateway.usecases import AuditResult
-from tests.gateway.gwcore_support import SHARED_KEYS, entries_of, rewrite_stream
+from tests.gateway.gwcore_support import SHARED_KEYS, entries_of, re_sign, rewrite_stream
 from tests.gateway.gwcore_support import gateway as _gateway
 from tests.kernel.toy_game import GAME
 
@@ -107,14 +107,7 @@ def test_a_rewrite_re_signed_with_the_gateways_own_key_fails_on_re_execution(
     entries = entries_of(redis_client, KEY)
     entries[4] = _forge_count(entries[4], 3)
     rewrite_stream(redis_client, KEY, entries, rechain=True)
-    resigned = []
-    for fields in entries_of(redis_client, KEY):
-        if b"receipt" in fields:
-            version, head = int(fields[b"version"]), fields[b"hash"].decode()
-            key_id, signature = SHARED_KEYS.sign(receipt_message("acme", "m1", version, head))
-            fields = {**fields, b"receipt": encode_receipt(Receipt(key_id, version, head, signature))}
-        resigned.append(fields)
-    rewrite_stream(redis_client, KEY, resigned, rechain=False)
+    re_sign(redis_client, KEY)
 
     result = audit(redis_url, targets)
     assert not result.ok and result.first_bad_version == 5

@@ -727,3 +727,28 @@ def test_a_refusal_before_the_body_is_read_closes_the_connection_so_the_next_cal
         assert answer.status == 200 and json.loads(answer.read())["games"]
     finally:
         connection.close()
+
+
+def test_the_admin_api_is_served_over_connect_on_its_own_listener_only(stack: Stack) -> None:
+    """Issue 43: AdminService over HTTP (Connect JSON) on the admin listener, where gRPC is served
+    too; the public HTTP port answers it 404 saying where it is."""
+
+    def post(port: int) -> tuple[int, dict[str, Any]]:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        try:
+            connection.request(
+                "POST",
+                "/guildhall.admin.v1.AdminService/ListTenants",
+                b"{}",
+                {"content-type": "application/json", "authorization": f"Bearer {stack.admin_key}"},
+            )
+            response = connection.getresponse()
+            return response.status, json.loads(response.read())
+        finally:
+            connection.close()
+
+    status, body = post(stack.http_port)  # type: ignore[attr-defined]
+    assert status == 404 and body["code"] == "unimplemented" and "ADMIN_PORT" in body["message"]
+    admin_port = int(stack.admin_targets[0].rpartition(":")[2])
+    status, body = post(admin_port)
+    assert status == 200 and {t["tenantId"] for t in body["tenants"]} == {"acme", "globex", "slow"}

@@ -115,6 +115,7 @@ def requests(acme: dict[str, Any]) -> dict[str, Any]:
         "GetView": pb.GetViewRequest(match_id=match_id),
         "SubmitAction": pb.SubmitActionRequest(match_id=match_id, action=b'{"type": "pass"}', command_id="x"),
         "Resign": pb.ResignRequest(match_id=match_id, command_id="x"),
+        "Undo": pb.UndoRequest(match_id=match_id, command_id="x"),  # issue 41
         "ReturnToSeat": pb.ReturnToSeatRequest(match_id=match_id, command_id="x"),  # issue 41
         "Watch": pb.WatchRequest(match_id=match_id),
         "Replay": pb.ReplayRequest(match_id=match_id, version=1),

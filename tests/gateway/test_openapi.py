@@ -223,6 +223,21 @@ def test_every_path_in_the_document_answers_as_it_says(stack: Stack) -> None:
         {"match_id": match, "command_id": "a1", "action_value": action, "return_view": True},
     )
     assert accepted["accepted"]["view"]["matchId"] == match
+    # Issue 41: played on until a move may be taken back (one that revealed and drew nothing: the
+    # server's seed decides which come first), then taken back; the other seat is refused.
+    seats, mover, moved = (ann, bob), 0, accepted["accepted"]["view"]
+    for number in range(2, 60):
+        if moved["undoAvailable"]:
+            break
+        mover = c.rpc("GetView", key, {"match_id": match})["activeSeats"][0]
+        legal = c.rpc("GetView", seats[mover], {"match_id": match})["legalActionsValue"][0]
+        request = {"match_id": match, "command_id": f"a{number}", "action_value": legal, "return_view": True}
+        moved = c.rpc("SubmitAction", seats[mover], request)["accepted"]["view"]
+    assert moved["undoAvailable"], "no move that may be taken back in 60"
+    refused = c.rpc("Undo", seats[1 - mover], {"match_id": match, "command_id": "u0"})
+    assert refused["rejection"]["code"] == "cannot_undo"
+    undone = c.rpc("Undo", seats[mover], {"match_id": match, "command_id": "u1"})
+    assert [e["type"] for e in undone["accepted"]["events"]] == ["action_undone"]
     assert c.rpc("Replay", key, {"match_id": match, "version": 1})["version"] == "1"
     assert c.rpc("IssueToken", key, {"match_id": match, "seat": 0})["token"].startswith("ght1.")
     assert match in [m["matchId"] for m in c.rpc("ListMatches", key, {})["matches"]]

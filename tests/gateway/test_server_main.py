@@ -97,6 +97,7 @@ def test_the_deployment_manifest_uses_the_gateways_variable_names() -> None:
         "TENANTS_FILE",
         "HTTP_PORT",
         "CORS_ORIGINS",
+        "ADMIN_PORT",
         "ARCHIVE_DIR",
         "ARCHIVE_RETENTION_SECONDS",
         "CACHE_MB",
@@ -224,3 +225,17 @@ def test_the_stream_caps_are_settings_with_documented_defaults(capsys: pytest.Ca
     text = capsys.readouterr().out
     for var in ("MAX_STREAMS_PER_TOKEN", "MAX_STREAMS_PER_SPECTATOR_TOKEN", "MAX_STREAMS_PER_TENANT"):
         assert var in text, var
+
+
+def test_the_admin_listener_has_a_port_of_its_own(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 43: ADMIN_PORT (default 50052, 0: off) on ADMIN_HOST (default HOST), never one of the
+    public listeners' ports."""
+    defaults = parse_args([], env={"RULES_YS": "h:1", "HOST": "0.0.0.0"})
+    assert (defaults.admin_port, defaults.admin_host) == (50052, "0.0.0.0")
+    chosen = parse_args([], env={"RULES_YS": "h:1", "ADMIN_PORT": "7000", "ADMIN_HOST": "127.0.0.1"})
+    assert (chosen.admin_port, chosen.admin_host) == (7000, "127.0.0.1")
+    assert parse_args([], env={"RULES_YS": "h:1", "ADMIN_PORT": "0"}).admin_port == 0
+    for shared in ({"PORT": "9000"}, {"HTTP_PORT": "9000"}, {"METRICS_PORT": "9000"}):
+        with pytest.raises(SystemExit):
+            parse_args([], env={"RULES_YS": "h:1", "ADMIN_PORT": "9000", **shared})
+        assert "ADMIN_PORT 9000 is another listener's port" in capsys.readouterr().err

@@ -520,6 +520,17 @@ class AsyncClient:
         )
         return await self._accepted(match_id, command_id, response)
 
+    async def undo(
+        self, match_id: str, *, command_id: str | None = None, expected_version: int | None = None
+    ) -> Accepted:
+        """Take back your last move (MatchView.undo_available says when you may); CannotUndo says
+        why not. Safe to retry with the same command id, like submit."""
+        command_id = command_id or uuid.uuid4().hex
+        request = pb.UndoRequest(match_id=match_id, command_id=command_id)
+        if expected_version is not None:
+            request.expected_version = expected_version
+        return await self._accepted(match_id, command_id, await self._call(self._stub.Undo, request))
+
     async def return_to_seat(self, match_id: str, *, command_id: str | None = None) -> Accepted:
         """ "I'm back": take this away seat back from the platform's bot (safe to retry)."""
         command_id = command_id or uuid.uuid4().hex
@@ -755,7 +766,7 @@ class AsyncClient:
 
 
 class Seat:
-    """One seat of one match, acting with its token: view, submit, watch, resign."""
+    """One seat of one match, acting with its token: view, submit, undo, watch, resign."""
 
     def __init__(self, client: AsyncClient, match_id: str) -> None:
         self.client = client
@@ -792,6 +803,9 @@ class Seat:
 
     async def resign(self, **kwargs: Any) -> Accepted:
         return await self.client.resign(self.match_id, **kwargs)
+
+    async def undo(self, **kwargs: Any) -> Accepted:
+        return await self.client.undo(self.match_id, **kwargs)
 
     async def return_to_seat(self, **kwargs: Any) -> Accepted:
         return await self.client.return_to_seat(self.match_id, **kwargs)

@@ -226,10 +226,21 @@ async def _play_seat(seat: Seat, game: str, auto: str | None, show_all: bool = F
             while current.my_turn and not current.finished:
                 console.print(render_view(current.game, current.view, current.seat, names))
                 choice = await _choose(current, names)
-                if isinstance(choice, str):  # "resign"
+                if choice == "resign":
                     await seat.resign()
                     current = await seat.view()  # updates from before it are skipped as seen
                     break
+                if choice == "undo":
+                    try:
+                        undone = await seat.undo(expected_version=current.version)
+                        console.print(f"your last move is taken back (version {undone.version})")
+                        current = await seat.view()  # updates from before it are skipped as seen
+                        break
+                    except errors.Rejected as rejection:
+                        console.print(f"[yellow]not taken back[/yellow]: {rejection.message}")
+                        current = await seat.view()
+                        continue
+                assert isinstance(choice, int)
                 try:
                     # Another seat deciding at the same time (Ys bids, Rattus Cartus supplies)
                     # may land first: the stream sends the choice again for the new version
@@ -250,17 +261,18 @@ async def _play_seat(seat: Seat, game: str, auto: str | None, show_all: bool = F
 
 
 async def _choose(current: MatchView, names: Names | None) -> int | str:
-    """The index of the legal action to take, or 'resign': by the game's decision, a numbered
-    menu per step, when the gateway sent one; else the legal actions numbered."""
+    """The index of the legal action to take, 'resign' or 'undo' (offered while your last move
+    may be taken back): by the game's decision, a numbered menu per step, when the gateway sent
+    one; else the legal actions numbered."""
     decision = current.decision
     if decision is not None and decision.options and not plain_decision(decision):
-        return await _decide(decision, names)
+        return await _decide(decision, names, undo=current.undo_available)
     for i, action in enumerate(current.legal_actions, 1):
         console.print(f"  {i:>3}. {describe_action(action, names)}", markup=False)
-    return await _ask(len(current.legal_actions))
+    return await _ask(len(current.legal_actions), undo=current.undo_available)
 
 
-async def _decide(decision: Decision, names: Names | None = None) -> int | str:
+async def _decide(decision: Decision, names: Names | None = None, *, undo: bool = False) -> int | str:
     """Walk a decision's steps (Ys: which broker, then where): a numbered menu of the next step's
     choices among the options that share the choices so far; a step with one choice is taken
     without asking; 'b' steps back. The legal action's index once one option is left."""
@@ -282,8 +294,8 @@ async def _decide(decision: Decision, names: Names | None = None) -> int | str:
         for i, c in enumerate(choices, 1):
             prefix = "" if len(steps) == 1 else f"{c.step} "
             console.print(f"  {i:>3}. {prefix}{_label(c, names)}", markup=False)
-        answer = await _ask(len(choices), back=bool(chosen))
-        if answer == "resign":
+        answer = await _ask(len(choices), back=bool(chosen), undo=undo and not chosen)
+        if answer in ("resign", "undo"):
             return answer
         if answer == "back":
             chosen = chosen[:-1]
@@ -299,9 +311,10 @@ def _label(choice: Choice, names: Names | None) -> str:
     return choice.label if choice.kind or names is None else names.text(choice.label)
 
 
-async def _ask(count: int, *, back: bool = False) -> int | str:
-    """The number of a menu line (1-based on screen), 'resign', or 'back' (when `back`)."""
-    extra = ", b = back" if back else ""
+async def _ask(count: int, *, back: bool = False, undo: bool = False) -> int | str:
+    """The number of a menu line (1-based on screen), 'resign', 'back' (when `back`) or 'undo'
+    (when `undo`: your last move may be taken back)."""
+    extra = (", b = back" if back else "") + (", u = undo your last move" if undo else "")
     while True:
         answer = (
             (await asyncio.to_thread(_read_line, f"Your choice [1-{count}{extra}, r = resign]: "))
@@ -312,6 +325,8 @@ async def _ask(count: int, *, back: bool = False) -> int | str:
             return "resign"
         if back and answer in ("b", "back"):
             return "back"
+        if undo and answer in ("u", "undo"):
+            return "undo"
         if answer.isdigit() and 1 <= int(answer) <= count:
             return int(answer) - 1
         console.print(f"Type a number from 1 to {count}.")
@@ -815,7 +830,9 @@ def get_bundle(
 @app.command()
 def verify(
     ctx: typer.Context,
-    file: Annotated[Path, typer.Argument(help="A .ghx file from `guildhall export`")],
+    file: Annotated[
+        Path, typer.Argument(help="A .ghx file from `guildhall export`, or an archived match's .ghz")
+    ],
     keys: Annotated[
         Path | None, typer.Option(help="The operator's published keys (`guildhall keys public --json`)")
     ] = None,
@@ -849,8 +866,9 @@ def verify(
 ) -> None:
     """Verify an exported match offline (no gateway, Redis or rules service): the chain, every
     receipt, the seed against its commitment, every action re-executed with the match's own rules
-    version (installed here, or its bundle: --bundle, --bundles). Exit 0 verified, 1 not (the
-    first bad version and why, or the rules version it needs), 2 a bad argument."""
+    version (installed here, or its bundle: --bundle, --bundles). An archived match's .ghz
+    (ARCHIVE_DIR/<tenant>/<match>.ghz) too, with --keys or --keys-from. Exit 0 verified, 1 not
+    (the first bad version and why, or the rules version it needs), 2 a bad argument."""
     with needs_rules("verify"):
         from guildhall_client.ghx_cli import (
             UsageError,

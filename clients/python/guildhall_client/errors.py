@@ -82,6 +82,10 @@ class BadInvite(Rejected):
     code = "bad_invite"
 
 
+class CannotUndo(Rejected):
+    code = "cannot_undo"
+
+
 # The codes this client knows; `Rejected.code` stays a plain `str`, since v1 may add codes (a
 # newer one comes as a plain Rejected with its message). The TypeScript client has the same union.
 KnownRejectionCode: TypeAlias = Literal[
@@ -96,6 +100,7 @@ KnownRejectionCode: TypeAlias = Literal[
     "command_id_in_use",
     "seat_taken",
     "bad_invite",
+    "cannot_undo",
 ]
 
 REJECTIONS: dict[str, type[Rejected]] = {
@@ -112,6 +117,7 @@ REJECTIONS: dict[str, type[Rejected]] = {
         CommandIdInUse,
         SeatTaken,
         BadInvite,
+        CannotUndo,
     )
 }
 

@@ -419,7 +419,8 @@ class InProcessRules:
         if isinstance(decided, Rejection):
             return decided
         events = tuple(RulesEvent(kind, json) for kind, json in decided.events)
-        return RulesDecision(events, RulesState(state.rules_version, decided.state), decided.status)
+        after = RulesState(state.rules_version, decided.state)
+        return RulesDecision(events, after, decided.status, decided.undoable)
 
     def state_bytes(self, state: RulesState) -> bytes:
         return self.spec.codec.encode_state(state.state)  # type: ignore[no-any-return]

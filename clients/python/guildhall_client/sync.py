@@ -150,6 +150,7 @@ class BlockingSeat(_Twin):
     submit = _Blocks(Seat.submit)  # type: ignore[arg-type]  # **kwargs: see _Blocks
     resign = _Blocks(Seat.resign)  # type: ignore[arg-type]  # **kwargs: see _Blocks
     return_to_seat = _Blocks(Seat.return_to_seat)  # type: ignore[arg-type]  # **kwargs: see _Blocks
+    undo = _Blocks(Seat.undo)  # type: ignore[arg-type]  # **kwargs: see _Blocks
     play = _Blocks(Seat.play)
     watch = _Iterates(Seat.watch)  # type: ignore[arg-type]  # **kwargs: see _Blocks
 
@@ -236,6 +237,7 @@ class Client(_Twin):
     submit = _Blocks(AsyncClient.submit)
     resign = _Blocks(AsyncClient.resign)
     return_to_seat = _Blocks(AsyncClient.return_to_seat)
+    undo = _Blocks(AsyncClient.undo)
     watch = _Iterates(AsyncClient.watch)
     replay = _Blocks(AsyncClient.replay)
     audit = _Blocks(AsyncClient.audit)

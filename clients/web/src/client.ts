@@ -126,6 +126,8 @@ export interface MatchView {
   awaySeats: number[];
   /** A private table's seats nobody has taken yet: nobody acts until there are none. */
   unclaimedSeats: number[];
+  /** This seat may take back its last move now (`undo`). */
+  undoAvailable: boolean;
 }
 
 /** A claimed seat: its token, and the secret that moves it to another device (keep it private). */
@@ -322,6 +324,7 @@ export function viewOf(v: PbView): MatchView {
     resignedSeats: [...v.resignedSeats],
     awaySeats: [...v.awaySeats],
     unclaimedSeats: [...v.unclaimedSeats],
+    undoAvailable: v.undoAvailable,
   };
 }
 
@@ -630,6 +633,18 @@ export class GuildhallClient {
 
   async resign(matchId: string, commandId = newCommandId()): Promise<Accepted> {
     const response = await this.call(() => this.rpc.resign({ matchId, commandId }), true);
+    return { ...(await this.accepted(matchId, commandId, response)), resubmitted: 0 };
+  }
+
+  /**
+   * Take back this seat's last move (while `MatchView.undoAvailable` says it may): the answer's
+   * event is `action_undone`. CannotUndo says why not; with `expectedVersion`, StaleVersion when
+   * the match moved on. Safe to retry with the same command id.
+   */
+  async undo(matchId: string, opts: { commandId?: string; expectedVersion?: number } = {}): Promise<Accepted> {
+    const commandId = opts.commandId ?? newCommandId();
+    const expectedVersion = opts.expectedVersion === undefined ? undefined : BigInt(opts.expectedVersion);
+    const response = await this.call(() => this.rpc.undo({ matchId, commandId, expectedVersion }), true);
     return { ...(await this.accepted(matchId, commandId, response)), resubmitted: 0 };
   }
 

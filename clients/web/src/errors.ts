@@ -14,7 +14,8 @@ export type KnownRejectionCode =
   | "wrong_game"
   | "command_id_in_use"
   | "seat_taken"
-  | "bad_invite";
+  | "bad_invite"
+  | "cannot_undo";
 /** A rejection code: a known one, or one newer than this client (v1 may add codes: show its
  * message). `string & {}` keeps the known ones offered by editors while any string is allowed. */
 export type RejectionCode = KnownRejectionCode | (string & {});
@@ -50,6 +51,7 @@ export const WrongGame = rejection("wrong_game", "WrongGame");
 export const CommandIdInUse = rejection("command_id_in_use", "CommandIdInUse");
 export const SeatTaken = rejection("seat_taken", "SeatTaken");
 export const BadInvite = rejection("bad_invite", "BadInvite");
+export const CannotUndo = rejection("cannot_undo", "CannotUndo");
 // Each class is a type too (`catch (e) { const refusal: NotYourTurn = ... }`), as a class would be.
 export type NotYourTurn = InstanceType<typeof NotYourTurn>;
 export type IllegalAction = InstanceType<typeof IllegalAction>;
@@ -62,6 +64,7 @@ export type WrongGame = InstanceType<typeof WrongGame>;
 export type CommandIdInUse = InstanceType<typeof CommandIdInUse>;
 export type SeatTaken = InstanceType<typeof SeatTaken>;
 export type BadInvite = InstanceType<typeof BadInvite>;
+export type CannotUndo = InstanceType<typeof CannotUndo>;
 
 const REJECTIONS: Record<KnownRejectionCode, new (message: string) => Rejected> = {
   not_your_turn: NotYourTurn,
@@ -75,6 +78,7 @@ const REJECTIONS: Record<KnownRejectionCode, new (message: string) => Rejected> 
   command_id_in_use: CommandIdInUse,
   seat_taken: SeatTaken,
   bad_invite: BadInvite,
+  cannot_undo: CannotUndo,
 };
 
 /** The Rejected subclass for a code (a code newer than this client: a plain Rejected). */

@@ -1,5 +1,6 @@
 // A match's live page, as a seat or as a spectator: the board (the game's own, or the fallback),
-// the decision panel, the players, the log, refusals, resign and the end screen.
+// the decision panel (with Undo while the seat's last move may be taken back), the players, the
+// log, refusals, resign and the end screen.
 import { type DecisionChoice, type GuildhallClient, type MatchView, Rejected } from "../../src/index.js";
 import { BOARDS } from "../games/index.js";
 import { fallbackBoard } from "../games/fallback.js";
@@ -241,6 +242,7 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
     const ctx = boardContext(view, catalog, names, walk && !sending ? walk : null, (c) => void choose(c));
     drawBoard(boardBox, view, ctx, sections);
 
+    const undoFocused = (document.activeElement as HTMLElement | null)?.dataset?.testid === "undo";
     decisionBox.replaceChildren();
     if (walk) decisionBox.append(decisionPanel(walk, sending, (c) => void choose(c), back, explainChoice));
     else if (!view.finished && asSeat && view.myTurn) {
@@ -250,6 +252,13 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
       decisionBox.append(panel);
     } else if (!view.finished) {
       decisionBox.append(h("section", { class: "decision waiting", "data-testid": "waiting" }, h("p", {}, asSeat ? status.textContent ?? "" : `Spectating. ${status.textContent ?? ""}`)));
+    }
+    // Issue 41: your last move may be taken back until something is revealed or another seat acts.
+    if (asSeat && view.undoAvailable && !view.finished) {
+      const b = button("Undo my last move", () => void undo(), { class: "secondary", "data-testid": "undo", title: "Take back your last move: nothing was revealed and nobody has acted since" });
+      if (sending) b.disabled = true;
+      decisionBox.append(h("p", { class: "undo" }, b));
+      if (undoFocused) b.focus(); // an update redrew the panel: the keyboard stays where it was
     }
     drawPlayers();
     drawAway();
@@ -281,6 +290,28 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
       return;
     }
     await send(view.legalActions[option.action]);
+  };
+
+  const undo = async () => {
+    if (sending) return;
+    sending = true;
+    draw();
+    try {
+      await client.undo(matchId, { expectedVersion: view.version });
+      view = await client.getView(matchId);
+      walk = null;
+    } catch (error) {
+      refusals.show(error instanceof Rejected ? `Not taken back: ${error.message}` : `Not sent: ${errorText(error)}`);
+      try {
+        view = await client.getView(matchId);
+      } catch {
+        // the Watch below brings the next view
+      }
+    } finally {
+      sending = false;
+      draw();
+      (decisionBox.querySelector("[data-testid=choice], [data-testid=undo]") as HTMLElement | null)?.focus();
+    }
   };
 
   const send = async (action: unknown) => {
