@@ -10,7 +10,7 @@ PROTOS := $(shell find protos -name '*.proto')
 # Parallel test workers; each starts its own Redis.
 WORKERS ?= 2
 
-.PHONY: all venv gen web chromium debian-tools checkov buf proto-baseline test image image-test demo run bench bench-quick bench-peers lint golden schemas manifests lock clean soak
+.PHONY: all venv gen web chromium debian-tools checkov buf proto-baseline test image image-test demo run bench bench-quick bench-peers bench-bots lint golden schemas manifests lock clean soak
 all: test
 
 venv: $(VENV)/.installed
@@ -110,6 +110,13 @@ bench-quick: gen
 # Guildhall's Play stream and unary path: bench/results.{json,md} hold this section only.
 bench-peers: gen
 	$(PY) -m benchmarks.run --sections peers
+
+# Strong bot against greedy (and greedy against random), 0.2 s of CPU per decision, two worker
+# processes, niced; resumable: finished matches are appended to bench/bots/results.jsonl (commit
+# it) and bench/bots/summary.md is regenerated. BOT_HOURS stops taking new matches after that long.
+BOT_HOURS ?= 3
+bench-bots: gen
+	nice -n 19 $(PY) -m benchmarks.bench_strong --workers 2 --hours $(BOT_HOURS)
 
 # Bot matches of every game through two gateway replicas while Redis, replicas and rules services
 # are killed at random; every match audited, lost/duplicated acknowledged events counted (must be 0).

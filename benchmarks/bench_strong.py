@@ -110,14 +110,18 @@ def load() -> list[dict[str, Any]]:
     return [json.loads(line) for line in RESULTS.read_text().splitlines() if line.strip()]
 
 
-def todo(games: list[str], wanted: dict[str, int], done: set[tuple[str, str, int]], budget: float) -> Iterator[tuple[str, str, int, float]]:
+def todo(
+    games: list[str], wanted: dict[str, int], done: set[tuple[str, str, int]], budget: float
+) -> Iterator[tuple[str, str, int, float]]:
     """Missing matches, interleaved across games and pairings so every figure grows together."""
     queues = []
     for game in games:
         for pairing, count in wanted.items():
             if PAIRINGS[pairing][2] not in GAMES[game].player_counts:
                 continue
-            queues.append([(game, pairing, s, budget) for s in range(count) if (game, pairing, s) not in done])
+            queues.append(
+                [(game, pairing, s, budget) for s in range(count) if (game, pairing, s) not in done]
+            )
     while any(queues):
         for q in queues:
             if q:
@@ -154,12 +158,15 @@ def summarize(records: list[dict[str, Any]], budget: float) -> str:
         f"Budget {budget} s of the strong bot's thread CPU time per decision. A shared win counts",
         "as the seat's share (a two-way tie is half a win). Interval: Wilson 95%.",
         "",
-        "| game | pairing | matches | focus seat wins | rate | 95% interval | fair share | search p50 / p95 s | iterations p50 |",
+        "| game | pairing | matches | focus seat wins | rate | 95% interval | fair share "
+        "| search p50 / p95 s | iterations p50 |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for game in STRONG_GAMES:
         for pairing in PAIRINGS:
-            rows = [r for r in records if r["game"] == game and r["pairing"] == pairing and _current(r, budget)]
+            rows = [
+                r for r in records if r["game"] == game and r["pairing"] == pairing and _current(r, budget)
+            ]
             if not rows:
                 continue
             wins = sum(focus_share(r) for r in rows)
@@ -182,7 +189,9 @@ def summarize(records: list[dict[str, Any]], budget: float) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--games", nargs="*", default=list(STRONG_GAMES))
     parser.add_argument("--heads-up", type=int, default=100)
     parser.add_argument("--four", type=int, default=50)
@@ -204,17 +213,21 @@ def main(argv: list[str] | None = None) -> int:
         deadline = time.monotonic() + args.hours * 3600 if args.hours else math.inf
         print(f"{len(jobs)} matches to play; appending to {RESULTS}", flush=True)
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        with multiprocessing.get_context("spawn").Pool(args.workers, maxtasksperchild=20) as pool:
-            with RESULTS.open("a") as out:
-                for record in pool.imap_unordered(_run, jobs):
-                    out.write(json.dumps(record, separators=(",", ":")) + "\n")
-                    out.flush()
-                    records.append(record)
-                    print(f"{record['game']} {record['pairing']} seed {record['seed']}: winners {record['winners']}", flush=True)
-                    SUMMARY.write_text(summarize(records, args.budget))
-                    if time.monotonic() > deadline:
-                        pool.terminate()
-                        break
+        pool = multiprocessing.get_context("spawn").Pool(args.workers, maxtasksperchild=20)
+        with pool, RESULTS.open("a") as out:
+            for record in pool.imap_unordered(_run, jobs):
+                out.write(json.dumps(record, separators=(",", ":")) + "\n")
+                out.flush()
+                records.append(record)
+                print(
+                    f"{record['game']} {record['pairing']} seed {record['seed']}: "
+                    f"winners {record['winners']}",
+                    flush=True,
+                )
+                SUMMARY.write_text(summarize(records, args.budget))
+                if time.monotonic() > deadline:
+                    pool.terminate()
+                    break
     SUMMARY.write_text(summarize(records, args.budget))
     print(SUMMARY.read_text())
     return 0

@@ -4,8 +4,9 @@
 
 It is a client like any other: it leases bot seats (`ClaimBotSeats`, an operators' key with the
 `botworker` scope), gets each seat's token and plays it with the library's bots (`random`,
-`greedy`) over Watch and SubmitAction, thinking a while before each action like a person
-(`--think-seconds`, spread 0.5x to 1.5x), and gives the seat back when its match ends. Leases
+`greedy`, `strong`) over Watch and SubmitAction, thinking a while before each action like a
+person (`--think-seconds`, spread 0.5x to 1.5x; a strong bot's search is its thinking), and gives
+the seat back when its match ends. Leases
 are renewed every few seconds; a worker that dies lets them lapse and another worker takes the
 seats over from the match's current state. On SIGTERM it stops taking seats, reports NOT_SERVING
 on its health port, and after the drain hands its seats back at once for another worker.
@@ -22,6 +23,7 @@ import random
 import signal
 import socket
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +57,10 @@ class BotWorker:
         self.poll_s = poll_s
         self._rng = random.Random(seed)
         self.playing: dict[str, tuple[BotAssignment, asyncio.Task[None]]] = {}
+        # Strong bots search on one thread, one decision at a time: the event loop stays free to
+        # renew leases and play the other seats, and searches queue rather than share a core
+        # (a search holds the GIL; see docs/bots.md for how many strong seats a core serves).
+        self._search = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bot-search")
         self.finished = 0  # seats played to the end of their match
 
     def _think(self) -> float:
@@ -141,9 +147,15 @@ class BotWorker:
             if current.finished:
                 return current
             while current.my_turn:
-                await asyncio.sleep(self._think())
                 assert current.seat is not None
-                picked = bot.choose(current.view, current.legal_actions, current.seat)
+                if bot.name == "strong":
+                    loop = asyncio.get_running_loop()
+                    picked = await loop.run_in_executor(
+                        self._search, bot.choose, current.view, current.legal_actions, current.seat
+                    )
+                else:
+                    await asyncio.sleep(self._think())
+                    picked = bot.choose(current.view, current.legal_actions, current.seat)
                 try:
                     accepted = await seat.submit(
                         current.legal_actions[picked], expected_version=current.version, return_view=True

@@ -35,7 +35,9 @@ def sample(view: View, seat: int, rng: Rng, options: Options | None = None) -> S
         known[shown_to] = list(view.shown_hand)
     for frame in view.pending:
         if frame.cards and frame.player == seat and frame.target >= 0 and frame.target != shown_to:
-            known[frame.target] = [c for c in frame.cards if c not in known[frame.target]] + known[frame.target]
+            known[frame.target] = [c for c in frame.cards if c not in known[frame.target]] + known[
+                frame.target
+            ]
     seen = {c for hand in known for c in hand} | set(view.discard) | set(view.played)
     seen |= {c for s in view.seats for c in (*s.loans, *s.penalties)}
     deck_cards = [c for c in catalog.cards if c.two_player or not two]
@@ -52,7 +54,9 @@ def sample(view: View, seat: int, rng: Rng, options: Options | None = None) -> S
         drawn = drawn[missing:]
     people = [p.id for p in catalog.personalities if p.two_player or not two]
     mine = view.seats[seat].personality
-    unseen_people = list(cursor.shuffle([p for p in people if p != mine and p not in {s.personality for s in view.seats}]))
+    unseen_people = list(
+        cursor.shuffle([p for p in people if p != mine and p not in {s.personality for s in view.seats}])
+    )
     personalities = []
     for s in view.seats:
         personalities.append(s.personality if s.personality is not None else unseen_people.pop())

@@ -14,7 +14,6 @@ seats' cards drawn but not yet looked at (treated as looked at: only their owner
 
 from __future__ import annotations
 
-
 from services.bruges.model import COLOURS, MAJORITIES, PLAY, SECTION_SPACES, House, Options, Seat, State, View
 from services.bruges.rules import RULES
 from services.kernel import Rng
@@ -95,7 +94,9 @@ def sample(view: View, seat: int, rng: Rng, options: Options | None = None) -> S
                 plays_left=s.plays_left,
             )
         )
-    piles = tuple(tuple(placed[("pile", k, i)] for i in range(size)) for k, size in enumerate(view.pile_sizes))
+    piles = tuple(
+        tuple(placed[("pile", k, i)] for i in range(size)) for k, size in enumerate(view.pile_sizes)
+    )
     return State(
         players=view.players,
         rng=Rng.from_seed(cursor.next_u64()),
@@ -119,6 +120,3 @@ def sample(view: View, seat: int, rng: Rng, options: Options | None = None) -> S
         allowed=view.allowed,
         tasks=view.tasks,
     )
-
-
-

@@ -131,9 +131,9 @@ def sample(view: View, seat: int, rng: Rng, options: Options | None = None) -> S
     deck = tuple(fresh[: view.deck_size])
     # Building cards: the game's 30 less this round's row, dealt to the deck and the reserve.
     buildings = list(_choose_building_cards(catalog, n, options, cursor))
-    for card in view.row:
-        if card in buildings:
-            buildings.remove(card)
+    for building in view.row:
+        if building in buildings:
+            buildings.remove(building)
     buildings = list(cursor.shuffle(buildings))
     building_deck = tuple(buildings[: view.building_deck_size])
     reserve = tuple(buildings[view.building_deck_size : view.building_deck_size + view.reserve_size])
@@ -193,4 +193,3 @@ def sample(view: View, seat: int, rng: Rng, options: Options | None = None) -> S
         premium = tuple(view.premium[b] if resolved[b] else holders[b] for b in range(len(view.row)))
         state = msgspec.structs.replace(state, premium=premium)
     return state
-

@@ -32,7 +32,9 @@ def sample(view: View, seat: int, rng: Rng, options: Options | None = None) -> S
     cursor = rng.cursor()
     n = view.players
     me = view.seats[seat]
-    intrigue = list(cursor.shuffle(_unseen(RULES.intrigue_copies, [*(me.intrigue or ()), *view.intrigue_discard])))
+    intrigue = list(
+        cursor.shuffle(_unseen(RULES.intrigue_copies, [*(me.intrigue or ()), *view.intrigue_discard]))
+    )
     lords = [
         lord.id
         for lord in catalog.lords
@@ -68,7 +70,9 @@ def sample(view: View, seat: int, rng: Rng, options: Options | None = None) -> S
     seen_quests += [q for s in view.seats for q in (*s.quests, *s.completed)]
     quests = cursor.sample(_unseen(RULES.quest_ids, seen_quests), view.quest_deck_size)
     in_play = [b.tile for b in view.buildings]
-    stack = cursor.sample(_unseen(tuple(t.id for t in catalog.buildings), [*view.hall, *in_play]), view.stack_size)
+    stack = cursor.sample(
+        _unseen(tuple(t.id for t in catalog.buildings), [*view.hall, *in_play]), view.stack_size
+    )
     current = view.current
     owes_quest = any(d.kind == "quest" and d.player == current for d in view.pending)
     return State(

@@ -27,7 +27,14 @@ from services.kernel import Rng
 from services.ys.model import AREAS, BID, COLOURS, COUNT, GEM_KINDS, THRONE, Broker, Options, State, View
 from services.ys.model import place_neighbourhood as neighbourhood_of
 from services.ys.rules import RULES
-from services.ys.tables import BROKERS, EXPRESS_BROKERS, KINGS_FAVOR_TWOS, NEUTRAL_BROKERS, YELLOW_PER_PILE, rank_parties
+from services.ys.tables import (
+    BROKERS,
+    EXPRESS_BROKERS,
+    KINGS_FAVOR_TWOS,
+    NEUTRAL_BROKERS,
+    YELLOW_PER_PILE,
+    rank_parties,
+)
 
 
 def _minus(full: list[int], seen: list[int]) -> list[int]:
@@ -54,7 +61,9 @@ def sample(view: View, seat: int, rng: Rng, options: Options | None = None) -> S
     slots: dict[tuple[int, int], list[int]] = {}  # (owner, pool) -> board indices to fill
     # A neutral broker's pool (the seat whose set it came from) is not in view: each pool gets as
     # many of the neutral brokers on the board as it is missing.
-    neutral_owners = [p for p, s in enumerate(view.seats) for _ in range(len(NEUTRAL_BROKERS) - s.neutral_left)]
+    neutral_owners = [
+        p for p, s in enumerate(view.seats) for _ in range(len(NEUTRAL_BROKERS) - s.neutral_left)
+    ]
     for b in view.board:
         pool = -1
         if b.owner == n:
@@ -62,7 +71,11 @@ def sample(view: View, seat: int, rng: Rng, options: Options | None = None) -> S
         known = 0 if b.face_up else known_bits.get(b.owner, 0)
         if b.value is not None and not b.face_up:
             known |= me
-        board.append(Broker(b.owner, b.value if b.value is not None else -1, b.place, b.face_up, known, pool, b.mercenary))
+        board.append(
+            Broker(
+                b.owner, b.value if b.value is not None else -1, b.place, b.face_up, known, pool, b.mercenary
+            )
+        )
         if b.value is None:
             slots.setdefault((b.owner, pool), []).append(b.index)
     for p, s in enumerate(view.seats):
@@ -74,7 +87,10 @@ def sample(view: View, seat: int, rng: Rng, options: Options | None = None) -> S
             screens.append(s.screen or ())
             bids.append(tuple(s.bid or ()) if s.has_bid else ())
             thrones.append(
-                tuple(Broker(p, v if v is not None else -1, "throne", False, me if v is not None else 0) for v in s.throne or ())
+                tuple(
+                    Broker(p, v if v is not None else -1, "throne", False, me if v is not None else 0)
+                    for v in s.throne or ()
+                )
             )
             hidden = _minus(full, [*(s.screen or ()), *s.front, *bid, *on_board, *in_throne])
         else:
@@ -83,7 +99,9 @@ def sample(view: View, seat: int, rng: Rng, options: Options | None = None) -> S
         for i in slots.get((p, -1), []):
             board[i] = _with_value(board[i], dealt.pop())
         if p != seat:
-            throne = tuple(Broker(p, dealt.pop() if dealt else 0, "throne", False, 1 << p) for _ in range(s.throne_size))
+            throne = tuple(
+                Broker(p, dealt.pop() if dealt else 0, "throne", False, 1 << p) for _ in range(s.throne_size)
+            )
             thrones.append(throne)
             secret = 2 if view.phase == BID and s.has_bid and s.bid is None else 0
             bids.append(tuple(sorted(dealt[:secret])) if secret else tuple(s.bid or ()) if s.has_bid else ())
@@ -98,7 +116,9 @@ def sample(view: View, seat: int, rng: Rng, options: Options | None = None) -> S
             neutral = list(cursor.shuffle(_minus(list(NEUTRAL_BROKERS), [*placed, *(s.neutral_pool or ())])))
             for i in slots.get((n, p), []):
                 board[i] = _with_value(board[i], neutral.pop() if neutral else 1)
-            pools.append(tuple(s.neutral_pool) if own_pool else tuple(sorted(neutral[: s.neutral_left])))
+            pools.append(
+                tuple(s.neutral_pool or ()) if own_pool else tuple(sorted(neutral[: s.neutral_left]))
+            )
         else:
             pools.append(())
     # Character cards: those in view stay; the piles and the box take the rest.
@@ -181,7 +201,9 @@ def sample(view: View, seat: int, rng: Rng, options: Options | None = None) -> S
 
 
 def _with_value(broker: Broker, value: int) -> Broker:
-    return Broker(broker.owner, value, broker.place, broker.face_up, broker.known, broker.pool, broker.mercenary)
+    return Broker(
+        broker.owner, value, broker.place, broker.face_up, broker.known, broker.pool, broker.mercenary
+    )
 
 
 def _counting(view: View, board: list[Broker], players: int) -> tuple[int, int, int, int]:

@@ -61,7 +61,9 @@ class StrongBot:
         self.game = game
         self._kit = game_kit(game, options)
         self._rng = random.Random(seed)
-        self._budget = Budget(seconds=None if iterations is not None else budget_s, iterations=iterations, clock=clock)
+        self._budget = Budget(
+            seconds=None if iterations is not None else budget_s, iterations=iterations, clock=clock
+        )
         self._clock = clock
         self.decisions: list[Decision] = []
 

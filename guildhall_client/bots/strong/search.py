@@ -139,7 +139,6 @@ def search(
     kit: GameKit, view: Any, seat: int, root_actions: Sequence[Action], budget: Budget, rng: random.Random
 ) -> SearchResult:
     """The most visited of `root_actions` (the seat's legal actions) after the budget."""
-    spec = kit.spec
     root = Node()
     root_keys = [action_key(a) for a in root_actions]
     iterations = 0

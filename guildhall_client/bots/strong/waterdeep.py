@@ -38,7 +38,7 @@ def _quest_value(cubes: tuple[int, ...], gold: int, quest_id: str) -> float:
 def evaluate(state: State) -> Sequence[float]:
     points = []
     for p, x in enumerate(state.seats):
-        value = x.vp + sum(x.cubes) + x.gold // 2 + lord_bonus(RULES.catalog, x, state, p)
+        value: float = x.vp + sum(x.cubes) + x.gold // 2 + lord_bonus(RULES.catalog, x, state, p)
         value += SCARCE_CUBE * (x.cubes[0] + x.cubes[3]) + INTRIGUE_CARD * len(x.intrigue)
         value += sum(_quest_value(x.cubes, x.gold, q) for q in x.quests)
         points.append(value)
