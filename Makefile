@@ -10,7 +10,7 @@ PROTOS := $(shell find protos -name '*.proto')
 # Parallel test workers; each starts its own Redis.
 WORKERS ?= 2
 
-.PHONY: all venv gen web chromium debian-tools checkov buf proto-baseline test image image-test demo run bench bench-quick bench-peers bench-bots lint golden schemas manifests lock clean soak
+.PHONY: all venv gen web chromium debian-tools checkov buf proto-baseline test image image-test demo run bench bench-quick bench-peers bench-bots bench-botworker lint golden schemas manifests lock clean soak
 all: test
 
 venv: $(VENV)/.installed
@@ -117,6 +117,10 @@ bench-peers: gen
 BOT_HOURS ?= 3
 bench-bots: gen
 	nice -n 19 $(PY) -m benchmarks.bench_strong --workers 2 --hours $(BOT_HOURS)
+
+# How many strong seats one bot worker serves at 1 s a decision (bench/bots/capacity.md).
+bench-botworker: gen
+	nice -n 19 $(PY) -m benchmarks.bench_botworker
 
 # Bot matches of every game through two gateway replicas while Redis, replicas and rules services
 # are killed at random; every match audited, lost/duplicated acknowledged events counted (must be 0).

@@ -40,7 +40,7 @@ def test_hidden_values_of_other_seats_do_not_change_its_choices(game: str) -> No
         changed += marked != state
         choices = []
         for true_state in (state, marked):
-            bot = StrongBot(game, 5, iterations=12)
+            bot = StrongBot(game, 5, rounds=3)
             choices.append(bot.choose(*_client_side(spec, true_state, seat), seat))
         assert choices[0] == choices[1]
         compared += 1
@@ -51,7 +51,7 @@ def test_hidden_values_of_other_seats_do_not_change_its_choices(game: str) -> No
 @pytest.mark.parametrize("game", GAME_IDS)
 def test_the_budget_stops_the_search(game: str) -> None:
     """A clock that advances 10 ms a reading: a 50 ms budget stops after a handful of
-    iterations, deterministically (real timings are reported by make bench-bots)."""
+    rounds, deterministically (real timings are reported by make bench-bots)."""
     spec = GAMES[game]
     ticks = itertools.count()
     bot = StrongBot(game, 1, budget_s=0.05, clock=lambda: next(ticks) * 0.01)
@@ -66,7 +66,7 @@ def test_the_budget_stops_the_search(game: str) -> None:
             continue
         decided += 1
         last = bot.decisions[-1]
-        assert 1 <= last.iterations <= 6
+        assert 1 <= last.rounds <= 6
         assert last.seconds <= 0.05 + 0.05  # in clock ticks: the budget plus the readings around it
     assert decided >= 1
 

@@ -35,8 +35,15 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, str
         }
     }
     work = tmp_path_factory.mktemp("bots")
+    # Strong seats search 50 ms a decision here, so a match of them ends within the test's time.
     with Stack(
-        [GAME], gateways=1, tenants=document, work_dir=work, log_dir=work / "logs", bot_workers=1
+        [GAME],
+        gateways=1,
+        tenants=document,
+        work_dir=work,
+        log_dir=work / "logs",
+        bot_workers=1,
+        bot_strong_s=0.05,
     ) as running:
         yield running, key
 
@@ -63,6 +70,26 @@ def test_a_match_of_platform_bots_plays_to_the_end(stack: Any) -> None:
     final, events = run(stack, play)
     assert final.finished and final.bots == {0: "random", 1: "greedy"}
     assert {e.actor for e in events} >= {0, 1}  # both seats acted themselves, through the gateway
+
+
+def test_a_strong_platform_seat_plays_a_match_to_the_end(stack: Any) -> None:
+    """The strong level through the real worker: its search runs on the worker's search thread
+    and its choices go through the gateway like any client's."""
+
+    async def play(gh: AsyncClient) -> Any:
+        created = await gh.create_match(GAME, [], bots={0: "strong", 1: "greedy"})
+        spectator = gh.for_token(created.spectator_token)
+        events = []
+        async for update in spectator.watch(created.match_id):
+            events += update.events
+            if update.view.finished:
+                return update.view, events
+
+    final, events = run(stack, play)
+    assert final.finished and final.bots == {0: "strong", 1: "greedy"}
+    assert {e.actor for e in events} >= {0, 1}
+    log = (stack[0].work_dir / "logs" / "botworker-0.log").read_text()
+    assert "strong seats: one search at a time, 0.05 s a decision" in log
 
 
 def test_a_private_table_with_a_bot_beside_a_player_plays_to_the_end(stack: Any) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from guildhall_client.bots import ankh_morpork as greedy
 from guildhall_client.bots.strong.search import GameKit
 from services.ankh_morpork import GAME
 from services.ankh_morpork.model import State
@@ -42,5 +43,6 @@ def kit(options: Any = None) -> GameKit:
         spec=GAME,
         sample=lambda view, seat, rng: sample(view, seat, rng, options),
         evaluate=evaluate,
+        greedy=greedy.evaluate,
         scale=4.0,
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from guildhall_client.bots import bruges as greedy
 from guildhall_client.bots.strong.search import GameKit
 from services.bruges import GAME
 from services.bruges.model import State
@@ -40,5 +41,6 @@ def kit(options: Any = None) -> GameKit:
         spec=GAME,
         sample=lambda view, seat, rng: sample(view, seat, rng, options),
         evaluate=evaluate,
+        greedy=greedy.evaluate,
         scale=4.0,
     )

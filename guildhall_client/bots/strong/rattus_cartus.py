@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from guildhall_client.bots import rattus_cartus as greedy
 from guildhall_client.bots.strong.search import GameKit
 from services.rattus_cartus import GAME
 from services.rattus_cartus.model import State
@@ -36,5 +37,6 @@ def kit(options: Any = None) -> GameKit:
         spec=GAME,
         sample=lambda view, seat, rng: sample(view, seat, rng, options),
         evaluate=evaluate,
+        greedy=greedy.evaluate,
         scale=6.0,
     )
