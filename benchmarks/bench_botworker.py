@@ -1,7 +1,7 @@
 """How many strong seats one bot worker (one core of searching) serves: `make bench-botworker`.
 
     .venv/bin/python -m benchmarks.bench_botworker [--game rattus_cartus] [--think 2 8]
-        [--seats 1 2 4 6] [--seconds 120] [--budget 1.0]
+        [--seats 1 2 3 4 6 8] [--seconds 120] [--budget 1.0]
 
 For each pace (the worker's think time before a random or greedy seat acts: 2 s is the
 production default, a pace of bots only; 8 s stands for a person) and each count N, a fresh
@@ -56,9 +56,13 @@ async def _step(stack: Stack, game: str, matches: int, seconds: float, think: fl
     return list(worker.searches), lag
 
 
-def _p(values: list[float], q: float) -> float:
+def _p(values: list[float], q: float) -> float | None:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else float("nan")
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else None
+
+
+def _s(seconds: float | None, scale: float = 1.0, digits: int = 2) -> str:
+    return "-" if seconds is None else f"{seconds * scale:.{digits}f}"
 
 
 def measure(game: str, think: float, seats: int, seconds: float, budget: float) -> dict[str, Any]:
@@ -97,8 +101,9 @@ def table(rows: list[dict[str, Any]], game: str, budget: float, seconds: float) 
     ]
     for r in rows:
         lines.append(
-            f"| {r['think']:g} | {r['seats']} | {r['decisions']} | {r['waited_p50']:.2f} / "
-            f"{r['waited_p95']:.2f} | {r['decided_p95']:.2f} | {r['late']:.0%} | {r['lag_p95'] * 1000:.0f} |"
+            f"| {r['think']:g} | {r['seats']} | {r['decisions']} | {_s(r['waited_p50'])} / "
+            f"{_s(r['waited_p95'])} | {_s(r['decided_p95'])} | {r['late']:.0%} | "
+            f"{_s(r['lag_p95'], 1000, 0)} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -109,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--game", default="rattus_cartus")
     parser.add_argument("--think", type=float, nargs="*", default=[2.0, 8.0])
-    parser.add_argument("--seats", type=int, nargs="*", default=[1, 2, 4, 6])
+    parser.add_argument("--seats", type=int, nargs="*", default=[1, 2, 3, 4, 6, 8])
     parser.add_argument("--seconds", type=float, default=120.0)
     parser.add_argument("--budget", type=float, default=1.0)
     args = parser.parse_args(argv)

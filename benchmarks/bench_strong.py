@@ -22,7 +22,6 @@ import argparse
 import json
 import math
 import multiprocessing
-import random
 import statistics
 import sys
 import time
@@ -30,11 +29,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
+from benchmarks.bench_bots import play
 from guildhall_client.bots import Bot, make_bot
 from guildhall_client.bots.strong import STRONG_GAMES, StrongBot, strong_version
-from services.kernel import SetupConfig
 from services.registry import GAMES
 
 TARGET_BUDGET = 0.2  # seconds per decision the targets are measured at (issue 44)
@@ -51,7 +48,6 @@ PAIRINGS = {
 def play_match(game: str, pairing: str, seed: int, budget: float) -> dict[str, Any]:
     """One seeded match to the end: the focus bot (strong or greedy) in seat `seed % players`."""
     focus, rest, players = PAIRINGS[pairing]
-    spec = GAMES[game]
     focus_seat = seed % players
     bots: list[Bot] = []
     for seat in range(players):
@@ -61,22 +57,8 @@ def play_match(game: str, pairing: str, seed: int, budget: float) -> dict[str, A
             bots.append(StrongBot(game, bot_seed, budget_s=budget, clock=time.thread_time))
         else:
             bots.append(make_bot(kind, game, bot_seed))
-    state = spec.start(SetupConfig(players=players, seed=seed))
-    codec = spec.codec
-    order = random.Random(seed)
-    decisions = [0] * players
     started = time.perf_counter()
-    while (outcome := spec.outcome(state)) is None:
-        seat = order.choice(list(spec.active_players(state)))
-        legal = spec.legal_actions(state, seat)
-        view = msgspec.json.decode(codec.encode_json(spec.view(state, seat)))
-        legal_json = [msgspec.json.decode(codec.encode_json(a)) for a in legal]
-        choice = bots[seat].choose(view, legal_json, seat)
-        events = spec.decide(state, seat, legal[choice])
-        if not isinstance(events, list | tuple):
-            raise AssertionError(f"{game} seed {seed}: a listed legal action was rejected: {events}")
-        state = spec.evolve(state, events)
-        decisions[seat] += 1
+    outcome, decisions = play(GAMES[game], players, seed, bots, order_seed=seed)
     record: dict[str, Any] = {
         "game": game,
         "pairing": pairing,
