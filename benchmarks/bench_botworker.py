@@ -1,7 +1,7 @@
 """How many strong seats one bot worker (one core of searching) serves: `make bench-botworker`.
 
     .venv/bin/python -m benchmarks.bench_botworker [--game rattus_cartus] [--think 2 8]
-        [--seats 1 2 3 4 6 8] [--seconds 120] [--budget 1.0]
+        [--seats 0 1 2 3 4 6 8] [--seconds 120] [--budget 1.0]
 
 For each pace (the worker's think time before a random or greedy seat acts: 2 s is the
 production default, a pace of bots only; 8 s stands for a person) and each count N, a fresh
@@ -11,7 +11,8 @@ strong seat against a greedy one, for `--seconds`. The worker searches on one th
 grows with N is the time a decision waits behind other seats' searches: its p95 must stay small
 for the decision to keep within 1.2 s (the budget plus a margin). The event loop's lag (a probe
 asking to sleep 50 ms) shows whether the searches slow everything else the worker does: lease
-renewals and the other seats. The table goes to bench/bots/capacity.md.
+renewals and the other seats; the row without strong seats is the machine's own lag. The table
+goes to bench/bots/capacity.md.
 """
 
 from __future__ import annotations
@@ -114,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--game", default="rattus_cartus")
     parser.add_argument("--think", type=float, nargs="*", default=[2.0, 8.0])
-    parser.add_argument("--seats", type=int, nargs="*", default=[1, 2, 3, 4, 6, 8])
+    parser.add_argument("--seats", type=int, nargs="*", default=[0, 1, 2, 3, 4, 6, 8])
     parser.add_argument("--seconds", type=float, default=120.0)
     parser.add_argument("--budget", type=float, default=1.0)
     args = parser.parse_args(argv)

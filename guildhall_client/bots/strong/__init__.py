@@ -9,6 +9,7 @@ search plays the game's own rules in process.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import random
@@ -86,7 +87,10 @@ class StrongBot:
         view_struct = codec.decode_view(msgspec.json.encode(view))
         actions = [codec.decode_action(msgspec.json.encode(a)) for a in legal]
         order = greedy_order(self._kit.greedy, view, legal, seat, self._rng)
-        result = search(self._kit, view_struct, seat, actions, order, self._budget, self._rng)
+        budget = self._budget
+        if budget.seconds is not None:  # the decoding and ranking above count against the budget
+            budget = dataclasses.replace(budget, seconds=budget.seconds - (self._clock() - started))
+        result = search(self._kit, view_struct, seat, actions, order, budget, self._rng)
         self.decisions.append(Decision(self._clock() - started, result.rounds, result.rollouts))
         return result.choice
 
