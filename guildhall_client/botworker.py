@@ -32,13 +32,16 @@ from typing import Any
 from guildhall_client import errors
 from guildhall_client.aio import AsyncClient, Seat
 from guildhall_client.bots import Bot, make_bot
-from guildhall_client.bots.strong import DEFAULT_BUDGET_S
+from guildhall_client.bots.strong import DEFAULT_BUDGET_S, StrongBot
 from guildhall_client.types import BotAssignment, MatchView
 
 _log = logging.getLogger("guildhall.botworker")
 
 RENEW_EVERY_S = 10.0  # the gateway's lease is 30 s
 QUEUE_WARNING_EVERY_S = 60.0  # at most one "searches are queueing" warning a minute
+# A search that waited, or that others wait behind, gets a shorter budget, down to this one:
+# the budget the strength targets are measured at (docs/bots.md).
+STRONG_FLOOR_S = 0.2
 # Strong seats one worker (one search thread, one core) serves before their decisions queue
 # behind each other, measured at 1 s a decision by benchmarks/bench_botworker.py
 # (bench/bots/capacity.md, docs/bots.md): against seats acting at a person's pace (8 s a move),
@@ -74,6 +77,9 @@ class BotWorker:
         # (a search holds the GIL; see docs/bots.md for how many strong seats a core serves).
         self._search = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bot-search")
         self._queue_warned = -QUEUE_WARNING_EVERY_S
+        # Searches asked for (counted on the event loop) and begun (on the search thread): one
+        # writer each, so their difference is the line a search finds when it begins.
+        self._searches_asked = self._searches_begun = 0
         # The last strong decisions: (seconds queued behind other searches, seconds searched).
         self.searches: collections.deque[tuple[float, float]] = collections.deque(maxlen=10_000)
         self.finished = 0  # seats played to the end of their match
@@ -165,7 +171,7 @@ class BotWorker:
                 return current
             while current.my_turn:
                 assert current.seat is not None
-                if bot.name == "strong":
+                if isinstance(bot, StrongBot):
                     picked = await self._searched(bot, current)
                 else:
                     await asyncio.sleep(self._think())
@@ -181,14 +187,18 @@ class BotWorker:
                 current = accepted.view
         return await seat.view()
 
-    async def _searched(self, bot: Bot, current: MatchView) -> int:
-        """A strong bot's choice, searched on the worker's one search thread; a search that
-        waited longer than a budget behind others says so (more strong seats than a core serves)."""
+    async def _searched(self, bot: StrongBot, current: MatchView) -> int:
+        """A strong bot's choice, searched on the worker's one search thread for `search_budget`.
+        A search that waited longer than a budget says so (more strong seats than a core serves)."""
         asked = time.monotonic()
+        self._searches_asked += 1
 
         def choose() -> int:
+            self._searches_begun += 1
+            behind = self._searches_asked - self._searches_begun
             started = time.monotonic()
             waited = started - asked
+            budget = search_budget(self.strong_budget_s, waited, behind)
             if waited > self.strong_budget_s and started - self._queue_warned > QUEUE_WARNING_EVERY_S:
                 self._queue_warned = started
                 _log.warning(
@@ -197,11 +207,18 @@ class BotWorker:
                     waited,
                 )
             assert current.seat is not None
-            picked = bot.choose(current.view, current.legal_actions, current.seat)
+            picked = bot.choose(current.view, current.legal_actions, current.seat, budget_s=budget)
             self.searches.append((waited, time.monotonic() - started))
             return picked
 
         return await asyncio.get_running_loop().run_in_executor(self._search, choose)
+
+
+def search_budget(full: float, waited: float, behind: int) -> float:
+    """A strong decision's search: what is left of the `full` budget after `waited` in line, and
+    1/(k+1) of it with k searches `behind` it, never less than STRONG_FLOOR_S (or `full` if
+    smaller). A burst of strong decisions costs strength rather than time."""
+    return max(min(full, STRONG_FLOOR_S), min(full - waited, full / (1 + behind)))
 
 
 async def _serve_health(port: int, host: str) -> tuple[Any, Any]:

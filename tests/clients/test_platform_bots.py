@@ -19,6 +19,7 @@ from guildhall_client import errors
 from guildhall_client.aio import AsyncClient
 from guildhall_client.bots import KINDS, make_bot
 from guildhall_client.bots.runner import play_seat
+from guildhall_client.botworker import STRONG_FLOOR_S, search_budget
 
 GAME = "rattus_cartus"
 
@@ -130,3 +131,15 @@ def test_an_unknown_bot_kind_is_refused(stack: Any) -> None:
 def test_the_gateway_and_the_client_library_agree_on_bot_kinds_and_pool_keys() -> None:
     assert BOT_KINDS == KINDS
     assert pool_key("acme", GAME, "queue") == _Pool("acme", GAME).key("queue")
+
+
+def test_a_strong_search_in_a_queue_is_shortened_down_to_the_measured_budget() -> None:
+    """The worker searches one decision at a time: a decision that waited gets what is left of
+    its second, one with others waiting behind it shares the second with them, and none gets
+    less than the budget the strength is measured at (docs/bots.md)."""
+    assert search_budget(1.0, waited=0.0, behind=0) == 1.0
+    assert search_budget(1.0, waited=0.3, behind=0) == pytest.approx(0.7)
+    assert search_budget(1.0, waited=0.0, behind=3) == 0.25
+    assert search_budget(1.0, waited=0.95, behind=0) == STRONG_FLOOR_S
+    assert search_budget(1.0, waited=0.0, behind=9) == STRONG_FLOOR_S
+    assert search_budget(0.05, waited=1.0, behind=4) == 0.05  # a budget below the floor stays whole

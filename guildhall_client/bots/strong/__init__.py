@@ -77,7 +77,16 @@ class StrongBot:
         self._clock = clock
         self.decisions: list[Decision] = []
 
-    def choose(self, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], seat: int) -> int:
+    def choose(
+        self,
+        view: Mapping[str, Any],
+        legal: Sequence[Mapping[str, Any]],
+        seat: int,
+        *,
+        budget_s: float | None = None,
+    ) -> int:
+        """The index of the action chosen; `budget_s` replaces the bot's time budget for this
+        decision (the bot worker shortens it while other searches wait)."""
         if not legal:
             raise ValueError("no legal action to choose from")
         if len(legal) == 1:
@@ -89,7 +98,8 @@ class StrongBot:
         order = greedy_order(self._kit.greedy, view, legal, seat, self._rng)
         budget = self._budget
         if budget.seconds is not None:  # the decoding and ranking above count against the budget
-            budget = dataclasses.replace(budget, seconds=budget.seconds - (self._clock() - started))
+            seconds = budget_s if budget_s is not None else budget.seconds
+            budget = dataclasses.replace(budget, seconds=seconds - (self._clock() - started))
         result = search(self._kit, view_struct, seat, actions, order, budget, self._rng)
         self.decisions.append(Decision(self._clock() - started, result.rounds, result.rollouts))
         return result.choice
