@@ -212,6 +212,15 @@ def test_the_installed_command_line_runs_and_names_the_extra_for_the_servers_cod
         [guildhall, "verify", "nothing.ghx"], env=stack.cli_env(), capture_output=True, text=True, timeout=60
     )
     assert verify.returncode == 2 and "pip install 'guildhall-client[rules]'" in verify.stderr, verify.stderr
+    # So does the strong bot, which searches with the game's rules in process.
+    strong = subprocess.run(
+        [guildhall, "bots", "--game", "rattus_cartus", "--kind", "strong", "--matches", "1"],
+        env=stack.cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert strong.returncode == 2 and "pip install 'guildhall-client[rules]'" in strong.stderr, strong.stderr
 
 
 def test_both_client_packages_carry_the_apis_major_version_a_changelog_entry_and_ranges() -> None:

@@ -158,7 +158,15 @@ def play(
     if bot_kind not in KINDS or (auto is not None and auto not in KINDS):
         raise typer.BadParameter(f"bot kinds are {', '.join(KINDS)}")
     kinds = bot_kinds(bots, bot_kind)
+    if "strong" in (*kinds, auto):
+        _strong_bots_installed()
     _run(_play(settings, game, seats, kinds, invite, match, _options(options), auto, wait, show_all))
+
+
+def _strong_bots_installed() -> None:
+    """The strong bot searches with the game's rules in process: without them, say what to install."""
+    with needs_rules("strong bots"):
+        import guildhall_client.bots.strong  # noqa: F401
 
 
 def bot_kinds(bots: str, default_kind: str) -> list[str]:
@@ -573,6 +581,8 @@ def run_bots(
     """Run bot matches through matchmaking, as load, with a progress bar and a summary."""
     if kind not in (*KINDS, "mixed"):
         raise typer.BadParameter("kind is random, greedy, strong or mixed")
+    if kind == "strong":
+        _strong_bots_installed()
     _run(_bots(ctx.obj, game, matches_, seats, kind, concurrency, _options(options)))
 
 

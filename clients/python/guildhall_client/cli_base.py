@@ -20,8 +20,9 @@ T = TypeVar("T")
 
 err = Console(stderr=True, highlight=False)
 
-# The server distribution's packages: what `guildhall-client[rules]` adds (docs/clients.md, "Install").
-SERVER_PACKAGES = ("services", "gateway")
+# The server distribution's packages and msgspec, its codec: what `guildhall-client[rules]` adds
+# (docs/clients.md, "Install").
+SERVER_PACKAGES = ("services", "gateway", "msgspec")
 
 
 @contextlib.contextmanager
