@@ -15,12 +15,17 @@ WORKERS ?= 2
 .PHONY: all venv gen web docs chromium debian-tools checkov buf redocly proto-baseline schema-baseline openapi test image image-test demo run backup restore bench bench-quick bench-peers bench-bots bench-botworker lint golden schemas manifests lock clean soak bundle
 all: test
 
+# The server (pyproject.toml) and the Python client (clients/python: its own distribution,
+# guildhall-client) are both installed editable, so `import guildhall_client` works everywhere.
+CLIENT := clients/python
 venv: $(VENV)/.installed
-$(VENV)/.installed: pyproject.toml constraints.txt
+$(VENV)/.installed: pyproject.toml $(CLIENT)/pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed (PYTHON=...)")'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]' -c constraints.txt
+	@# The client's build reads its grpcio/protobuf floors from the grpcio-tools just pinned.
+	$(PY) -m pip install --quiet --no-build-isolation -e $(CLIENT) -c constraints.txt
 	@# Generated gRPC modules live in gen/ (git-ignored): put it on the venv's path.
 	$(PY) -c 'import os, sysconfig; open(os.path.join(sysconfig.get_paths()["purelib"], "guildhall-gen.pth"), "w").write(os.path.abspath("gen") + "\n")'
 	touch $@
@@ -181,7 +186,7 @@ lint: gen buf
 	$(PY) -m services.schema_compat
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m mypy services gateway devstack
+	$(PY) -m mypy services gateway devstack $(CLIENT)/guildhall_client
 
 # Rewrite the golden playthroughs after an intended rules change; review the diff before committing.
 golden: gen
@@ -191,6 +196,8 @@ golden: gen
 schemas: gen
 	$(PY) -m services.export_schemas
 	$(PY) -m gateway.schemas
+	@# The ids of each game's data and the fields holding them (schemas/<game>/ids.json), for both clients' types.
+	$(PY) -m services.export_ids
 	@# The Python client's per-game TypedDicts from them (the TypeScript ones are made by make web).
 	$(PY) -m guildhall_client.games.generate
 
@@ -206,10 +213,10 @@ manifests: gen
 # Refresh constraints.txt: the newest versions pyproject.toml allows, resolved in a scratch venv.
 lock:
 	rm -rf .venv-lock && $(PYTHON) -m venv .venv-lock
-	.venv-lock/bin/pip install --quiet '.[dev]'
+	.venv-lock/bin/pip install --quiet '.[dev]' ./$(CLIENT)
 	(echo "# Versions the suite was last run with; \`make lock\` refreshes it. pyproject.toml keeps the ranges."; \
 	 .venv-lock/bin/pip freeze --exclude-editable | grep -vi '^guildhall') > constraints.txt
-	rm -rf .venv-lock build
+	rm -rf .venv-lock build $(CLIENT)/build
 
 clean:
 	rm -rf $(VENV) $(TOOLS) gen .pytest_cache .mypy_cache .ruff_cache var $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen

@@ -534,10 +534,12 @@ export class GuildhallClient {
     };
   }
 
-  /** A private table; `bots` gives seats to the platform's bot worker ({seat: kind}). */
-  async createTable(gameId: string, seats: number, opts: { bots?: Record<number, string> } = {}) {
+  /** A private table; `bots` gives seats to the platform's bot worker ({seat: kind}); `options`
+   * are the game's (typed per game through `game(id).createTable`). */
+  async createTable(gameId: string, seats: number, opts: { bots?: Record<number, string>; options?: Json } = {}) {
     const bots = Object.entries(opts.bots ?? {}).map(([seat, kind]) => ({ seat: Number(seat), kind }));
-    const r = await this.call(() => this.rpc.createTable({ gameId, seats, bots }), false);
+    const options = opts.options === undefined ? new Uint8Array() : encoder.encode(JSON.stringify(opts.options));
+    const r = await this.call(() => this.rpc.createTable({ gameId, seats, bots, options }), false);
     return { matchId: r.matchId, inviteCode: r.inviteCode, spectatorToken: r.spectatorToken };
   }
 

@@ -151,7 +151,7 @@ def check(
                         console.print(
                             f"{progress.checked} checked under {version}: {progress.diverging} would diverge"
                         )
-                        return progress.diverging
+                        return int(progress.diverging)
                     m, diverging = progress.match, progress.diverging
                     at = f"[{progress.checked}/{progress.total}] {m.name}"
                     if m.diverges:

@@ -4,11 +4,13 @@ from the settings, and running a command with typed errors turned into one line 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+import contextlib
+from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from guildhall_client import errors
 from guildhall_client.aio import AsyncClient
@@ -17,6 +19,26 @@ from guildhall_client.config import Settings
 T = TypeVar("T")
 
 err = Console(stderr=True, highlight=False)
+
+# The server distribution's packages and msgspec, its codec: what `guildhall-client[rules]` adds
+# (docs/clients.md, "Install").
+SERVER_PACKAGES = ("services", "gateway", "msgspec")
+
+
+@contextlib.contextmanager
+def needs_rules(command: str) -> Iterator[None]:
+    """Imports of the server's code (the rules, the gateway's audit): where they are not
+    installed, one line saying what to install and exit 2, not a traceback."""
+    try:
+        yield
+    except ModuleNotFoundError as error:
+        if (error.name or "").split(".")[0] not in SERVER_PACKAGES:
+            raise
+        err.print(
+            f"[red]{command}:[/red] runs the server's rules and audit code, which this installation "
+            + escape("lacks: pip install 'guildhall-client[rules]'")  # `[rules]` is no markup
+        )
+        raise typer.Exit(2) from None
 
 
 def _client(settings: Settings, *, token: str | None = None, verify: bool = True) -> AsyncClient:

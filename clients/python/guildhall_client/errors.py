@@ -11,6 +11,8 @@ has its own class here.
 
 from __future__ import annotations
 
+from typing import Literal, TypeAlias
+
 import grpc
 
 
@@ -83,6 +85,23 @@ class BadInvite(Rejected):
 class CannotUndo(Rejected):
     code = "cannot_undo"
 
+
+# The codes this client knows; `Rejected.code` stays a plain `str`, since v1 may add codes (a
+# newer one comes as a plain Rejected with its message). The TypeScript client has the same union.
+KnownRejectionCode: TypeAlias = Literal[
+    "not_your_turn",
+    "illegal_action",
+    "game_over",
+    "unknown_player",
+    "unknown_action",
+    "stale_version",
+    "unknown_match",
+    "wrong_game",
+    "command_id_in_use",
+    "seat_taken",
+    "bad_invite",
+    "cannot_undo",
+]
 
 REJECTIONS: dict[str, type[Rejected]] = {
     cls.code: cls

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -27,14 +26,6 @@ from guildhall_client.story import story_lines, verdict_lines
 
 class UsageError(ValueError):
     """A bad argument: the command says why and exits 2."""
-
-
-def write_export(data: bytes, output: Path | None) -> None:
-    if output is None:
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-    else:
-        output.write_bytes(data)
 
 
 def published_keys(keys_file: Path | None, keys_from: str | None, tls: bool) -> dict[str, bytes] | None:

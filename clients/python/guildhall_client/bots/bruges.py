@@ -1,6 +1,6 @@
 """Greedy evaluation for Bruges, from a seat's view and the game's public card data.
 
-Every card is a person printed with its colour, price and points (the rules package's catalog),
+Every card is a person printed with its colour, price and points (the game's data, bots/data.py),
 and a card can be played for exactly one of six actions, so the evaluation prices what each
 play adds to the seat's end score: a recruited person's points (plus its ability and the people
 majority), a house (a point and a place for a person), a canal space, workers and guilders by
@@ -14,12 +14,12 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from guildhall_client.bots.data import catalog
+
 
 @lru_cache(maxsize=1)
 def _persons() -> dict[int, Any]:
-    from services.bruges.catalog import default_catalog
-
-    return {p.id: p for p in default_catalog().persons}
+    return {p.id: p for p in catalog("bruges").persons}
 
 
 def _person(card: int) -> Any:

@@ -27,22 +27,22 @@ class View(TypedDict):
     actors: list[int]
     building_deck_size: int
     deck_size: int
-    discard: list[str]
+    discard: list[CardId | Literal[""]]
     duels: list[Duel]
     enter_queue: list[int]
     entries: list[list[int]]
     gifts: list[Gift]
-    hand: list[str] | None
+    hand: list[CardId | Literal[""]] | None
     hospital: HospitalTurn | None
-    my_played: list[str] | None
-    nun_row: list[str | None]
-    phase: str
+    my_played: list[CardId | Literal[""]] | None
+    nun_row: list[CardId | Literal[""] | None]
+    phase: PhaseId | Literal[""]
     placing: int
     players: int
     premium: list[int]
     reserve_size: int
     resolving: int
-    revealed_cards: list[list[str]]
+    revealed_cards: list[list[CardId | Literal[""]]]
     round: int
     rounds: int
     row: list[BuildingCard]
@@ -137,7 +137,7 @@ class Description(TypedDict):
 
 
 class ActionTaken(TypedDict):
-    action: str
+    action: BuildingActionId | Literal[""]
     building: int
     player: int
     premium: bool
@@ -195,11 +195,11 @@ class BuildingRevealed(TypedDict):
 
     actors: list[int]
     building: int
-    cards: list[list[str]]
+    cards: list[list[CardId | Literal[""]]]
     duels: list[Duel]
     entrants: list[int]
     influence: list[int]
-    name: str
+    name: BuildingId | Literal[""]
     premium: NotRequired[int]
     rats: list[int]
     type: Literal["building_revealed"]
@@ -213,26 +213,26 @@ class BuildingsRevealed(TypedDict):
 
 
 class CardDiscardedForRat(TypedDict):
-    card: str
+    card: CardId | Literal[""]
     player: int
     type: Literal["card_discarded_for_rat"]
 
 
 class CardGiven(TypedDict):
-    card: NotRequired[str | None]
+    card: NotRequired[CardId | Literal[""] | None]
     giver: int
     receiver: int
     type: Literal["card_given"]
 
 
 class CardPlayed(TypedDict):
-    card: NotRequired[str | None]
+    card: NotRequired[CardId | Literal[""] | None]
     player: int
     type: Literal["card_played"]
 
 
 class CardsDrawn(TypedDict):
-    cards: NotRequired[list[str]]
+    cards: NotRequired[list[CardId | Literal[""]]]
     count: int
     player: int
     type: Literal["cards_drawn"]
@@ -304,7 +304,7 @@ class DeckReshuffled(TypedDict):
     """The discard pile, shuffled, goes under what is left of the population deck."""
 
     count: int
-    order: NotRequired[list[str]]
+    order: NotRequired[list[CardId | Literal[""]]]
     rng_counter: NotRequired[int]
     type: Literal["deck_reshuffled"]
 
@@ -312,7 +312,7 @@ class DeckReshuffled(TypedDict):
 class DiscardForRat(TypedDict):
     """Hospital: discard a card from your hand to discard one rat."""
 
-    card: str
+    card: CardId | Literal[""]
     type: Literal["discard_for_rat"]
 
 
@@ -320,13 +320,13 @@ class Duel(TypedDict):
     """A Sword or Flute comparison in one building with a clear winner and the tied losers."""
 
     candidates: list[int]
-    kind: str
+    kind: SpecialId | Literal[""]
     winner: int
 
 
 class DuelLost(TypedDict):
     cards_owed: NotRequired[int]
-    kind: str
+    kind: SpecialId | Literal[""]
     loser: int
     type: Literal["duel_lost"]
     winner: int
@@ -367,7 +367,7 @@ class Gift(TypedDict):
 class GiveCard(TypedDict):
     """Hand one card you owe (Sword loss or Guard Tower) to its receiver."""
 
-    card: str
+    card: CardId | Literal[""]
     type: Literal["give_card"]
 
 
@@ -392,7 +392,7 @@ class HospitalTurn(TypedDict):
 class InfluenceGained(TypedDict):
     amount: int
     player: int
-    track: str
+    track: InfluenceTrackId | Literal[""]
     type: Literal["influence_gained"]
 
 
@@ -410,7 +410,7 @@ class LooksGranted(TypedDict):
 
 
 class NunLooked(TypedDict):
-    card: NotRequired[str | None]
+    card: NotRequired[CardId | Literal[""] | None]
     player: int
     position: int
     type: Literal["nun_looked"]
@@ -454,7 +454,7 @@ class Place(TypedDict):
 class PlayCard(TypedDict):
     """Phase C, after entering: put one more card face down (population, Joker, Sword or Flute)."""
 
-    card: str
+    card: CardId | Literal[""]
     type: Literal["play_card"]
 
 
@@ -550,7 +550,7 @@ class StopDiscarding(TypedDict):
 
 class SuppliesTaken(TypedDict):
     count: int
-    kind: str
+    kind: SpecialId | Literal[""]
     player: int
     type: Literal["supplies_taken"]
 
@@ -573,7 +573,7 @@ class SupplyChosen(TypedDict):
 class TrackView(TypedDict):
     influence: list[int]
     standing: list[int]
-    track: str
+    track: InfluenceTrackId | Literal[""]
 
 
 class TributeDemanded(TypedDict):
@@ -624,3 +624,78 @@ Event: TypeAlias = (
     | BuildingsRevealed
 )
 """Rattus Cartus event"""
+BuildingActionId: TypeAlias = Literal[
+    "brewery",
+    "castle",
+    "farm",
+    "final_round_bonus",
+    "fortune_tellers_tent",
+    "guard_tower",
+    "hospital",
+    "marketplace",
+    "monastery",
+    "office",
+    "palace",
+    "pipers_hut",
+    "treasury",
+]
+"""An id of a building action of Rattus Cartus's game data."""
+BuildingId: TypeAlias = Literal[
+    "brewery",
+    "castle",
+    "farm",
+    "fortune_tellers_tent",
+    "guard_tower",
+    "hospital",
+    "marketplace",
+    "monastery",
+    "office",
+    "palace",
+    "pipers_hut",
+    "treasury",
+]
+"""An id of a building of Rattus Cartus's game data."""
+CardId: TypeAlias = Literal[
+    "bourgeoisie:0",
+    "bourgeoisie:1",
+    "bourgeoisie:2",
+    "bourgeoisie:3",
+    "bourgeoisie:4",
+    "chivalry:0",
+    "chivalry:1",
+    "chivalry:2",
+    "chivalry:3",
+    "chivalry:4",
+    "church:0",
+    "church:1",
+    "church:2",
+    "church:3",
+    "church:4",
+    "flute",
+    "gold",
+    "joker",
+    "magic:0",
+    "magic:1",
+    "magic:2",
+    "magic:3",
+    "magic:4",
+    "pass",
+    "peasantry:0",
+    "peasantry:1",
+    "peasantry:2",
+    "peasantry:3",
+    "peasantry:4",
+    "royalty:0",
+    "royalty:1",
+    "royalty:2",
+    "royalty:3",
+    "royalty:4",
+    "sword",
+]
+"""An id of a card of Rattus Cartus's game data."""
+InfluenceTrackId: TypeAlias = Literal["bourgeoisie", "chivalry", "church", "magic", "peasantry", "royalty"]
+"""An id of a influence track of Rattus Cartus's game data."""
+PhaseId: TypeAlias = Literal["draw", "enter", "over", "resolve", "supplies"]
+"""An id of a phase of Rattus Cartus's game data."""
+SpecialId: TypeAlias = Literal["flute", "gold", "joker", "pass", "sword", "vp_token"]
+"""An id of a special of Rattus Cartus's game data."""

@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[4]  # the repository: clients/python/guildhall_client/games/
 SCHEMAS = ROOT / "schemas"
 OUT = Path(__file__).resolve().parent
 
@@ -64,15 +64,43 @@ def _rewrite(schema: Any, rename: dict[str, str]) -> Any:
     return schema
 
 
+def with_ids(document: dict[str, Any], ids: dict[str, Any], kind: str) -> dict[str, Any]:
+    """The schema with each id field of the game's ids.json (services/export_ids.py) typed as the
+    union of the ids its shipped data names (`PlaceBroker.place`: a `PlaceId`), the id types added
+    to its definitions; the TypeScript generator does the same (clients/web/scripts/games.mjs)."""
+    fields: dict[str, Any] = ids.get("fields", {}).get(kind, {})
+    if not fields:
+        return document
+    typed: dict[str, Any] = json.loads(json.dumps(document))
+    for pointer, ref in fields.items():
+        *path, last = [part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:]]
+        parent = typed
+        for part in path:
+            parent = parent[int(part)] if isinstance(parent, list) else parent[part]
+        parent[int(last) if isinstance(parent, list) else last] = ref
+    refs = [member for typed_field in fields.values() for member in typed_field.get("anyOf", [typed_field])]
+    used = {ref["$ref"].rsplit("/", 1)[-1] for ref in refs if "$ref" in ref}
+    for name in sorted(used):
+        entry = ids["ids"][name]
+        typed.setdefault("$defs", {})[name] = {
+            "type": "string",
+            "enum": entry["enum"],
+            "description": entry["description"],
+        }
+    return typed
+
+
 def merged(game: str) -> tuple[str, dict[str, Any]]:
     """The game's title and every definition of its schemas under one namespace of names."""
+    ids_file = SCHEMAS / game / "ids.json"
+    ids = json.loads(ids_file.read_text()) if ids_file.is_file() else {}
     defs: dict[str, Any] = {}
     raw: dict[str, str] = {}  # a claimed name -> the original text of its definition
     claimed: dict[tuple[str, str], str] = {}  # (a name in its file, its text) -> the name taken
     roots = {name for _, name in KINDS}
     title = game
     for kind, root in KINDS:
-        doc = json.loads((SCHEMAS / game / f"{kind}.schema.json").read_text())
+        doc = with_ids(json.loads((SCHEMAS / game / f"{kind}.schema.json").read_text()), ids, kind)
         if kind == "action":
             title = doc["title"].removesuffix(" action")
         local: dict[str, Any] = doc.get("$defs", {})

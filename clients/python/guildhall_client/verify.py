@@ -1,12 +1,16 @@
 """Local checks anyone can run: receipts against the gateway's published keys, and a revealed
 seed against the commitment published when the match was created.
 
-The exact bytes signed and hashed are defined once, in `gateway/domain/receipts.py` (pure:
-stdlib + msgspec), and used from there, so the client can never drift from the gateway.
+The bytes signed and hashed are the contract's (docs/clients.md, "Verify it yourself"), written
+here as the TypeScript client writes them (clients/web/src/verify.ts): the client installs
+without the server, and tests/clients/test_errors_and_verify.py holds both to the gateway's own
+definitions (gateway/domain/receipts.py), so none of the three can drift.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,10 +18,31 @@ from typing import Any
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from gateway.domain.receipts import receipt_message, seed_commitment, seed_matches
 from guildhall_client.types import Event, Receipt
 
-__all__ = ["Verification", "seed_commitment", "verify_events", "verify_receipt", "verify_seed"]
+__all__ = [
+    "Verification",
+    "receipt_message",
+    "seed_commitment",
+    "verify_events",
+    "verify_receipt",
+    "verify_seed",
+]
+
+RECEIPT_DOMAIN = b"guildhall-receipt-v1"
+SEED_DOMAIN = b"guildhall-seed-v1"
+
+
+def receipt_message(tenant: str, match_id: str, version: int, head_hash: str) -> bytes:
+    """The exact bytes a receipt signs: the domain, then each field as its UTF-8 bytes behind an
+    8-byte big-endian length (no two tuples share an encoding)."""
+    fields = (tenant, match_id, str(version), head_hash)
+    return RECEIPT_DOMAIN + b"".join(len(f.encode()).to_bytes(8, "big") + f.encode() for f in fields)
+
+
+def seed_commitment(seed: bytes) -> str:
+    """The public commitment to a match seed, published at creation: sha256(domain + seed) hex."""
+    return hashlib.sha256(SEED_DOMAIN + seed).hexdigest()
 
 
 def verify_receipt(receipt: Receipt, keys: Mapping[str, bytes]) -> bool:
@@ -47,7 +72,7 @@ def seed_bytes(seed: Any) -> bytes:
 def verify_seed(seed: Any, commitment: str) -> bool:
     """Whether the revealed `seed` is the one committed to: sha256(b"guildhall-seed-v1" + seed)."""
     try:
-        return seed_matches(seed_bytes(seed), commitment)
+        return hmac.compare_digest(seed_commitment(seed_bytes(seed)), commitment)
     except ValueError:
         return False
 

@@ -27,17 +27,17 @@ class View(TypedDict):
     areas: list[AreaView]
     current: int
     deck_size: int
-    discard: list[str]
+    discard: list[CardId | Literal[""]]
     end_reason: str
-    events_done: list[str]
+    events_done: list[EventId | Literal[""]]
     events_left: int
     gained: list[int]
     over: bool
     pending: list[Frame]
-    played: list[str]
+    played: list[CardId | Literal[""]]
     players: int
     seats: list[SeatView]
-    shown_hand: list[str] | None
+    shown_hand: list[CardId | Literal[""]] | None
     turn: int
     unused_personalities: int
     used_abilities: list[int]
@@ -211,7 +211,7 @@ class Card(TypedDict):
 
 
 class CardDiscarded(TypedDict):
-    card: str
+    card: CardId | Literal[""]
     player: int
     type: Literal["card_discarded"]
 
@@ -221,7 +221,7 @@ class CardFinished(TypedDict):
     penalty card) or back to its player's hand (Doctor Mossy Lawn).
     """
 
-    card: str
+    card: CardId | Literal[""]
     holder: NotRequired[int]
     player: int
     to: NotRequired[str]
@@ -229,7 +229,7 @@ class CardFinished(TypedDict):
 
 
 class CardPlayed(TypedDict):
-    card: str
+    card: CardId | Literal[""]
     interrupt: NotRequired[bool]
     player: int
     type: Literal["card_played"]
@@ -238,7 +238,7 @@ class CardPlayed(TypedDict):
 class CardsDrawn(TypedDict):
     """Cards from the top of the draw pile into a hand (blanked for other viewers)."""
 
-    cards: NotRequired[list[str]]
+    cards: NotRequired[list[CardId | Literal[""]]]
     count: int
     player: int
     type: Literal["cards_drawn"]
@@ -247,7 +247,7 @@ class CardsDrawn(TypedDict):
 class CardsGiven(TypedDict):
     """Cards from one hand to another (blanked but for the two seats)."""
 
-    cards: NotRequired[list[str]]
+    cards: NotRequired[list[CardId | Literal[""]]]
     count: int
     giver: int
     receiver: int
@@ -257,7 +257,7 @@ class CardsGiven(TypedDict):
 class CardsTaken(TypedDict):
     """Stanley: cards taken at random from `victim`'s hand, held by `taker` until one goes back."""
 
-    cards: NotRequired[list[str]]
+    cards: NotRequired[list[CardId | Literal[""]]]
     count: int
     taker: int
     type: Literal["cards_taken"]
@@ -291,7 +291,7 @@ class ChooseArea(TypedDict):
 
 
 class ChooseCard(TypedDict):
-    card: str
+    card: CardId | Literal[""]
     type: Literal["choose_card"]
 
 
@@ -343,7 +343,7 @@ class Deck(TypedDict):
 class DeckDiscarded(TypedDict):
     """Fog: the top cards of the draw pile go face up to the discard pile."""
 
-    cards: list[str]
+    cards: list[CardId | Literal[""]]
     type: Literal["deck_discarded"]
 
 
@@ -363,7 +363,7 @@ class DieRolled(TypedDict):
 class DiscardDrawn(TypedDict):
     """History Monks: cards drawn at random from the face-up discard pile."""
 
-    cards: list[str]
+    cards: list[CardId | Literal[""]]
     player: int
     type: Literal["discard_drawn"]
 
@@ -375,7 +375,7 @@ class EndTurn(TypedDict):
 
 
 class EventDrawn(TypedDict):
-    event: str
+    event: EventId | Literal[""]
     player: int
     type: Literal["event_drawn"]
 
@@ -404,7 +404,7 @@ class Frame(TypedDict):
 
 
 class GameEnded(TypedDict):
-    personalities: list[str]
+    personalities: list[PersonalityId | Literal[""]]
     reason: str
     type: Literal["game_ended"]
     winners: list[int]
@@ -413,7 +413,7 @@ class GameEnded(TypedDict):
 class HandShown(TypedDict):
     """Cable Street Particulars: `owner` shows their hand to `viewer` only."""
 
-    cards: NotRequired[list[str]]
+    cards: NotRequired[list[CardId | Literal[""]]]
     owner: int
     type: Literal["hand_shown"]
     viewer: int
@@ -428,7 +428,7 @@ class HandsSwapped(TypedDict):
 class Interrupted(TypedDict):
     """An interrupt or Small Gods stopped, or changed, the step at stake."""
 
-    card: str
+    card: ReactionId | Literal[""]
     player: int
     type: Literal["interrupted"]
     what: str
@@ -487,7 +487,7 @@ class Paid(TypedDict):
 class PersonalitiesSeen(TypedDict):
     """Mrs Cake: the unused personalities shown to `player` (blanked for others)."""
 
-    cards: NotRequired[list[str]]
+    cards: NotRequired[list[PersonalityId | Literal[""]]]
     count: int
     player: int
     type: Literal["personalities_seen"]
@@ -544,12 +544,12 @@ class PlaceMinion(TypedDict):
 class PlayCard(TypedDict):
     """Play a card from your hand (your turn's card, 'play another card', Drumknott)."""
 
-    card: str
+    card: CardId | Literal[""]
     type: Literal["play_card"]
 
 
 class PlayInterrupt(TypedDict):
-    card: str
+    card: CardId | Literal[""]
     type: Literal["play_interrupt"]
 
 
@@ -607,13 +607,13 @@ class Scroll(TypedDict):
 
 class SeatView(TypedDict):
     buildings_in_supply: int
-    hand: list[str] | None
+    hand: list[CardId | Literal[""]] | None
     hand_size: int
-    loans: list[str]
+    loans: list[CardId | Literal[""]]
     minions_in_supply: int
     money: int
-    penalties: list[str]
-    personality: str | None
+    penalties: list[CardId | Literal[""]]
+    personality: PersonalityId | Literal[""] | None
     player: int
     score: int
 
@@ -634,7 +634,7 @@ class StackSet(TypedDict):
 class SymbolDone(TypedDict):
     """A symbol of the card being resolved was done or skipped."""
 
-    card: str
+    card: CardId | Literal[""]
     player: int
     skipped: NotRequired[bool]
     symbol: str
@@ -723,3 +723,136 @@ Event: TypeAlias = (
     | GameEnded
 )
 """Discworld: Ankh-Morpork event"""
+CardId: TypeAlias = Literal[
+    "adora_belle_dearheart",
+    "agony_aunts",
+    "alchemists_guild",
+    "archchancellor_ridcully",
+    "bank_of_ankh_morpork",
+    "beggars_guild",
+    "buggy_swires",
+    "burleigh_and_stronginthearm",
+    "cable_street_particulars",
+    "canting_crew",
+    "captain_carrot",
+    "carcer",
+    "chair_of_indefinite_studies",
+    "cmot_dibbler",
+    "cosmo_lavish",
+    "death",
+    "deep_dwarves",
+    "doctor_hix",
+    "doctor_mossy_lawn",
+    "dorfl",
+    "dr_cruces",
+    "dr_whiteface",
+    "drumknott",
+    "dwarves",
+    "edward_death",
+    "errol",
+    "fire_brigade",
+    "fools_guild",
+    "foul_ole_ron",
+    "fresh_start_club",
+    "gargoyles",
+    "gaspode",
+    "gimlets_dwarf_delicatessen",
+    "groat",
+    "hargas_house_of_ribs",
+    "harry_king",
+    "here_n_now",
+    "hex",
+    "history_monks",
+    "hobsons_livery_stable",
+    "hubert",
+    "igor",
+    "inigo_skimmer",
+    "leonard_of_quirm",
+    "librarian",
+    "lord_downey",
+    "mended_drum",
+    "modo",
+    "moist_von_lipwig",
+    "mr_bent",
+    "mr_boggis",
+    "mr_gryle",
+    "mr_pin_and_mr_tulip",
+    "mr_shine",
+    "mr_slant",
+    "mr_teatime",
+    "mrs_cake",
+    "nobby_nobbs",
+    "opera_house",
+    "otto_chriek",
+    "patricians_palace",
+    "peeled_nuts",
+    "pink_pussy_cat_club",
+    "ponder_stibbons",
+    "post_office",
+    "professor_of_recent_runes",
+    "queen_molly",
+    "reacher_gilt",
+    "rincewind",
+    "rosie_palm",
+    "royal_mint",
+    "ruby",
+    "sacharissa_cripslock",
+    "seamstresses_guild",
+    "senior_wrangler",
+    "sergeant_angua",
+    "sergeant_cheery_littlebottom",
+    "sergeant_colon",
+    "sergeant_detritus",
+    "shonky_shop",
+    "sir_charles_lavatory",
+    "smoking_gnu",
+    "stanley",
+    "sunshine_dragon_sanctuary",
+    "susan",
+    "sybil_vimes",
+    "the_auditors",
+    "the_bursar",
+    "the_clacks",
+    "the_dean",
+    "the_duckman",
+    "the_dysk",
+    "the_luggage",
+    "the_mob",
+    "the_watch",
+    "thieves_guild",
+    "wallace_sonky",
+    "wee_mad_arthur",
+    "william_de_worde",
+    "willikins",
+    "zorgo",
+]
+"""An id of a card of Discworld: Ankh-Morpork's game data."""
+EventId: TypeAlias = Literal[
+    "bloody_stupid_johnson",
+    "demons_from_the_dungeon_dimensions",
+    "earthquake",
+    "explosion",
+    "fire",
+    "flood",
+    "fog",
+    "mysterious_murders",
+    "riots",
+    "subsidence",
+    "the_dragon",
+    "trolls",
+]
+"""An id of a event of Discworld: Ankh-Morpork's game data."""
+PersonalityId: TypeAlias = Literal[
+    "chrysoprase",
+    "commander_vimes",
+    "dragon_king_of_arms",
+    "lord_de_worde",
+    "lord_rust",
+    "lord_selachii",
+    "lord_vetinari",
+]
+"""An id of a personality of Discworld: Ankh-Morpork's game data."""
+ReactionId: TypeAlias = Literal[
+    "doctor_mossy_lawn", "fresh_start_club", "gaspode", "igor", "small_gods", "susan", "wallace_sonky"
+]
+"""An id of a reaction of Discworld: Ankh-Morpork's game data."""

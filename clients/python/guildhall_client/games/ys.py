@@ -27,24 +27,24 @@ class View(TypedDict):
     after: bool
     bid_order: list[int]
     board: list[BrokerView]
-    closed: list[str]
+    closed: list[PlaceId | Literal[""]]
     commercial_vp: int
     deciding: int
     grants: list[GemGrant]
     intriguer: int
     just_placed: list[int]
-    market_gems: list[str]
+    market_gems: list[GemId | Literal[""]]
     neighbourhoods: int
     neutral: dict[str, int] | None
     neutral_placed: bool
-    offered: list[str]
+    offered: list[CharacterId | Literal[""]]
     peeks_left: int
-    phase: str
+    phase: PhaseId | Literal[""]
     pile_sizes: list[int]
     placed_down: int
     placed_up: int
     players: int
-    port_pool: list[str]
+    port_pool: list[GemId | Literal[""]]
     ports: list[str]
     price_limit: int
     prices: dict[str, int]
@@ -56,7 +56,7 @@ class View(TypedDict):
     ship_deck_size: int
     turn: int
     viewer: int | None
-    window: str
+    window: WindowId | Literal[""]
 
 
 class Options(TypedDict):
@@ -185,7 +185,7 @@ class BrokerPlaced(TypedDict):
     from_front: NotRequired[bool]
     gold: NotRequired[int]
     hidden_from_owner: NotRequired[bool]
-    place: str
+    place: PlaceId | Literal[""]
     player: int
     type: Literal["broker_placed"]
     value: NotRequired[int]
@@ -196,7 +196,7 @@ class BrokerView(TypedDict):
     index: int
     mercenary: bool
     owner: int
-    place: str
+    place: PlaceId | Literal[""]
     value: int | None
 
 
@@ -204,7 +204,7 @@ class BrokersReturned(TypedDict):
     """Brokers of a neighbourhood (or the market) go back behind their owners' screens."""
 
     type: Literal["brokers_returned"]
-    where: str
+    where: PlaceId | Literal[""]
 
 
 class Catalog(TypedDict):
@@ -228,16 +228,16 @@ class Character(TypedDict):
 
 
 class CharacterDiscarded(TypedDict):
-    card: str
+    card: CharacterId | Literal[""]
     neighbourhood: int
     type: Literal["character_discarded"]
 
 
 class CharacterPlayed(TypedDict):
     brokers: NotRequired[list[int]]
-    card: str
-    colours: NotRequired[list[str]]
-    place: NotRequired[str]
+    card: CharacterId | Literal[""]
+    colours: NotRequired[list[GemId | Literal[""]]]
+    place: NotRequired[PlaceId | Literal[""]]
     player: int
     ports: NotRequired[list[int]]
     type: Literal["character_played"]
@@ -248,10 +248,10 @@ class CharacterWon(TypedDict):
     With 2 players a neutral winner discards any other card and takes `neutral_gem`.
     """
 
-    card: str
+    card: CharacterId | Literal[""]
     gold: NotRequired[int]
     neighbourhood: int
-    neutral_gem: NotRequired[str]
+    neutral_gem: NotRequired[GemId | Literal[""]]
     party: int
     type: Literal["character_won"]
 
@@ -275,7 +275,7 @@ class ChooseOrderCard(TypedDict):
 class ColumnsRanked(TypedDict):
     decided_by: NotRequired[int]
     moves: list[int]
-    order: list[str]
+    order: list[GemId | Literal[""]]
     type: Literal["columns_ranked"]
 
 
@@ -323,17 +323,17 @@ class GemGrant(TypedDict):
     """Gems a party is owed: `count` from the port pool, or the single `gem` of a row or card."""
 
     count: int
-    gem: NotRequired[str]
+    gem: NotRequired[GemId | Literal[""]]
     party: int
     source: str
 
 
 class GemsTaken(TypedDict):
-    gems: list[str]
+    gems: list[GemId | Literal[""]]
     party: int
     source: str
     type: Literal["gems_taken"]
-    white_as: NotRequired[str]
+    white_as: NotRequired[GemId | Literal[""]]
 
 
 class LeftoversShown(TypedDict):
@@ -356,7 +356,7 @@ class MarketCounted(TypedDict):
 class MoveQuotation(TypedDict):
     """Biggest market contributor: move one gem's quotation one step up (+1) or down (-1)."""
 
-    colour: str
+    colour: GemId | Literal[""]
     step: int
     type: Literal["move_quotation"]
 
@@ -383,7 +383,7 @@ class NeutralPlaced(TypedDict):
 
     chosen: NotRequired[bool]
     gold: NotRequired[int]
-    place: str
+    place: PlaceId | Literal[""]
     pool: int
     rng_counter: NotRequired[int]
     type: Literal["neutral_placed"]
@@ -455,7 +455,7 @@ class PlaceBroker(TypedDict):
 
     face_up: bool
     from_front: NotRequired[bool]
-    place: str
+    place: PlaceId | Literal[""]
     type: Literal["place_broker"]
     value: int
 
@@ -465,7 +465,7 @@ class PlaceNeutral(TypedDict):
     (`value` -1) unless the option `neutral_chosen` lets you pick its value.
     """
 
-    place: str
+    place: PlaceId | Literal[""]
     type: Literal["place_neutral"]
     value: NotRequired[int]
 
@@ -492,9 +492,9 @@ class PlayCharacter(TypedDict):
     """
 
     brokers: NotRequired[list[int]]
-    card: str
-    colours: NotRequired[list[str]]
-    place: NotRequired[str]
+    card: CharacterId | Literal[""]
+    colours: NotRequired[list[GemId | Literal[""]]]
+    place: NotRequired[PlaceId | Literal[""]]
     ports: NotRequired[list[int]]
     type: Literal["play_character"]
 
@@ -513,7 +513,7 @@ class PlayerResult(TypedDict):
 
 
 class QuotationMoved(TypedDict):
-    colour: str
+    colour: GemId | Literal[""]
     moved: int
     party: int
     step: int
@@ -523,7 +523,7 @@ class QuotationMoved(TypedDict):
 class RankColumns(TypedDict):
     """Order the market columns best first (only tied columns may be ordered freely)."""
 
-    order: list[str]
+    order: list[GemId | Literal[""]]
     type: Literal["rank_columns"]
 
 
@@ -552,11 +552,11 @@ class SeatView(TypedDict):
     bid: list[int] | None
     front: list[int]
     gems: dict[str, int]
-    hand: list[str]
+    hand: list[CharacterId | Literal[""]]
     has_bid: bool
     neutral_left: int
     neutral_pool: list[int] | None
-    new_cards: list[str]
+    new_cards: list[CharacterId | Literal[""]]
     order_card: int
     played: int
     player: int
@@ -588,9 +588,9 @@ class ShipCard(TypedDict):
 class TakeGems(TypedDict):
     """Take the gems you won (port picks by colour, sorted); a white one becomes `white_as`."""
 
-    gems: list[str]
+    gems: list[GemId | Literal[""]]
     type: Literal["take_gems"]
-    white_as: NotRequired[str]
+    white_as: NotRequired[GemId | Literal[""]]
 
 
 class ThroneChosen(TypedDict):
@@ -621,10 +621,10 @@ class TurnEnded(TypedDict):
 class TurnStarted(TypedDict):
     """Phase 1: the revealed character cards, a ship in each port, the market gems (rows 0-3)."""
 
-    characters: list[str]
-    market_gems: list[str]
-    market_ship: str
-    ports: list[str]
+    characters: list[CharacterId | Literal[""]]
+    market_gems: list[GemId | Literal[""]]
+    market_ship: ShipId | Literal[""]
+    ports: list[ShipId | Literal[""]]
     turn: int
     type: Literal["turn_started"]
 
@@ -634,7 +634,7 @@ class WindowOpened(TypedDict):
 
     seats: list[int]
     type: Literal["window_opened"]
-    window: str
+    window: WindowId | Literal[""]
 
 
 class WindowPassed(TypedDict):
@@ -688,3 +688,105 @@ Event: TypeAlias = (
     | TurnEnded
 )
 """Ys event"""
+CharacterId: TypeAlias = Literal[
+    "alchemist",
+    "banker",
+    "bishop",
+    "blue1",
+    "blue2",
+    "blue3",
+    "blue4",
+    "captain",
+    "conjurer",
+    "herald",
+    "intriguer",
+    "jeweler",
+    "king",
+    "magician",
+    "mercenary",
+    "merchant",
+    "prince",
+    "queen",
+    "spy",
+]
+"""An id of a character of Ys's game data."""
+GemId: TypeAlias = Literal["black", "blue", "green", "red", "white", "yellow"]
+"""An id of a gem of Ys's game data."""
+PhaseId: TypeAlias = Literal["bid", "count", "order", "over", "place", "throne", "window"]
+"""An id of a phase of Ys's game data."""
+PlaceId: TypeAlias = Literal[
+    "m0",
+    "m0.blue",
+    "m0.green",
+    "m0.red",
+    "m0.yellow",
+    "m1",
+    "m1.blue",
+    "m1.green",
+    "m1.red",
+    "m1.yellow",
+    "m2",
+    "m2.blue",
+    "m2.green",
+    "m2.red",
+    "m2.yellow",
+    "m3",
+    "m3.blue",
+    "m3.green",
+    "m3.red",
+    "m3.yellow",
+    "market",
+    "n1",
+    "n1.commercial",
+    "n1.palace",
+    "n1.port",
+    "n2",
+    "n2.commercial",
+    "n2.palace",
+    "n2.port",
+    "n3",
+    "n3.commercial",
+    "n3.palace",
+    "n3.port",
+    "n4",
+    "n4.commercial",
+    "n4.palace",
+    "n4.port",
+    "scale.blue",
+    "scale.green",
+    "scale.red",
+    "scale.yellow",
+    "throne",
+]
+"""An id of a place of Ys's game data."""
+ShipId: TypeAlias = Literal[
+    "s01",
+    "s02",
+    "s03",
+    "s04",
+    "s05",
+    "s06",
+    "s07",
+    "s08",
+    "s09",
+    "s10",
+    "s11",
+    "s12",
+    "s13",
+    "s14",
+    "s15",
+    "s16",
+    "s17",
+    "s18",
+    "s19",
+    "s20",
+    "s21",
+    "s22",
+    "s23",
+    "s24",
+]
+"""An id of a ship of Ys's game data."""
+WindowId: TypeAlias = Literal[
+    "after_placing", "before_placing", "counting_end", "counting_start", "immediate", "placement_start"
+]
+"""An id of a window of Ys's game data."""

@@ -28,19 +28,19 @@ class View(TypedDict):
     buildings: list[Building]
     current: int
     first: int
-    hall: list[str]
+    hall: list[BuildingId | Literal[""]]
     hall_vp: list[int]
-    inn: list[str]
+    inn: list[QuestId | Literal[""]]
     intrigue_deck_size: int
-    intrigue_discard: list[str]
+    intrigue_discard: list[IntrigueCopyId | Literal[""]]
     pending: list[EventDecision]
     phase: str
     placed: list[Placed]
     players: int
     quest_deck_size: int
-    quest_discard: list[str]
+    quest_discard: list[QuestId | Literal[""]]
     reassigning: bool
-    revealed: list[str]
+    revealed: list[QuestId | Literal[""]]
     round: int
     seats: list[SeatView]
     stack_size: int
@@ -138,8 +138,8 @@ class AgentPlaced(TypedDict):
     from_pool: NotRequired[bool]
     orb: NotRequired[bool]
     player: int
-    shares: NotRequired[str]
-    space: str
+    shares: NotRequired[SpaceId | Literal[""]]
+    space: SpaceId | Literal[""]
     type: Literal["agent_placed"]
 
 
@@ -148,8 +148,8 @@ class AgentRemoved(TypedDict):
 
     ambassador: NotRequired[bool]
     player: int
-    shares: NotRequired[str]
-    space: str
+    shares: NotRequired[SpaceId | Literal[""]]
+    space: SpaceId | Literal[""]
     to_pool: bool
     type: Literal["agent_removed"]
 
@@ -173,7 +173,7 @@ class Building(TypedDict):
 
     owner: int
     stock: NotRequired[list[int]]
-    tile: str
+    tile: BuildingId | Literal[""]
 
 
 class BuildingBought(TypedDict):
@@ -184,14 +184,14 @@ class BuildingBought(TypedDict):
     cost: int
     player: int
     slot: int
-    tile: str
+    tile: BuildingId | Literal[""]
     type: Literal["building_bought"]
     vp: int
 
 
 class BuildingDiscarded(TypedDict):
     player: int
-    tile: str
+    tile: BuildingId | Literal[""]
     type: Literal["building_discarded"]
 
 
@@ -225,7 +225,7 @@ class Choose(TypedDict):
 
 
 class CompleteQuest(TypedDict):
-    quest: str
+    quest: QuestId | Literal[""]
     type: Literal["complete_quest"]
 
 
@@ -270,7 +270,7 @@ class DeckPart(TypedDict):
 class DeckShuffled(TypedDict):
     """A discard pile becomes the new deck; `order` is hidden from every seat."""
 
-    deck: str
+    deck: DeckId | Literal[""]
     order: list[str]
     rng_counter: int
     type: Literal["deck_shuffled"]
@@ -328,31 +328,31 @@ class Gained(TypedDict):
 
 
 class GameEnded(TypedDict):
-    lords: list[str]
+    lords: list[LordId | Literal[""]]
     type: Literal["game_ended"]
 
 
 class HallRefilled(TypedDict):
     slot: int
-    tile: str
+    tile: BuildingId | Literal[""]
     type: Literal["hall_refilled"]
 
 
 class HarborShared(TypedDict):
     """The Zoarstar agent of `player` copied Harbor space `harbor`: it is reassigned with it."""
 
-    harbor: str
+    harbor: SpaceId | Literal[""]
     player: int
     type: Literal["harbor_shared"]
 
 
 class InnCleared(TypedDict):
-    quests: list[str]
+    quests: list[QuestId | Literal[""]]
     type: Literal["inn_cleared"]
 
 
 class InnRefilled(TypedDict):
-    quest: str
+    quest: QuestId | Literal[""]
     slot: int
     type: Literal["inn_refilled"]
 
@@ -367,13 +367,13 @@ class Intrigue(TypedDict):
 
 
 class IntrigueDrawn(TypedDict):
-    card: str
+    card: IntrigueCopyId | Literal[""]
     player: int
     type: Literal["intrigue_drawn"]
 
 
 class IntriguePlayed(TypedDict):
-    card: str
+    card: IntrigueCopyId | Literal[""]
     player: int
     type: Literal["intrigue_played"]
 
@@ -393,7 +393,7 @@ class Lord(TypedDict):
 
 
 class MandatoryQuestGiven(TypedDict):
-    card: str
+    card: IntrigueCopyId | Literal[""]
     player: int
     target: int
     type: Literal["mandatory_quest_given"]
@@ -432,7 +432,7 @@ class Place(TypedDict):
 class PlaceAgent(TypedDict):
     """Assign an agent (or the Ambassador, or a reassigned Harbor agent) to an action space."""
 
-    space: str
+    space: SpaceId | Literal[""]
     type: Literal["place_agent"]
 
 
@@ -444,8 +444,8 @@ class Placed(TypedDict):
 
     ambassador: NotRequired[bool]
     player: int
-    shares: NotRequired[str]
-    space: str
+    shares: NotRequired[SpaceId | Literal[""]]
+    space: SpaceId | Literal[""]
 
 
 class PlacementPassed(TypedDict):
@@ -471,7 +471,7 @@ class PlayerResult(TypedDict):
 class PlotFired(TypedDict):
     act: int
     player: int
-    plot: str
+    plot: QuestId | Literal[""]
     type: Literal["plot_fired"]
 
 
@@ -489,7 +489,7 @@ class Quest(TypedDict):
 class QuestCompleted(TypedDict):
     player: int
     plot: bool
-    quest: str
+    quest: QuestId | Literal[""]
     type: Literal["quest_completed"]
     vp: int
 
@@ -501,7 +501,7 @@ class QuestCompletedThisTurn(TypedDict):
 
 class QuestDiscarded(TypedDict):
     player: int
-    quest: str
+    quest: QuestId | Literal[""]
     type: Literal["quest_discarded"]
 
 
@@ -509,7 +509,7 @@ class QuestTaken(TypedDict):
     """`slot` 0-3: from Cliffwatch Inn; -1: the top of the Quest deck; -2: from the revealed quests."""
 
     player: int
-    quest: str
+    quest: QuestId | Literal[""]
     slot: int
     type: Literal["quest_taken"]
 
@@ -518,7 +518,7 @@ class QuestsRevealed(TypedDict):
     """Quests turned face up from the top of the deck (Bidding War, Special Assignment)."""
 
     keep: bool
-    quests: list[str]
+    quests: list[QuestId | Literal[""]]
     type: Literal["quests_revealed"]
 
 
@@ -570,19 +570,19 @@ class ScoreSheet(TypedDict):
 
 class SeatView(TypedDict):
     agents: int
-    completed: list[str]
+    completed: list[QuestId | Literal[""]]
     cubes: dict[str, int]
     gold: int
-    intrigue: list[str] | None
+    intrigue: list[IntrigueCopyId | Literal[""]] | None
     intrigue_count: int
     lieutenant: bool
-    lord: str | None
+    lord: LordId | Literal[""] | None
     miracle_used: bool
     orb_used: bool
     player: int
-    plots: list[str]
+    plots: list[QuestId | Literal[""]]
     pool: int
-    quests: list[str]
+    quests: list[QuestId | Literal[""]]
     score: int
     vp: int
 
@@ -595,7 +595,7 @@ class Space(TypedDict):
 
 
 class StockTaken(TypedDict):
-    tile: str
+    tile: BuildingId | Literal[""]
     type: Literal["stock_taken"]
 
 
@@ -659,3 +659,214 @@ Event: TypeAlias = (
     | QuestCompletedThisTurn
 )
 """Lords of Waterdeep event"""
+BuildingId: TypeAlias = Literal[
+    "caravan_court",
+    "dragon_tower",
+    "fetlock_court",
+    "helmstar_warehouse",
+    "heroes_garden",
+    "house_of_good_spirits",
+    "house_of_heroes",
+    "house_of_the_moon",
+    "house_of_wonder",
+    "jesters_court",
+    "new_olamn",
+    "northgate",
+    "smugglers_dock",
+    "spires_of_the_morning",
+    "the_golden_horn",
+    "the_palace_of_waterdeep",
+    "the_skulkway",
+    "the_stone_house",
+    "the_three_pearls",
+    "the_tower_of_luck",
+    "the_waymoot",
+    "the_yawning_portal",
+    "the_zoarstar",
+    "tower_of_the_order",
+]
+"""An id of a building of Lords of Waterdeep's game data."""
+DeckId: TypeAlias = Literal["building_stack", "intrigue", "intrigue_deck", "quest", "quest_deck"]
+"""An id of a deck of Lords of Waterdeep's game data."""
+IntrigueCopyId: TypeAlias = Literal[
+    "accelerate_plans.1",
+    "ambush.1",
+    "ambush.2",
+    "arcane_mishap.1",
+    "arcane_mishap.2",
+    "assassination.1",
+    "assassination.2",
+    "bidding_war.1",
+    "bidding_war.2",
+    "bidding_war.3",
+    "bribe_agent.1",
+    "bribe_agent.2",
+    "call_for_adventurers.1",
+    "call_for_adventurers.2",
+    "call_in_a_favor.1",
+    "call_in_a_favor.2",
+    "change_of_plans.1",
+    "conscription.1",
+    "conscription.2",
+    "crime_wave.1",
+    "crime_wave.2",
+    "fend_off_bandits.1",
+    "foil_the_zhentarim.1",
+    "free_drinks.1",
+    "free_drinks.2",
+    "good_faith.1",
+    "good_faith.2",
+    "graduation_day.1",
+    "graduation_day.2",
+    "lack_of_faith.1",
+    "lack_of_faith.2",
+    "placate_angry_merchants.1",
+    "quell_riots.1",
+    "real_estate_deal.1",
+    "recall_agent.1",
+    "recall_agent.2",
+    "recruit_spies.1",
+    "repel_drow_invaders.1",
+    "request_assistance.1",
+    "research_agreement.1",
+    "sample_wares.1",
+    "sample_wares.2",
+    "special_assignment.1",
+    "special_assignment.2",
+    "spread_the_wealth.1",
+    "spread_the_wealth.2",
+    "stamp_out_cultists.1",
+    "summon_the_faithful.1",
+    "tax_collection.1",
+    "tax_collection.2",
+]
+"""An id of a intrigue copy of Lords of Waterdeep's game data."""
+LordId: TypeAlias = Literal[
+    "brianne_byndraeth",
+    "caladorn_cassalanter",
+    "durnan_the_wanderer",
+    "khelben_arunsun",
+    "kyriani_agrivar",
+    "larissa_neathal",
+    "mirt_the_moneylender",
+    "nindil_jalbuck",
+    "nymara_scheiron",
+    "piergeiron_the_paladinson",
+    "sammereza_sulphontis",
+]
+"""An id of a lord of Lords of Waterdeep's game data."""
+QuestId: TypeAlias = Literal[
+    "ally_with_house_thann",
+    "ambush_artor_morlin",
+    "bolster_city_guard",
+    "bolster_griffon_cavalry",
+    "bribe_the_shipwrights",
+    "build_a_reputation_in_skullport",
+    "confront_the_xanathar",
+    "convert_a_noble_to_lathander",
+    "create_a_shrine_to_oghma",
+    "defeat_uprising_from_undermountain",
+    "defend_the_tower_of_luck",
+    "deliver_an_ultimatum",
+    "deliver_weapons_to_selunes_temple",
+    "discover_hidden_temple_of_lolth",
+    "domesticate_owlbears",
+    "eliminate_vampire_coven",
+    "establish_harpers_safe_house",
+    "establish_new_merchant_guild",
+    "establish_shadow_thieves_guild",
+    "explore_ahghairons_tower",
+    "expose_cult_corruption",
+    "expose_red_wizards_spies",
+    "fence_goods_for_duke_of_darkness",
+    "fend_off_bandits",
+    "fend_off_bandits.1",
+    "foil_the_zhentarim",
+    "foil_the_zhentarim.1",
+    "form_an_alliance_with_the_rashemi",
+    "heal_fallen_gray_hand_soldiers",
+    "host_festival_for_sune",
+    "impersonate_adarbrent_noble",
+    "infiltrate_builders_hall",
+    "infiltrate_halasters_circle",
+    "install_a_spy_in_castle_waterdeep",
+    "investigate_aberrant_infestation",
+    "loot_the_crypt_of_chauntea",
+    "lure_artisans_of_mirabar",
+    "perform_the_penance_of_duty",
+    "placate_angry_merchants",
+    "placate_angry_merchants.1",
+    "placate_the_walking_statue",
+    "place_a_sleeper_agent_in_skullport",
+    "prison_break",
+    "procure_stolen_goods",
+    "produce_a_miracle_for_the_masses",
+    "protect_the_house_of_wonder",
+    "quell_mercenary_uprising",
+    "quell_riots",
+    "quell_riots.1",
+    "raid_on_undermountain",
+    "raid_orc_stronghold",
+    "recover_the_magisters_orb",
+    "recruit_for_blackstaff_academy",
+    "recruit_lieutenant",
+    "recruit_paladins_for_tyr",
+    "repel_drow_invaders",
+    "repel_drow_invaders.1",
+    "repel_seawraiths",
+    "research_chronomancy",
+    "retrieve_ancient_artifacts",
+    "safeguard_eltorchul_mage",
+    "seal_gate_to_cyrics_realm",
+    "send_aid_to_the_harpers",
+    "spy_on_the_house_of_light",
+    "stamp_out_cultists",
+    "stamp_out_cultists.1",
+    "steal_from_house_adarbrent",
+    "steal_spellbook_from_silverhand",
+    "study_the_illusk_arch",
+    "take_over_rival_organization",
+    "thin_the_city_watch",
+    "train_bladesingers",
+]
+"""An id of a quest of Lords of Waterdeep's game data."""
+SpaceId: TypeAlias = Literal[
+    "aurora_realms_shop",
+    "blackstaff_tower",
+    "builders_hall",
+    "caravan_court",
+    "castle_waterdeep",
+    "cliffwatch_inn_1",
+    "cliffwatch_inn_2",
+    "cliffwatch_inn_3",
+    "dragon_tower",
+    "fetlock_court",
+    "field_of_triumph",
+    "grinning_lion_tavern",
+    "helmstar_warehouse",
+    "heroes_garden",
+    "house_of_good_spirits",
+    "house_of_heroes",
+    "house_of_the_moon",
+    "house_of_wonder",
+    "jesters_court",
+    "new_olamn",
+    "northgate",
+    "smugglers_dock",
+    "spires_of_the_morning",
+    "the_golden_horn",
+    "the_palace_of_waterdeep",
+    "the_plinth",
+    "the_skulkway",
+    "the_stone_house",
+    "the_three_pearls",
+    "the_tower_of_luck",
+    "the_waymoot",
+    "the_yawning_portal",
+    "the_zoarstar",
+    "tower_of_the_order",
+    "waterdeep_harbor_1",
+    "waterdeep_harbor_2",
+    "waterdeep_harbor_3",
+]
+"""An id of a space of Lords of Waterdeep's game data."""

@@ -22,8 +22,9 @@ from rich.table import Table
 from guildhall_client import errors
 from guildhall_client.aio import AsyncClient, Seat
 from guildhall_client.bots import KINDS, make_bot
+from guildhall_client.bots import data as bot_data
 from guildhall_client.bots.runner import BotResult, chooser, fill_seats, queue_and_play
-from guildhall_client.cli_base import _client, _run, err
+from guildhall_client.cli_base import _client, _run, err, needs_rules
 from guildhall_client.config import ENV, ConfigError, Settings, resolve
 from guildhall_client.names import Names
 from guildhall_client.render import describe_action, event_line, plain_decision, render_outcome, render_view
@@ -157,7 +158,15 @@ def play(
     if bot_kind not in KINDS or (auto is not None and auto not in KINDS):
         raise typer.BadParameter(f"bot kinds are {', '.join(KINDS)}")
     kinds = bot_kinds(bots, bot_kind)
+    if "strong" in (*kinds, auto):
+        _strong_bots_installed()
     _run(_play(settings, game, seats, kinds, invite, match, _options(options), auto, wait, show_all))
+
+
+def _strong_bots_installed() -> None:
+    """The strong bot searches with the game's rules in process: without them, say what to install."""
+    with needs_rules("strong bots"):
+        import guildhall_client.bots.strong  # noqa: F401
 
 
 def bot_kinds(bots: str, default_kind: str) -> list[str]:
@@ -234,6 +243,7 @@ async def _play_seat(seat: Seat, game: str, auto: str | None, show_all: bool = F
     console.print(f"Match {seat.match_id}: you are seat {current.seat}.")
     names = await _names(seat.client, current.game or game)
     if auto:
+        await bot_data.fetch(seat.client, game)
         bot = make_bot(auto, game)
         return await seat.play(chooser(bot), on_update=lambda update: _print_events(update, names, show_all))
     if current.finished:
@@ -571,6 +581,8 @@ def run_bots(
     """Run bot matches through matchmaking, as load, with a progress bar and a summary."""
     if kind not in (*KINDS, "mixed"):
         raise typer.BadParameter("kind is random, greedy, strong or mixed")
+    if kind == "strong":
+        _strong_bots_installed()
     _run(_bots(ctx.obj, game, matches_, seats, kind, concurrency, _options(options)))
 
 
@@ -633,7 +645,8 @@ def keys_new(
     tenant: Annotated[str | None, typer.Option(help="Also print a whole TENANTS_FILE tenant entry")] = None,
 ) -> None:
     """Make a new tenant API key: the key (give it to the tenant) and its hash for TENANTS_FILE."""
-    from gateway.auth import hash_key, new_api_key
+    with needs_rules("keys new"):
+        from gateway.auth import hash_key, new_api_key
 
     wanted = [s.strip() for s in scopes.split(",") if s.strip()]
     if not wanted or not set(wanted) <= {"tenant", "auditor"}:
@@ -809,14 +822,17 @@ def export(
 ) -> None:
     """The match as one self-contained file (auditor key): `guildhall export MATCH > match.ghx`.
     Verify it anywhere with `guildhall verify match.ghx`."""
-    from guildhall_client.ghx_cli import write_export
 
     async def fetch() -> Any:
         async with _client(ctx.obj) as client:
             return await client.export_match(match, up_to)
 
     exported = _run(fetch())
-    write_export(exported.data, output)
+    if output is None:
+        sys.stdout.buffer.write(exported.data)
+        sys.stdout.buffer.flush()
+    else:
+        output.write_bytes(exported.data)
     state = "finished" if exported.finished else "in play"
     err.print(f"exported versions 1 to {exported.version} of {match} ({state}), {len(exported.data):,} bytes")
 
@@ -829,7 +845,8 @@ def get_bundle(
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory to write it to")] = Path("."),
 ) -> None:
     """A rules version's bundle from the gateway (auditor key), for `guildhall verify --bundles`."""
-    from services.bundles import BundleError, read_bundle
+    with needs_rules("get-bundle"):
+        from services.bundles import BundleError, read_bundle
 
     async def fetch() -> tuple[str, bytes]:
         async with _client(ctx.obj) as client:
@@ -888,7 +905,14 @@ def verify(
     version (installed here, or its bundle: --bundle, --bundles). An archived match's .ghz
     (ARCHIVE_DIR/<tenant>/<match>.ghz) too, with --keys or --keys-from. Exit 0 verified, 1 not
     (the first bad version and why, or the rules version it needs), 2 a bad argument."""
-    from guildhall_client.ghx_cli import UsageError, data_files, held_receipts, published_keys, verify_file
+    with needs_rules("verify"):
+        from guildhall_client.ghx_cli import (
+            UsageError,
+            data_files,
+            held_receipts,
+            published_keys,
+            verify_file,
+        )
 
     settings: Settings = ctx.obj
     try:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from guildhall_client.aio import AsyncClient, Seat
-from guildhall_client.bots import Bot, make_bot
+from guildhall_client.bots import Bot, data, make_bot
 from guildhall_client.types import MatchView, WatchUpdate
 
 
@@ -49,6 +49,7 @@ async def queue_and_play(
     timeout_s: float | None = None,
 ) -> BotResult:
     """One bot: queue through matchmaking, play the match it lands in, report how it went."""
+    await data.fetch(client, game)
     bot = make_bot(kind, game, seed)
     player = player_id or f"bot-{kind}-{uuid.uuid4().hex[:8]}"
     seat = await client.enqueue_and_wait(
@@ -67,6 +68,7 @@ async def claim_and_play(
     client: AsyncClient, game: str, invite: str, kind: str, *, seed: int | None = None
 ) -> BotResult:
     """One bot: take a seat at a private table with its invite code and play it to the end."""
+    await data.fetch(client, game)
     seat = await client.claim_seat(invite, f"bot-{kind}-{uuid.uuid4().hex[:8]}")
     try:
         final = await play_seat(seat, make_bot(kind, game, seed))

@@ -32,7 +32,7 @@ class View(TypedDict):
     extra_in: bool
     extra_size: int
     last_round: int
-    phase: str
+    phase: PhaseId | Literal[""]
     pile_sizes: list[int]
     pile_tops: list[str]
     played: int
@@ -164,7 +164,7 @@ class CalamityStruck(TypedDict):
     purple at once; brown and red as a task).
     """
 
-    colour: str
+    colour: ColourId | Literal[""]
     player: int
     type: Literal["calamity_struck"]
 
@@ -194,7 +194,7 @@ class CardDrawn(TypedDict):
     """`card` is -1 for everybody but a drawer who may look at it (`seen`)."""
 
     card: int
-    colour: str
+    colour: ColourId | Literal[""]
     pile: int
     player: int
     seen: bool
@@ -207,9 +207,9 @@ class CardPlayed(TypedDict):
     or onto house `target` as a person. `cost` guilders and `worker` (a colour) are paid.
     """
 
-    action: str
+    action: CardActionId | Literal[""]
     card: int
-    colour: str
+    colour: ColourId | Literal[""]
     cost: NotRequired[int]
     extra: NotRequired[bool]
     player: int
@@ -312,7 +312,7 @@ class GameEnded(TypedDict):
 
 
 class GiveWorker(TypedDict):
-    colour: str
+    colour: ColourId | Literal[""]
     type: Literal["give_worker"]
 
 
@@ -346,7 +346,7 @@ class HouseLost(TypedDict):
 
 class HouseView(TypedDict):
     card: int | None
-    colour: str
+    colour: ColourId | Literal[""]
     person: int
     used: bool
 
@@ -421,7 +421,7 @@ class PhaseStarted(TypedDict):
     """REPUTATION (with the seats that can pay, in turn order) or PLAY (four cards each)."""
 
     cost: NotRequired[int]
-    phase: str
+    phase: PhaseId | Literal[""]
     queue: NotRequired[list[int]]
     type: Literal["phase_started"]
 
@@ -463,7 +463,7 @@ class PlayCard(TypedDict):
     empty house (recruit), -1 otherwise.
     """
 
-    action: str
+    action: CardActionId | Literal[""]
     card: int
     target: NotRequired[int]
     type: Literal["play_card"]
@@ -495,7 +495,7 @@ class ReputationBought(TypedDict):
 
 
 class ReturnThreat(TypedDict):
-    colour: str
+    colour: ColourId | Literal[""]
     type: Literal["return_threat"]
 
 
@@ -530,7 +530,7 @@ class SeatView(TypedDict):
     canals: list[int]
     guilders: int
     hand: list[int] | None
-    hand_colours: list[str]
+    hand_colours: list[ColourId | Literal[""]]
     hand_size: int
     houses: list[HouseView]
     known_hand: list[int]
@@ -562,7 +562,7 @@ class SufferCalamity(TypedDict):
     house `house`, or the outermost canal token of `section`).
     """
 
-    colour: str
+    colour: ColourId | Literal[""]
     house: NotRequired[int]
     section: NotRequired[int]
     type: Literal["suffer_calamity"]
@@ -572,7 +572,7 @@ class Task(TypedDict):
     """A decision `seat` owes `count` times before play goes on (see TASK_KINDS)."""
 
     count: NotRequired[int]
-    kind: str
+    kind: TaskId | Literal[""]
     other: NotRequired[int]
     seat: int
 
@@ -580,7 +580,7 @@ class Task(TypedDict):
 class TaskDropped(TypedDict):
     """A task nobody can carry out (nothing left to give, draw or lose) is void."""
 
-    kind: str
+    kind: TaskId | Literal[""]
     seat: int
     type: Literal["task_dropped"]
 
@@ -593,14 +593,14 @@ class TasksAdded(TypedDict):
 class ThreatReturned(TypedDict):
     """One threat marker back to the supply and one point [SEED: every discarded marker]."""
 
-    colour: str
+    colour: ColourId | Literal[""]
     player: int
     task: NotRequired[str]
     type: Literal["threat_returned"]
 
 
 class ThreatTaken(TypedDict):
-    colour: str
+    colour: ColourId | Literal[""]
     player: int
     type: Literal["threat_taken"]
 
@@ -616,7 +616,7 @@ class TurnStarted(TypedDict):
 
 
 class WorkerGiven(TypedDict):
-    colour: str
+    colour: ColourId | Literal[""]
     player: int
     task: NotRequired[str]
     to: int
@@ -669,3 +669,11 @@ Event: TypeAlias = (
     | GameEnded
 )
 """Bruges event"""
+CardActionId: TypeAlias = Literal["canal", "guilders", "house", "recruit", "threat", "workers"]
+"""An id of a card action of Bruges's game data."""
+ColourId: TypeAlias = Literal["blue", "brown", "purple", "red", "yellow"]
+"""An id of a colour of Bruges's game data."""
+PhaseId: TypeAlias = Literal["calamity", "draw", "over", "play", "reputation"]
+"""An id of a phase of Bruges's game data."""
+TaskId: TypeAlias = Literal["discard", "draw", "fire", "give_workers", "lose_canal", "plague", "threat"]
+"""An id of a task of Bruges's game data."""

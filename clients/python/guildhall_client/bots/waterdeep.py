@@ -1,7 +1,7 @@
 """Greedy evaluation for Lords of Waterdeep, from a seat's view and the game's public card data.
 
 Quests, action spaces and Building tiles are printed on the board and cards, so the bot reads
-them from the rules package's catalog (`services/waterdeep/data`); what it cannot see (others'
+them from the game's published data (bots/data.py); what it cannot see (others'
 Intrigue hands and Lords, the decks) it does not use. The estimate of the position after an
 action: victory points, plus resources valued by what they are for. Wizards and Clerics are the
 scarce cubes; every resource is worth more while it closes the gap to the seat's best open
@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
+
+from guildhall_client.bots.data import catalog
 
 CUBES = {"cleric": "c", "fighter": "f", "rogue": "r", "wizard": "w"}
 RESOURCES = ("c", "f", "r", "w", "gold", "vp", "intrigue")
@@ -31,14 +33,12 @@ _OTHER_OPS = {
 
 @lru_cache(maxsize=1)
 def _catalog() -> Any:
-    from services.waterdeep.catalog import default_catalog
-
-    catalog = default_catalog()
+    data = catalog("waterdeep")
     return (
-        {s.id: s for s in catalog.spaces},
-        {t.id: t for t in catalog.buildings},
-        {q.id: q for q in catalog.quests},
-        {lord.id: lord for lord in catalog.lords},
+        {s.id: s for s in data.spaces},
+        {t.id: t for t in data.buildings},
+        {q.id: q for q in data.quests},
+        {lord.id: lord for lord in data.lords},
     )
 
 
