@@ -23,6 +23,9 @@ $(VENV)/.installed: pyproject.toml $(CLIENT)/pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed (PYTHON=...)")'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	@# A venv from before the split (one distribution named guildhall) maps guildhall_client to
+	@# its old path: drop it.
+	$(PY) -m pip uninstall --quiet --yes guildhall 2>/dev/null || true
 	$(PY) -m pip install --quiet -e '.[dev]' -c constraints.txt
 	@# The client's build reads its grpcio/protobuf floors from the grpcio-tools just pinned.
 	$(PY) -m pip install --quiet --no-build-isolation -e $(CLIENT) -c constraints.txt
