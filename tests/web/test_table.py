@@ -6,7 +6,8 @@ For every game: a table opened by Ann (smallest player count: Ann, her friend Bo
 platform bots for the rest), played to its end by clicking the decision panel's choices in both
 browsers, with a reload and a second tab of a seat in the middle; the end screen's scores equal
 the rules' outcome (GetView through the Python client); an accessibility scan (axe-core) finds no
-serious or critical violation; a mid-match screenshot goes to docs/images/table/<game>.png."""
+serious or critical violation; a mid-match picture is docs/images/table/<game>.png
+(tests/web/pictures.py: refreshed by `make screenshots`, under var/test-artifacts/ otherwise)."""
 
 from __future__ import annotations
 
@@ -24,12 +25,11 @@ from devstack.processes import free_port
 from devstack.stack import Stack
 from services.gamedata import game_data_json
 from services.registry import GAMES
+from tests.web.pictures import artifact, docs_picture
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "clients" / "web" / "dist"
 AXE = ROOT / "clients" / "web" / "node_modules" / "axe-core" / "axe.min.js"
-SHOTS = ROOT / "docs" / "images" / "table"
-END_SHOTS = ROOT / "var" / "screenshots" / "end-screens"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
@@ -233,8 +233,7 @@ def test_friends_play_a_whole_match_by_clicking(stack: Stack, browser: Any, tena
                 pages["bob"] = bob.page = tab
             if clicks >= 8 and not shot and _state(ann.page) == "my-turn":
                 shot = True
-                SHOTS.mkdir(parents=True, exist_ok=True)
-                ann.page.screenshot(path=str(SHOTS / f"{game}.png"), full_page=True)
+                ann.page.screenshot(path=str(docs_picture(f"table/{game}.png")), full_page=True)
             if clicks >= 8 and not scanned and _state(ann.page) == "my-turn":
                 scanned = True
                 violations = _axe(ann.page)
@@ -265,8 +264,7 @@ def test_friends_play_a_whole_match_by_clicking(stack: Stack, browser: Any, tena
         # How the game ended, in the outcome's words; no note is an id.
         assert outcome["reason"] in text
         assert all(r["note"] in text for r in outcome["results"])
-        END_SHOTS.mkdir(parents=True, exist_ok=True)  # to look at, never committed (var/)
-        ann.page.locator("[data-testid=end-screen]").screenshot(path=str(END_SHOTS / f"{game}.png"))
+        ann.page.locator("[data-testid=end-screen]").screenshot(path=str(artifact(f"end-screens/{game}.png")))
         assert "{" not in ann.page.locator("[data-testid=log]").inner_text()
         # The page never showed a raw id for a seat: names everywhere.
         assert "Ann" in ann.page.locator("[data-testid=scores]").inner_text()
@@ -383,8 +381,7 @@ def test_the_table_holds_on_a_360_px_phone(stack: Stack, browser: Any) -> None:
         phone.page.wait_for_selector("[data-testid=decision]", timeout=30_000)
         # Nothing wider than the screen: no sideways scrolling of the page.
         assert phone.page.evaluate("() => document.documentElement.scrollWidth") <= 360
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        phone.page.screenshot(path=str(SHOTS / "phone.png"), full_page=False)
+        phone.page.screenshot(path=str(docs_picture("table/phone.png")), full_page=False)
         assert not phone.errors, phone.errors
     finally:
         phone.close()
