@@ -178,7 +178,11 @@ def test_the_board_draws_the_game_and_offers_the_choices_on_it(page: Any, game: 
         step = [c for c in page.evaluate("() => window.__next") if c.get("kind") in DRAWN[game]]
         offered = page.evaluate(OFFERED)
         assert offered, (game, scenario["kind"])
-        keys = {(c["kind"], c["id"], c["label"]) for c in step}
+        # A choice of a player is labelled with the name chosen at the table (issue 41 item 3).
+        keys = {
+            (c["kind"], c["id"], SEAT_NAMES[int(c["id"])] if c["kind"] == "seat" else c["label"])
+            for c in step
+        }
         for node in offered:
             assert (node["kind"], node["id"], node["label"]) in keys, (game, node)
             assert node["role"] == "button" and node["tabindex"] == "0"
