@@ -257,6 +257,28 @@ class Watcher:
             self.titles[seen["state"]] += 1
 
 
+def _check_decision_and_hand_stay_in_view(page: Any, height: int) -> bool:
+    """Issue 41 item 7, on a 1280x900 screen: scrolled to the bottom of the board, the decision
+    panel and the hand are still in view; choosing a card of the hand there does not jump the page
+    to the top. Whether a card was chosen (a move played)."""
+    page.evaluate(
+        "() => { const board = document.querySelector('[data-testid=board]').getBoundingClientRect();"
+        " window.scrollTo(0, window.scrollY + board.bottom - window.innerHeight); }"
+    )
+    scrolled = page.evaluate("() => window.scrollY")
+    assert scrolled > 0, "the page is not taller than the screen: nothing to keep in view"
+    for what in ("[data-testid=decision]", "[data-testid=hand-dock] [data-own-hand]"):
+        box = page.locator(what).first.bounding_box()
+        assert box and box["y"] >= 0 and box["y"] + 40 <= height, (what, box, scrolled)
+    card = page.locator("[data-testid=hand-dock] [role=button][data-choice-kind]")
+    if not card.count():
+        return False
+    card.first.click()
+    page.wait_for_timeout(500)  # the choice sent and the page drawn again
+    assert page.evaluate("() => window.scrollY") > 0, "choosing a card of the hand scrolled to the top"
+    return True
+
+
 def _seat_kinds(game: str) -> list[str]:
     """Bob, then a platform bot (Ys at its smallest table: two seats and the neutral player)."""
     return ["friend"] if game == "ys" else ["friend", "greedy"]
@@ -283,7 +305,7 @@ def test_friends_play_a_whole_match_on_a_desk_and_a_phone(
         watcher = Watcher()
         rng = random.Random(f"{game}-clicks")
         clicks = board_clicks = 0
-        reloaded = second_tab = resumed = away_done = shot = phone_shot = scanned = False
+        reloaded = second_tab = resumed = away_done = shot = phone_shot = scanned = laid_out = False
         deadline = time.monotonic() + MATCH_DEADLINE_S
         while not all(_state(p.page) == "finished" for p in people.values()):
             assert time.monotonic() < deadline, (
@@ -354,6 +376,9 @@ def test_friends_play_a_whole_match_on_a_desk_and_a_phone(
             # Once it is: here, after one of Ann's moves that may be taken back, click
             # [data-testid=undo], check the move is struck through in the log and the decision is
             # asked again, then play on.
+            if clicks >= 10 and not laid_out and not away_now and _state(ann.page) == "my-turn":
+                laid_out = True
+                clicks += _check_decision_and_hand_stay_in_view(ann.page, 900)
             if clicks >= 10 and not scanned and _state(ann.page) == "my-turn":
                 scanned = True
                 for who, person in people.items():
