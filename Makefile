@@ -3,6 +3,7 @@
 #   make run    the stack in foreground  make bench  the benchmarks         make lint   ruff + mypy
 #   make bench-peers  boardgame.io beside Guildhall   make soak  faults under bot load
 #   make docs   the docs site (var/site)   make screenshots  the docs' pictures (docs/images)
+#   make bundle  each game's rules version as a bundle (var/bundles/)
 
 PYTHON ?= python3
 VENV   := .venv
@@ -11,7 +12,7 @@ PROTOS := $(shell find protos -name '*.proto')
 # Parallel test workers; each starts its own Redis.
 WORKERS ?= 2
 
-.PHONY: all venv gen web docs screenshots chromium debian-tools checkov buf redocly proto-baseline schema-baseline openapi test image image-test demo run bench bench-quick bench-peers lint golden schemas manifests lock clean soak
+.PHONY: all venv gen web docs screenshots chromium debian-tools checkov buf redocly proto-baseline schema-baseline openapi test image image-test demo run backup restore bench bench-quick bench-peers bench-bots bench-botworker lint golden schemas manifests lock clean soak bundle
 all: test
 
 venv: $(VENV)/.installed
@@ -127,6 +128,16 @@ demo: gen
 run: gen web
 	$(PY) -m devstack.stack
 
+# Issue 43: back up Redis (REDIS_URL; REDIS_CLUSTER=1 for a cluster) and the archive (ARCHIVE_DIR
+# or ARCHIVE_S3_BUCKET) into BACKUP, a new directory, and verify it; restore a BACKUP into a fresh
+# Redis and archive, then verify them (docs/deploy.md, "Back up and restore").
+BACKUP ?= var/backups/$(shell date -u +%Y%m%dT%H%M%SZ)
+backup: gen
+	$(PY) -m gateway.backup create $(BACKUP)
+restore: gen
+	@test -d "$(BACKUP)" || { echo "make restore BACKUP=<a backup directory> REDIS_URL=<a fresh Redis>"; exit 2; }
+	$(PY) -m gateway.backup restore $(BACKUP)
+
 # Every benchmark section, figures beside same-run baselines: bench/results.{json,md}.
 bench: gen
 	$(PY) -m benchmarks.run
@@ -139,15 +150,37 @@ bench-quick: gen
 bench-peers: gen
 	$(PY) -m benchmarks.run --sections peers
 
+# Strong bot against greedy (and greedy against random), 0.2 s of CPU per decision, two worker
+# processes, niced; resumable: finished matches are appended to bench/bots/results.jsonl (commit
+# it) and bench/bots/summary.md is regenerated. BOT_HOURS stops taking new matches after that long.
+BOT_HOURS ?= 3
+bench-bots: gen
+	nice -n 19 $(PY) -m benchmarks.bench_strong --workers 2 --hours $(BOT_HOURS)
+
+# How many strong seats one bot worker serves at 1 s a decision (bench/bots/capacity.md).
+bench-botworker: gen
+	nice -n 19 $(PY) -m benchmarks.bench_botworker
+
 # Bot matches of every game through two gateway replicas while Redis, replicas and rules services
 # are killed at random; every match audited, lost/duplicated acknowledged events counted (must be 0).
 # SOAK_SECONDS bounds the play; the report goes to var/soak/report.md. CLUSTER=1: the store on a
 # local Redis Cluster, with primaries killed and stalled past their failover (acknowledged
 # receipts checked for forks; spectator delays on the other replica).
+# VERSION_SWITCH=1: version B of every game beside A, the current version switched, rolled back
+# and switched again under load (issue 40, soak/versions.py).
 SOAK_SECONDS ?= 300
 CLUSTER ?= 0
+VERSION_SWITCH ?= 0
 soak: gen
-	$(PY) -m soak --duration $(SOAK_SECONDS) $(if $(filter 1,$(CLUSTER)),--cluster)
+	$(PY) -m soak --duration $(SOAK_SECONDS) $(if $(filter 1,$(CLUSTER)),--cluster) \
+	  $(if $(filter 1,$(VERSION_SWITCH)),--version-switch)
+
+# Rules bundles (issue 40, docs/versions.md): each game's rules version as the zip that re-executes
+# its matches once it is retired, in var/bundles/. GAME=<id> for one game; DATA=<file> with GAME:
+# that game played with a replacement data file (another version).
+bundle: gen
+	$(PY) -m services.bundles build --out var/bundles $(if $(GAME),--game $(GAME)) \
+	  $(if $(DATA),--data $(GAME)=$(DATA))
 
 lint: gen buf
 	$(BUF) lint

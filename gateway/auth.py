@@ -51,6 +51,25 @@ PUBLISHABLE = "publishable"
 OPERATOR = "operator"  # lists and replays any tenant's webhook dead letters
 BOTWORKER = "botworker"  # the platform's bot worker: leases bot seats and their tokens
 ADMIN = "admin"  # issue 34: the admin API (gateway/admin/): tenants, keys, usage, offboarding, the log
+# Issue 43: the admin plane's two roles. `admin` is the role "write" (every AdminService RPC);
+# `admin_read` the role "read": ADMIN_READ_RPCS only (list, get, usage, the log).
+ADMIN_READ = "admin_read"
+ADMIN_ROLES = {"write": ADMIN, "read": ADMIN_READ}  # role -> the scope it grants
+ADMIN_READ_RPCS = frozenset(
+    {
+        "GetTenant",
+        "ListTenants",
+        "ListApiKeys",
+        "GetUsage",
+        "ReconcileUsage",
+        "ListAdminLog",
+        "GetAdminLogCheckpoint",
+        "VerifyAdminLog",
+        "ListAdminKeys",
+        "ListRules",  # issue 40
+        "CheckRules",
+    }
+)
 
 # What each scope may call: the one place this is decided (tests call every RPC with every scope).
 SCOPES: Mapping[str, frozenset[str]] = {
@@ -69,6 +88,7 @@ SCOPES: Mapping[str, frozenset[str]] = {
     "GetView": frozenset({SEAT, SPECTATOR, TENANT}),
     "SubmitAction": frozenset({SEAT}),
     "Resign": frozenset({SEAT}),
+    "Undo": frozenset({SEAT}),
     "ReturnToSeat": frozenset({SEAT}),  # issue 41: "I'm back"
     "Watch": frozenset({SEAT, SPECTATOR, TENANT}),
     "Replay": frozenset({SEAT, SPECTATOR, TENANT, AUDITOR}),
@@ -77,6 +97,7 @@ SCOPES: Mapping[str, frozenset[str]] = {
     "ExportMatch": frozenset({AUDITOR}),
     "Play": frozenset({SEAT}),
     "GetGameData": frozenset({TENANT, AUDITOR, SEAT, SPECTATOR, PUBLISHABLE}),
+    "GetRulesBundle": frozenset({TENANT, AUDITOR}),  # issue 40: what verifying a match offline needs
     # issue 23: ratings, webhook dead letters, platform bots
     "GetRatings": frozenset({TENANT}),
     "ListLeaderboard": frozenset({TENANT}),
@@ -104,8 +125,17 @@ SCOPES: Mapping[str, frozenset[str]] = {
             "GetAdminLogCheckpoint",  # issue 39
             "VerifyAdminLog",
             "RestoreTenant",
+            # issue 40: rules versions side by side (ListRules and CheckRules are the read role's)
+            "SetCurrentRules",
+            "AddRulesTarget",
+            "RemoveRulesTarget",
+            "MoveMatch",
+            "ReconcilePinnedMatches",
+            "CreateAdminKey",  # issue 43: admin keys at runtime
+            "RevokeAdminKey",
         )
     },  # fmt: skip
+    **{rpc: frozenset({ADMIN, ADMIN_READ}) for rpc in ADMIN_READ_RPCS},  # issue 43: the read role's
 }
 KEY_SCOPES = frozenset({TENANT, AUDITOR, PUBLISHABLE})  # the scopes an API key may be given
 
@@ -121,7 +151,7 @@ def check_key_scopes(scopes: object) -> str | None:
     return None
 
 
-OPERATOR_SCOPES = frozenset({OPERATOR, BOTWORKER, ADMIN})  # the scopes of an operators' key
+OPERATOR_SCOPES = frozenset({OPERATOR, BOTWORKER, ADMIN, ADMIN_READ})  # the scopes of an operators' key
 
 API_KEY_PREFIX = "ghk_"
 TOKEN_PREFIX = "ght1."
@@ -197,6 +227,7 @@ class ApiKey:
     key_id: str
     sha256: str
     scopes: frozenset[str]
+    expires_ms: int = 0  # issue 43: refused from this time on (0: no expiry)
 
     @property
     def key_print(self) -> str:
@@ -281,15 +312,18 @@ def parse_operators(document: object) -> tuple[ApiKey, ...]:
     keys = []
     for number, entry in enumerate(body.get("keys", [])):
         at = f"operator key {number}"
-        if not isinstance(entry, dict) or set(entry) - {"id", "sha256", "scopes"}:
-            raise TenantsError(f"{at}: must be an object with id, sha256 and scopes")
+        if not isinstance(entry, dict) or set(entry) - {"id", "sha256", "scopes", "expires_ms"}:
+            raise TenantsError(f"{at}: must be an object with id, sha256, scopes (and expires_ms)")
         digest = str(entry.get("sha256", "")).lower()
         if not re.fullmatch(r"[0-9a-f]{64}", digest):
             raise TenantsError(f"{at}: sha256 must be 64 hex digits (python -m gateway.auth new-key)")
         scopes = entry.get("scopes")
         if not isinstance(scopes, list) or not scopes or not set(scopes) <= OPERATOR_SCOPES:
             raise TenantsError(f"{at}: scopes must be a non-empty list of {sorted(OPERATOR_SCOPES)}")
-        keys.append(ApiKey("", str(entry.get("id", number)), digest, frozenset(scopes)))
+        expires = entry.get("expires_ms", 0)
+        if isinstance(expires, bool) or not isinstance(expires, int) or expires < 0:
+            raise TenantsError(f"{at}: expires_ms must be a time in milliseconds since 1970 (0: none)")
+        keys.append(ApiKey("", str(entry.get("id", number)), digest, frozenset(scopes), expires))
     return tuple(keys)
 
 
@@ -511,21 +545,46 @@ class Authenticator:
     """Turns call metadata into a Principal and applies THE scope table."""
 
     def __init__(
-        self, tenants: Mapping[str, Tenant], tokens: Tokens, operators: Sequence[ApiKey] = ()
+        self,
+        tenants: Mapping[str, Tenant],
+        tokens: Tokens,
+        operators: Sequence[ApiKey] = (),
+        *,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.tenants = dict(tenants)
         self.tokens = tokens
-        self._operators = tuple(operators)
+        self._operators = tuple(operators)  # the tenants file's
+        self._admin_keys: tuple[ApiKey, ...] = ()  # issue 43: created at runtime (gateway/admin/keys.py)
+        self._clock = clock
         self._keys = self._key_table(self.tenants)
         self._prints = {key.key_print for key in self._keys.values()}
 
     def _key_table(self, tenants: Mapping[str, Tenant]) -> dict[str, ApiKey]:
         keys = {key.sha256: key for tenant in tenants.values() for key in tenant.keys}
-        for key in self._operators:  # platform-wide keys: no tenant, only the operator scopes
+        for key in (*self._operators, *self._admin_keys):  # platform-wide: no tenant, operator scopes
             if key.sha256 in keys:
                 raise TenantsError(f"operator key {key.key_id!r}: the same key hash is configured twice")
             keys[key.sha256] = key
         return keys
+
+    @property
+    def operators(self) -> tuple[ApiKey, ...]:
+        """The tenants file's platform keys (the admin keys made at runtime are apart)."""
+        return self._operators
+
+    def replace_admin_keys(self, keys: Sequence[ApiKey]) -> None:
+        """Issue 43: the admin keys made at runtime, as the admin registry now has them; the next
+        call is judged by them."""
+        previous = self._admin_keys
+        self._admin_keys = tuple(keys)
+        try:
+            table = self._key_table(self.tenants)
+        except TenantsError:
+            self._admin_keys = previous
+            raise
+        self._keys = table
+        self._prints = {key.key_print for key in table.values()}
 
     def replace_tenants(self, tenants: Mapping[str, Tenant]) -> None:
         """Issue 34: the tenants as the admin registry now has them (gateway/admin/registry.py);
@@ -578,6 +637,9 @@ class Authenticator:
             key = self._keys.get(hash_key(credential))
             if key is None:
                 raise unauthenticated("unknown API key")
+            if key.expires_ms and self._clock() * 1000 >= key.expires_ms:
+                when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(key.expires_ms / 1000))
+                raise unauthenticated(f"the API key {key.key_id!r} expired at {when}; ask for a new one")
             principal = Principal(key.tenant, key.scopes, key_id=key.key_id, key_print=key.key_print)
             if key.tenant and key.tenant not in self.tenants:
                 raise unauthenticated("unknown API key")
@@ -587,6 +649,11 @@ class Authenticator:
         if tenant is not None and tenant.suspended:
             raise denied(f"tenant suspended: {principal.tenant!r} is suspended by the operator")
         if not principal.scopes & allowed:
+            if ADMIN in allowed and ADMIN_READ in principal.scopes:  # issue 43: say the role
+                raise denied(
+                    f"{rpc} needs an admin key with the role write; the key {principal.key_id!r} "
+                    "has the role read"
+                )
             have = ", ".join(sorted(principal.scopes))
             raise denied(
                 f"{rpc} needs one of the scopes {', '.join(sorted(allowed))}; this credential has {have}"

@@ -104,6 +104,8 @@ class Accepted:
     # spectator's view of the next state (None when not asked for).
     shown: dict[int | None, tuple[Event, ...]] | None = None
     spectator_view: bytes | None = None
+    # With return_state: the acting seat may take this action back until another seat acts.
+    undoable: bool = False
 
 
 def _status(status: rules_pb2.Status) -> Status:
@@ -214,6 +216,7 @@ def _accepted(response: rules_pb2.ValidateResponse) -> Accepted | Rejection:
         tuple(SeatView(v.player, v.view, tuple(v.legal_actions), _decision(v)) for v in accepted.views),
         shown,
         accepted.spectator_view if shown is not None else None,
+        accepted.undoable,
     )
 
 
@@ -480,6 +483,11 @@ class AsyncRulesClient:
             rules_pb2.DescribeRequest(), timeout=self._timeout
         )
         return response
+
+    async def bundle(self) -> bytes:
+        """The service's own rules bundle (issue 40: kept beside the archive)."""
+        response = await self._stub.Bundle(rules_pb2.BundleRequest(), timeout=max(self._timeout, 30.0))
+        return bytes(response.bundle)
 
     async def setup(
         self, players: int, seed: bytes, options: bytes = b""

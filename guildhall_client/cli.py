@@ -134,7 +134,13 @@ def play(
     ctx: typer.Context,
     game: Annotated[str, typer.Argument(help="Game id, e.g. rattus_cartus or ys")],
     seats: Annotated[int, typer.Option(help="Seats at the table (matchmaking)")] = 2,
-    bots: Annotated[int, typer.Option(help="Bots to queue with you (they take the other seats)")] = 0,
+    bots: Annotated[
+        str,
+        typer.Option(
+            help="Bots to queue with you (they take the other seats): a count of --bot-kind bots, "
+            "or their kinds, e.g. strong,greedy"
+        ),
+    ] = "0",
     bot_kind: Annotated[str, typer.Option(help=f"Kind of those bots: {', '.join(KINDS)}")] = "greedy",
     invite: Annotated[
         str | None, typer.Option(help="Join a private table with this invite code (--bots take other seats)")
@@ -143,7 +149,9 @@ def play(
         str | None, typer.Option(help="Play a match you hold a seat token for (--token)")
     ] = None,
     options: Annotated[str | None, typer.Option(help="Match options as JSON")] = None,
-    auto: Annotated[str | None, typer.Option(help="Let a bot play your seat: random or greedy")] = None,
+    auto: Annotated[
+        str | None, typer.Option(help="Let a bot play your seat: random, greedy or strong")
+    ] = None,
     wait: Annotated[float, typer.Option(help="Seconds to wait for a match before giving up")] = 120.0,
     show_all: Annotated[
         bool, typer.Option("--all", help="Show engine bookkeeping events in the log too")
@@ -154,15 +162,29 @@ def play(
     settings: Settings = ctx.obj
     if bot_kind not in KINDS or (auto is not None and auto not in KINDS):
         raise typer.BadParameter(f"bot kinds are {', '.join(KINDS)}")
-    _run(_play(settings, game, seats, bots, bot_kind, invite, match, _options(options), auto, wait, show_all))
+    kinds = bot_kinds(bots, bot_kind)
+    _run(_play(settings, game, seats, kinds, invite, match, _options(options), auto, wait, show_all))
+
+
+def bot_kinds(bots: str, default_kind: str) -> list[str]:
+    """`--bots`: a count of `default_kind` bots ("2") or one kind per bot ("strong,greedy")."""
+    text = bots.strip()
+    if text.isdigit():
+        return [default_kind] * int(text)
+    kinds = [k.strip() for k in text.split(",") if k.strip()]
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown or not kinds:
+        raise typer.BadParameter(
+            f"--bots is a count or a list of bot kinds ({', '.join(KINDS)}), not {bots!r}"
+        )
+    return kinds
 
 
 async def _play(
     settings: Settings,
     game: str,
     seats: int,
-    bots: int,
-    bot_kind: str,
+    bots: list[str],
     invite: str | None,
     match: str | None,
     options: Any,
@@ -182,11 +204,13 @@ async def _play(
         elif invite:
             seat = await client.claim_seat(invite, player)
             console.print(f"Claimed seat {seat.number} of match {seat.match_id}")
-            bot_tasks = await fill_seats(client, game, seats, bots, bot_kind, invite=invite)
+            for kind in sorted(set(bots)):
+                bot_tasks += await fill_seats(client, game, seats, bots.count(kind), kind, invite=invite)
         else:
-            bot_tasks = await fill_seats(client, game, seats, bots, bot_kind, options=options)
+            for kind in sorted(set(bots)):
+                bot_tasks += await fill_seats(client, game, seats, bots.count(kind), kind, options=options)
             console.print(
-                f"Queued for {game} ({seats} seats) as {player}; {bots} {bot_kind} bot(s) queued too"
+                f"Queued for {game} ({seats} seats) as {player}; bots queued too: {', '.join(bots) or 'none'}"
             )
             seat = await client.enqueue_and_wait(
                 game, seats=seats, player_id=player, options=options, timeout_s=wait
@@ -230,10 +254,21 @@ async def _play_seat(seat: Seat, game: str, auto: str | None, show_all: bool = F
             while current.my_turn and not current.finished:
                 console.print(render_view(current.game, current.view, current.seat, names))
                 choice = await _choose(current, names)
-                if isinstance(choice, str):  # "resign"
+                if choice == "resign":
                     await seat.resign()
                     current = await seat.view()  # updates from before it are skipped as seen
                     break
+                if choice == "undo":
+                    try:
+                        undone = await seat.undo(expected_version=current.version)
+                        console.print(f"your last move is taken back (version {undone.version})")
+                        current = await seat.view()  # updates from before it are skipped as seen
+                        break
+                    except errors.Rejected as rejection:
+                        console.print(f"[yellow]not taken back[/yellow]: {rejection.message}")
+                        current = await seat.view()
+                        continue
+                assert isinstance(choice, int)
                 try:
                     # Another seat deciding at the same time (Ys bids, Rattus Cartus supplies)
                     # may land first: the stream sends the choice again for the new version
@@ -254,18 +289,23 @@ async def _play_seat(seat: Seat, game: str, auto: str | None, show_all: bool = F
 
 
 async def _choose(current: MatchView, names: Names | None) -> int | str:
-    """The index of the legal action to take, or 'resign': by the game's decision, a numbered
-    menu per step, when the gateway sent one; else the legal actions numbered."""
+    """The index of the legal action to take, 'resign' or 'undo' (offered while your last move
+    may be taken back): by the game's decision, a numbered menu per step, when the gateway sent
+    one; else the legal actions numbered."""
     decision = current.decision
     if decision is not None and decision.options and not plain_decision(decision):
-        return await _decide(decision, names, _seat_names(current))
+        return await _decide(decision, names, _seat_names(current), undo=current.undo_available)
     for i, action in enumerate(current.legal_actions, 1):
         console.print(f"  {i:>3}. {describe_action(action, names)}", markup=False)
-    return await _ask(len(current.legal_actions))
+    return await _ask(len(current.legal_actions), undo=current.undo_available)
 
 
 async def _decide(
-    decision: Decision, names: Names | None = None, seats: dict[int, str] | None = None
+    decision: Decision,
+    names: Names | None = None,
+    seats: dict[int, str] | None = None,
+    *,
+    undo: bool = False,
 ) -> int | str:
     """Walk a decision's steps (Ys: which broker, then where): a numbered menu of the next step's
     choices among the options that share the choices so far; a step with one choice is taken
@@ -295,8 +335,8 @@ async def _decide(
         for i, c in enumerate(choices, 1):
             prefix = "" if len(steps) == 1 else f"{c.step_text(seats, stands_for)} "
             console.print(f"  {i:>3}. {prefix}{_label(c, names, seats)}", markup=False)
-        answer = await _ask(len(choices), back=bool(chosen))
-        if answer == "resign":
+        answer = await _ask(len(choices), back=bool(chosen), undo=undo and not chosen)
+        if answer in ("resign", "undo"):
             return answer
         if answer == "back":
             chosen = chosen[:-1]
@@ -315,9 +355,10 @@ def _label(choice: Choice, names: Names | None, seats: dict[int, str] | None = N
     return names.text(choice.label_text(seats))
 
 
-async def _ask(count: int, *, back: bool = False) -> int | str:
-    """The number of a menu line (1-based on screen), 'resign', or 'back' (when `back`)."""
-    extra = ", b = back" if back else ""
+async def _ask(count: int, *, back: bool = False, undo: bool = False) -> int | str:
+    """The number of a menu line (1-based on screen), 'resign', 'back' (when `back`) or 'undo'
+    (when `undo`: your last move may be taken back)."""
+    extra = (", b = back" if back else "") + (", u = undo your last move" if undo else "")
     while True:
         answer = (
             (await asyncio.to_thread(_read_line, f"Your choice [1-{count}{extra}, r = resign]: "))
@@ -328,6 +369,8 @@ async def _ask(count: int, *, back: bool = False) -> int | str:
             return "resign"
         if back and answer in ("b", "back"):
             return "back"
+        if undo and answer in ("u", "undo"):
+            return "undo"
         if answer.isdigit() and 1 <= int(answer) <= count:
             return int(answer) - 1
         console.print(f"Type a number from 1 to {count}.")
@@ -541,13 +584,15 @@ def run_bots(
     game: Annotated[str, typer.Option(help="Game id")],
     matches_: Annotated[int, typer.Option("--matches", help="Matches to play")] = 10,
     seats: Annotated[int, typer.Option(help="Seats per match")] = 2,
-    kind: Annotated[str, typer.Option(help="random, greedy, or mixed (half greedy, half random)")] = "mixed",
+    kind: Annotated[
+        str, typer.Option(help="random, greedy, strong, or mixed (half greedy, half random)")
+    ] = "mixed",
     concurrency: Annotated[int, typer.Option(help="Matches in play at once")] = 4,
     options: Annotated[str | None, typer.Option(help="Match options as JSON")] = None,
 ) -> None:
     """Run bot matches through matchmaking, as load, with a progress bar and a summary."""
     if kind not in (*KINDS, "mixed"):
-        raise typer.BadParameter("kind is random, greedy or mixed")
+        raise typer.BadParameter("kind is random, greedy, strong or mixed")
     _run(_bots(ctx.obj, game, matches_, seats, kind, concurrency, _options(options)))
 
 
@@ -798,10 +843,37 @@ def export(
     err.print(f"exported versions 1 to {exported.version} of {match} ({state}), {len(exported.data):,} bytes")
 
 
+@app.command("get-bundle")
+def get_bundle(
+    ctx: typer.Context,
+    game: Annotated[str, typer.Argument(help="Game id")],
+    rules_version: Annotated[str, typer.Argument(help="The rules version (`guildhall verify` names it)")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory to write it to")] = Path("."),
+) -> None:
+    """A rules version's bundle from the gateway (auditor key), for `guildhall verify --bundles`."""
+    from services.bundles import BundleError, read_bundle
+
+    async def fetch() -> tuple[str, bytes]:
+        async with _client(ctx.obj) as client:
+            return await client.rules_bundle(game, rules_version)
+
+    name, raw = _run(fetch())
+    try:
+        read_bundle(raw, game=game, version=rules_version)  # checked here too: files and digest
+    except BundleError as error:
+        err.print(f"[red]get-bundle:[/red] the gateway sent a bundle that does not hold: {error}")
+        raise typer.Exit(1) from None
+    out.mkdir(parents=True, exist_ok=True)
+    (out / Path(name).name).write_bytes(raw)
+    err.print(f"wrote {out / Path(name).name} ({len(raw):,} bytes)")
+
+
 @app.command()
 def verify(
     ctx: typer.Context,
-    file: Annotated[Path, typer.Argument(help="A .ghx file from `guildhall export`")],
+    file: Annotated[
+        Path, typer.Argument(help="A .ghx file from `guildhall export`, or an archived match's .ghz")
+    ],
     keys: Annotated[
         Path | None, typer.Option(help="The operator's published keys (`guildhall keys public --json`)")
     ] = None,
@@ -814,6 +886,17 @@ def verify(
     data: Annotated[
         list[str] | None, typer.Option(help="GAME=FILE: a game's replacement data file (repeatable)")
     ] = None,
+    bundle: Annotated[
+        list[Path] | None,
+        typer.Option(help="A rules bundle (<game>-<version>.zip) for a version not installed (repeatable)"),
+    ] = None,
+    bundles: Annotated[
+        Path | None,
+        typer.Option(
+            help="A directory of rules bundles (`make bundle`, the archive's bundles/<game>/)",
+            envvar="GUILDHALL_BUNDLES",
+        ),
+    ] = None,
     story: Annotated[
         bool, typer.Option("--story", help="The match as a readable log, checks beside")
     ] = False,
@@ -823,8 +906,10 @@ def verify(
     as_json: Annotated[bool, typer.Option("--json", help="The report as JSON")] = False,
 ) -> None:
     """Verify an exported match offline (no gateway, Redis or rules service): the chain, every
-    receipt, the seed against its commitment, every action re-executed with the game's rules.
-    Exit 0 verified, 1 not (the first bad version and why), 2 a bad argument."""
+    receipt, the seed against its commitment, every action re-executed with the match's own rules
+    version (installed here, or its bundle: --bundle, --bundles). An archived match's .ghz
+    (ARCHIVE_DIR/<tenant>/<match>.ghz) too, with --keys or --keys-from. Exit 0 verified, 1 not
+    (the first bad version and why, or the rules version it needs), 2 a bad argument."""
     from guildhall_client.ghx_cli import UsageError, data_files, held_receipts, published_keys, verify_file
 
     settings: Settings = ctx.obj
@@ -837,6 +922,7 @@ def verify(
             story=story,
             as_json=as_json,
             show_all=show_all,
+            bundles=[*(bundle or []), *([bundles] if bundles is not None else [])],
         )
     except UsageError as error:
         err.print(f"[red]verify:[/red] {error}")

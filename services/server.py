@@ -50,6 +50,7 @@ MAX_MESSAGE_BYTES = 64 * MiB
 # are RESOURCE_EXHAUSTED before they are parsed.
 REQUEST_LIMITS = {
     "Describe": 4 * 1024,
+    "Bundle": 1024,
     "Setup": 64 * 1024,
     "Validate": 8 * MiB,
     "LegalActions": 8 * MiB,
@@ -76,9 +77,12 @@ _log = structlog.get_logger(__name__)
 class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
     """guildhall.rules.v1.RulesService for one game."""
 
-    def __init__(self, spec: GameSpec[Any]) -> None:
+    def __init__(self, spec: GameSpec[Any], data_path: str | None = None) -> None:
+        """`data_path`: the replacement data file the spec was loaded from (GAME_DATA), if any."""
         self.spec = spec
         self.codec = spec.codec
+        self._data_path = data_path
+        self._bundle: Any = None
         self._action_tags = _tags(spec.action_type)
         presentation = spec.presentation
         self._describe_event = presentation.describe if presentation is not None else None
@@ -101,6 +105,23 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
 
     def Describe(self, request: Any, context: grpc.ServicerContext) -> Any:
         return self._describe
+
+    def Bundle(self, request: Any, context: grpc.ServicerContext) -> Any:
+        """This service's rules as a bundle (services/bundles.py), built once."""
+        if self._bundle is None:
+            from services.bundles import build_bundle
+
+            name, raw = build_bundle(self.spec.game_id, self._data_path)
+            if not name.endswith(f"-{self.spec.rules_version}.zip"):  # the data file changed since
+                _abort(
+                    context,
+                    grpc.StatusCode.FAILED_PRECONDITION,
+                    f"the files here are no longer those of rules {self.spec.rules_version}: {name}",
+                )
+            self._bundle = rules_pb2.BundleResponse(
+                rules_version=self.spec.rules_version, file_name=name, bundle=raw
+            )
+        return self._bundle
 
     def Setup(self, request: Any, context: grpc.ServicerContext) -> Any:
         self._check_game(request.game_id, context)
@@ -146,7 +167,8 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
             else:
                 self._add_redacted(accepted.redacted_events, result, request.player, encoded, described)
         if request.return_state:
-            state = self.spec.evolve(state, result)
+            before, state = state, self.spec.evolve(state, result)
+            accepted.undoable = self.spec.may_take_back(before, request.player, action, result, state)
             accepted.state.CopyFrom(self._pack(state))
             accepted.status.CopyFrom(self._status(state))
             active = list(accepted.status.active_players)
@@ -439,7 +461,7 @@ def _context_of(request: Any) -> dict[str, Any]:
 
 
 def build_server(
-    spec: GameSpec[Any], address: str = "127.0.0.1:0", max_workers: int = 8
+    spec: GameSpec[Any], address: str = "127.0.0.1:0", max_workers: int = 8, data_path: str | None = None
 ) -> tuple[grpc.Server, int, health.HealthServicer]:
     """A server for one game, bound but not started; returns it with its bound port.
 
@@ -456,7 +478,7 @@ def build_server(
         ],
         options=GRPC_OPTIONS,
     )
-    rules_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(spec), server)
+    rules_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(spec, data_path), server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     port = _reflect_and_bind(server, address)
@@ -666,7 +688,7 @@ class AsyncRules:
                 getattr(rules_pb2, f"{rpc}Request").FromString,
                 getattr(rules_pb2, f"{rpc}Response").SerializeToString,
             )
-            for rpc in ("Describe", "Setup", "Validate", "Apply", "LegalActions", "View")
+            for rpc in ("Describe", "Bundle", "Setup", "Validate", "Apply", "LegalActions", "View")
         }
         methods["Session"] = grpc.stream_stream_rpc_method_handler(
             self.session,
@@ -682,14 +704,14 @@ def fault_status(code: int) -> grpc.StatusCode:
 
 
 async def build_aio_server(
-    spec: GameSpec[Any], address: str = "127.0.0.1:0"
+    spec: GameSpec[Any], address: str = "127.0.0.1:0", data_path: str | None = None
 ) -> tuple[grpc.aio.Server, int, Any]:
     """The asyncio server for one game, bound but not started; build it inside the running loop.
 
     What `python -m services.<game>` runs; `build_server` (threads) stays for in-process tools.
     """
     server = grpc.aio.server(options=GRPC_OPTIONS, interceptors=tracing.server_interceptors())
-    server.add_generic_rpc_handlers((AsyncRules(RulesServicer(spec)).handler(),))
+    server.add_generic_rpc_handlers((AsyncRules(RulesServicer(spec, data_path)).handler(),))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     port = _reflect_and_bind(server, address)
@@ -813,9 +835,9 @@ def main(game_id: str, argv: Sequence[str] | None = None) -> None:
         RulesMetrics.of(spec.game_id, spec.rules_version)  # its series exist from the first scrape
         serve_metrics(args.metrics_port, args.host)
         if args.server == "threads":
-            _serve_threads(spec, game_id, args.host, args.port, args.drain, args.grace)
+            _serve_threads(spec, game_id, args.host, args.port, args.drain, args.grace, args.data)
         else:
-            runtime.run(_serve(spec, game_id, args.host, args.port, args.drain, args.grace))
+            runtime.run(_serve(spec, game_id, args.host, args.port, args.drain, args.grace, args.data))
     except RuntimeSettingError as exc:
         parser.error(str(exc))
     except OSError as exc:
@@ -823,9 +845,9 @@ def main(game_id: str, argv: Sequence[str] | None = None) -> None:
 
 
 def _serve_threads(
-    spec: GameSpec[Any], game_id: str, host: str, port: int, drain: float, grace: float
+    spec: GameSpec[Any], game_id: str, host: str, port: int, drain: float, grace: float, data: str | None
 ) -> None:
-    server, bound, health_servicer = build_server(spec, f"{host}:{port}")
+    server, bound, health_servicer = build_server(spec, f"{host}:{port}", data_path=data)
     stopping = threading.Event()
 
     def stop(signum: int, _frame: object) -> None:
@@ -854,8 +876,10 @@ def _serve_threads(
     _ignore_stop_signals()
 
 
-async def _serve(spec: GameSpec[Any], game_id: str, host: str, port: int, drain: float, grace: float) -> None:
-    server, bound, health_servicer = await build_aio_server(spec, f"{host}:{port}")
+async def _serve(
+    spec: GameSpec[Any], game_id: str, host: str, port: int, drain: float, grace: float, data: str | None
+) -> None:
+    server, bound, health_servicer = await build_aio_server(spec, f"{host}:{port}", data)
     stopping = threading.Event()
     loop = asyncio.get_running_loop()
     wake = asyncio.Event()

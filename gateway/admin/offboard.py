@@ -147,7 +147,9 @@ def _scan(client: Any, pattern: str) -> Iterator[str]:
         yield raw.decode() if isinstance(raw, bytes) else raw
 
 
-def _match_ids(client: Any, tenant: str, suffix: str) -> list[str]:
+def match_ids(client: Any, tenant: str, suffix: str) -> list[str]:
+    """The ids of the tenant's matches with a key `gh:{<tenant>:<id>}:<suffix>` (`meta`: live,
+    `archived`: archived), by SCAN of every primary."""
     prefix = f"gh:{{{tenant}:"
     found = set()
     for key in _scan(client, f"{prefix}*}}:{suffix}"):
@@ -157,7 +159,7 @@ def _match_ids(client: Any, tenant: str, suffix: str) -> list[str]:
 
 def running_matches(client: Any, tenant: str) -> list[str]:
     running = []
-    for match_id in _match_ids(client, tenant, "meta"):
+    for match_id in match_ids(client, tenant, "meta"):
         if client.hget(f"gh:{{{tenant}:{match_id}}}:meta", "finished") != b"1":
             running.append(match_id)
     return running
@@ -178,7 +180,7 @@ def offboard(
         running = running_matches(client, tenant)
         if running and not report.force:
             raise StillRunning(running)
-        live = _match_ids(client, tenant, "meta")
+        live = match_ids(client, tenant, "meta")
         report.matches_total = report.matches_archived + len(live)
         save(report)
         for match_id in live:
@@ -197,7 +199,7 @@ def offboard(
             save(report)
     if not report.passed("verifying"):
         report.phase = "verifying"
-        for match_id in _match_ids(client, tenant, "archived"):
+        for match_id in match_ids(client, tenant, "archived"):
             blob = archive.get(archive_name(MatchKey(tenant, match_id)))
             if blob is None:
                 raise ArchiveError(f"{tenant}/{match_id}: the archive has no blob; nothing was removed")

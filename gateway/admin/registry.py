@@ -51,6 +51,7 @@ from typing import Any
 import structlog
 
 from gateway import metrics
+from gateway.admin.keys import ADMIN_KEYS_RECORD, parse_admin_keys
 from gateway.admin.log import (
     CHANNEL,
     LOG_KEYS,
@@ -61,7 +62,7 @@ from gateway.admin.log import (
     now_ms,
     redact,
 )
-from gateway.auth import Tenant, TenantsError, parse_tenants
+from gateway.auth import ApiKey, Tenant, TenantsError, parse_tenants
 from gateway.eventstore.base import GENESIS
 from gateway.scripts import ColdClusterGuard, guarded_script
 
@@ -194,9 +195,9 @@ class TenantRecords:
         return (int(version), _text(head), records) if version else (0, GENESIS, records)
 
     async def all(self) -> dict[str, dict[str, Any]]:
-        """Every live tenant's record (tombstones left out)."""
+        """Every live tenant's record (tombstones and the admin keys' record left out)."""
         raw = await self.redis.hgetall(TENANTS_KEY)
-        records = {_text(k): json.loads(v) for k, v in raw.items()}
+        records = {_text(k): json.loads(v) for k, v in raw.items() if _text(k) != ADMIN_KEYS_RECORD}
         return {k: v for k, v in records.items() if not v.get("deleted")}
 
     async def get(self, tenant_id: str) -> dict[str, Any] | None:
@@ -289,6 +290,7 @@ class TenantRegistry:
         redis: Any,
         apply: Callable[[dict[str, Tenant]], None],
         *,
+        apply_admin_keys: Callable[[tuple[ApiKey, ...]], None] | None = None,
         log: AdminLog | None = None,
         streams: OpenStreams | None = None,
         on_resumed: Callable[[str], Awaitable[None]] | None = None,
@@ -299,6 +301,9 @@ class TenantRegistry:
         self.records = TenantRecords(redis, self.log)
         self.redis = redis
         self._apply = apply
+        self._apply_admin_keys = apply_admin_keys  # issue 43: the admin keys made at runtime
+        self.admin_keys: tuple[ApiKey, ...] = ()
+        self._keys_refused = ""  # why the admin keys' record was last refused, as said
         self.streams = streams or OpenStreams()
         self._on_resumed = on_resumed  # a suspended tenant resumed: restart its turn clocks
         self.poll_s = poll_s
@@ -357,6 +362,8 @@ class TenantRegistry:
             follower = await self.follow(version)
             if follower.length == version or follower.problem:
                 break
+        raw = dict(raw)
+        admin_keys = self._explained_admin_keys(raw.pop(ADMIN_KEYS_RECORD, None))
         tenants = self._explained_tenants(raw)
         gone = {t for t in self.tenants if t not in tenants}
         suspended = {
@@ -372,6 +379,9 @@ class TenantRegistry:
         revoked = _key_prints(self.tenants) - _key_prints(tenants)
         self._apply(tenants)
         self.tenants = tenants
+        if admin_keys != self.admin_keys and self._apply_admin_keys is not None:
+            self._apply_admin_keys(admin_keys)
+        self.admin_keys = admin_keys
         self.head = (version, head_hash)
         self.applied_at = time.monotonic()
         for tenant_id in suspended:
@@ -386,6 +396,23 @@ class TenantRegistry:
                 self._in_background(restart(tenant_id), f"restart the clocks of {tenant_id}")
         _log.info("tenants applied", log_version=version, tenants=len(tenants))
         return True
+
+    def _explained_admin_keys(self, data: bytes | None) -> tuple[ApiKey, ...]:
+        """The admin keys of the record if the log explains it; else the ones this replica had
+        (explained when they were applied), and an error says why."""
+        if not self.follower.explains(ADMIN_KEYS_RECORD, data):
+            why = "the admin log does not explain the admin keys' record (guildhall admin log verify)"
+        else:
+            try:
+                keys = parse_admin_keys(json.loads(data)) if data is not None else ()
+                self._keys_refused = ""
+                return keys
+            except (TenantsError, ValueError, AttributeError, TypeError) as error:
+                why = str(error)
+        if self._keys_refused != why:
+            _log.error("admin keys record refused", error=why, kept=len(self.admin_keys))
+        self._keys_refused = why
+        return self.admin_keys
 
     def _explained_tenants(self, raw: Mapping[str, bytes]) -> dict[str, Tenant]:
         """The tenants of these records that the log explains; for one it does not, the version

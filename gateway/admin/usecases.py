@@ -15,11 +15,19 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import grpc
 
+from gateway.admin.keys import (
+    ADMIN_KEYS_RECORD,
+    DEFAULT_TTL_S,
+    MAX_TTL_S,
+    MIN_TTL_S,
+    ROLES,
+    key_entry,
+    role_of,
+)
 from gateway.admin.log import (
     AdminLog,
     Checkpoint,
@@ -39,8 +47,15 @@ from gateway.admin.registry import (
     new_record,
     tenant_of,
 )
-from gateway.admin.usage import DAY, HOUR, UsageMeter, parse_period
-from gateway.auth import TENANT, AuthError, TenantsError, check_key_scopes, hash_key, new_api_key
+from gateway.auth import (
+    TENANT,
+    ApiKey,
+    AuthError,
+    TenantsError,
+    check_key_scopes,
+    hash_key,
+    new_api_key,
+)
 from gateway.eventstore.base import AuditReport
 
 _ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
@@ -119,11 +134,11 @@ def _as_logged(logged: Any, held: dict[str, Any] | None, digest: str) -> tuple[d
 class Admin:
     records: TenantRecords
     log: AdminLog
-    usage: UsageMeter
     registry: TenantRegistry
     # Offboarding jobs (gateway/admin/offboard.py), None without an archive configured.
     jobs: OffboardJobs | None = None
     allow_http_webhooks: bool = False
+    operators: tuple[ApiKey, ...] = ()  # issue 43: the tenants file's platform keys
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -350,28 +365,77 @@ class Admin:
                     f"webhook endpoint {endpoint.endpoint_id!r} must be https (WEBHOOK_ALLOW_HTTP=1: dev)"
                 )
 
-    # -- usage and the log ---------------------------------------------------------------------
+    # -- admin keys (issue 43) -------------------------------------------------------------------
 
-    async def read_usage(
-        self, tenant_id: str, start: str, end: str, granularity: str
-    ) -> list[tuple[str, dict[str, int]]]:
-        granularity = granularity or DAY
-        if granularity not in (HOUR, DAY):
-            raise invalid("granularity is hour or day")
-        if not _ID.fullmatch(tenant_id or ""):
-            raise invalid("a tenant id is 1-64 of A-Z a-z 0-9 . _ -")
-        try:
-            first = (
-                parse_period(start)
-                if start
-                else datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    async def admin_keys(self) -> list[dict[str, Any]]:
+        """Every admin key: the tenants file's (source "file") and the runtime ones ("api")."""
+        listed = [
+            {"id": k.key_id, "sha256": k.sha256, "role": role_of(k.scopes), "expires_ms": k.expires_ms,
+             "source": "file"}
+            for k in self.operators
+            if role_of(k.scopes)
+        ]  # fmt: skip
+        record = await self.records.get_any(ADMIN_KEYS_RECORD) or {}
+        return listed + [{**entry, "source": "api"} for entry in record.get("keys", [])]
+
+    async def create_admin_key(
+        self, operator: str, key_id: str, role: str, ttl_s: int
+    ) -> tuple[dict[str, Any], str]:
+        """A new admin key (returned once; only its sha256 is stored) and its entry."""
+        if not _ID.fullmatch(key_id or ""):
+            raise invalid("an admin key id is 1-64 of A-Z a-z 0-9 . _ -")
+        if role not in ROLES:
+            raise invalid(f"an admin key's role is one of {', '.join(ROLES)}, not {role[:32]!r}")
+        ttl_s = ttl_s or DEFAULT_TTL_S
+        if not MIN_TTL_S <= ttl_s <= MAX_TTL_S:
+            raise invalid(f"an admin key lives {MIN_TTL_S} to {MAX_TTL_S} seconds (1 hour to 400 days)")
+        if key_id in {k.key_id for k in self.operators}:
+            raise AdminError(
+                grpc.StatusCode.ALREADY_EXISTS, f"the tenants file has an operators key {key_id!r}"
             )
-            last = parse_period(end) if end else datetime.now(UTC)
-            if last < first:
-                raise ValueError("the end comes before the start")
-            return await self.usage.read(tenant_id, granularity, first, last)
-        except ValueError as error:
-            raise invalid(str(error)) from None
+        api_key = new_api_key()
+        entry = key_entry(key_id, hash_key(api_key), role, operator, now_ms(), ttl_s)
+
+        def add(before: dict[str, Any] | None) -> dict[str, Any]:
+            keys = list((before or {}).get("keys", []))
+            if key_id in {str(k.get("id")) for k in keys}:
+                raise AdminError(grpc.StatusCode.ALREADY_EXISTS, f"there is an admin key {key_id!r}")
+            return {"keys": [*keys, entry], "updated_ms": now_ms()}
+
+        await self._change_admin_keys(operator, "create_admin_key", add, key_id=key_id, role=role)
+        return entry, api_key
+
+    async def revoke_admin_key(self, operator: str, key_id: str) -> dict[str, Any]:
+        if key_id in {k.key_id for k in self.operators}:
+            raise AdminError(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"{key_id!r} is a key of the tenants file: remove it from the file's operators section",
+            )
+        revoked: list[dict[str, Any]] = []
+
+        def revoke(before: dict[str, Any] | None) -> dict[str, Any]:
+            keys = list((before or {}).get("keys", []))
+            revoked[:] = [k for k in keys if str(k.get("id")) == key_id]
+            if not revoked:
+                raise AdminError(grpc.StatusCode.NOT_FOUND, f"no admin key {key_id!r}")
+            return {"keys": [k for k in keys if k not in revoked], "updated_ms": now_ms()}
+
+        await self._change_admin_keys(operator, "revoke_admin_key", revoke, key_id=key_id)
+        return revoked[0]
+
+    async def _change_admin_keys(
+        self, operator: str, action: str, make: Callable[[Any], dict[str, Any]], **more: Any
+    ) -> None:
+        """The admin keys' record changed with its log entry, as a tenant's is, and applied here."""
+        try:
+            await self.records.change(
+                operator, action, ADMIN_KEYS_RECORD, make, guard=self.registry.require_explained, **more
+            )
+        except Unexplained as error:
+            raise AdminError(grpc.StatusCode.FAILED_PRECONDITION, str(error)) from None
+        await self.registry.refresh()
+
+    # -- the log ----------------------------------------------------------------------------------
 
     async def read_log(self, after_version: int, limit: int) -> tuple[list[LogEntry], AuditReport]:
         if after_version < 0 or limit < 0:

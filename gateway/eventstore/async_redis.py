@@ -46,6 +46,7 @@ import redis.asyncio.cluster
 import redis.exceptions
 
 from gateway.eventstore.base import (
+    DIGEST_SEPARATOR,
     GENESIS,
     EventStoreUnavailable,
     MatchKey,
@@ -165,14 +166,16 @@ class _SlotOwners:
 OK = "ok"
 DUPLICATE = "duplicate"
 TAKEN = "taken"
+REUSED = "reused"
 CONFLICT = "conflict"
 
 
 @dataclass(frozen=True)
 class AppendOutcome:
     """What the script did: `ok` (versions first..last), `duplicate` (the first result of this
-    command by this actor), `taken` (the command id is another actor's), or `conflict` (the
-    match is at version `first`, or its head moved)."""
+    command by this actor), `taken` (the command id is another actor's), `reused` (this actor
+    used it for another action, versions first..last), or `conflict` (the match is at version
+    `first`, or its head moved)."""
 
     status: str
     first: int
@@ -318,9 +321,11 @@ class AsyncRedisEventStore:
         meta: Mapping[str, str] | None = None,
         extra: Sequence[Mapping[str, bytes]] = (),
         hashes: Sequence[str] | None = None,
+        command_digest: str = "",
     ) -> AppendOutcome:
         """One atomic append (see APPEND_SCRIPT); chained from `expected_head`, which the script
-        checks against the stored head, so a stale or forged head is a conflict, never a fork."""
+        checks against the stored head, so a stale or forged head is a conflict, never a fork.
+        `command_digest`: the action the command id is used for (base.action_digest)."""
         check_append_arguments(expected_version, events, command_id, meta)
         args, hashes = append_args(
             key,
@@ -335,6 +340,7 @@ class AsyncRedisEventStore:
             meta,
             extra=extra,
             hashes=hashes,
+            command_digest=command_digest,
         )
         keys = list(match_keys(key))
         async with unavailable_on_store_faults():
@@ -472,14 +478,16 @@ class AsyncRedisEventStore:
             version, head = await self.client.hmget(match_keys(key).meta, ["version", "head_hash"])
         return (int(version), head.decode()) if version is not None else (0, GENESIS)
 
-    async def command(self, key: MatchKey, command_id: str) -> tuple[int, int, str] | None:
-        """The first result of a command id: (first, last, actor), or None if unused."""
+    async def command(self, key: MatchKey, command_id: str) -> tuple[int, int, str, str] | None:
+        """The first result of a command id: (first, last, actor, digest of its action; "" for a
+        record written before digests were kept), or None if unused."""
         async with unavailable_on_store_faults():
             seen = await self.client.hget(match_keys(key).commands, command_id)
         if seen is None:
             return None
         parts = cast(bytes, seen).decode().split(":", 2)
-        return int(parts[0]), int(parts[1]), parts[2] if len(parts) > 2 else ""
+        actor, _, digest = (parts[2] if len(parts) > 2 else "").partition(DIGEST_SEPARATOR)
+        return int(parts[0]), int(parts[1]), actor, digest
 
     async def read(
         self, key: MatchKey, after_version: int = 0, limit: int | None = None
@@ -567,6 +575,7 @@ __all__ = [
     "DUPLICATE",
     "GENESIS",
     "OK",
+    "REUSED",
     "TAKEN",
     "AppendOutcome",
     "AsyncRedisEventStore",

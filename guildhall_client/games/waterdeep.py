@@ -98,6 +98,7 @@ class Rejection(TypedDict):
         "command_id_in_use",
         "seat_taken",
         "bad_invite",
+        "cannot_undo",
     ]
     message: str
 

@@ -109,6 +109,7 @@ from services.rattus_cartus.model import (
     population_card,
 )
 from services.rattus_cartus.present import PRESENTATION
+from services.rattus_cartus.undo import UNDO
 
 # players -> (cards moved to the reserve, rounds, buildings revealed per round) [SEED setup table;
 # rounds also EN/DE]. 30 building cards = rounds x buildings + reserve in every row.
@@ -1394,7 +1395,7 @@ def check_state(state: State) -> None:
 
 
 def make_game(catalog: Catalog) -> GameSpec[State]:
-    """Rattus Cartus played with this card catalog; the data's digest is part of the rules version."""
+    """Rattus Cartus played with this card catalog; its rules version digests the code and this data."""
 
     def setup_with_catalog(players: int, seed: int, options: Options) -> State:
         return setup(catalog, players, seed, options)
@@ -1402,7 +1403,7 @@ def make_game(catalog: Catalog) -> GameSpec[State]:
     return GameSpec(
         game_id="rattus_cartus",
         title="Rattus Cartus",
-        rules_version=rules_version("2.0", catalog),
+        rules_version=rules_version("2.0", catalog, package=__package__),
         player_counts=tuple(PLAYER_COUNT_RULES),
         options_type=Options,
         state_type=State,
@@ -1423,6 +1424,7 @@ def make_game(catalog: Catalog) -> GameSpec[State]:
         check_state=check_state,
         data=catalog,
         presentation=PRESENTATION,
+        undoable=UNDO,
     )
 
 

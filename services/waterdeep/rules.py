@@ -79,6 +79,7 @@ from services.waterdeep.model import (
     View,
 )
 from services.waterdeep.present import make_presentation
+from services.waterdeep.undo import UNDO
 
 PLAYER_COUNTS = (2, 3, 4, 5)
 # Decisions whose options come from an effect of their source card.
@@ -1181,7 +1182,7 @@ VARIANTS: dict[str, Options] = {
 
 
 def make_game(catalog: Catalog) -> GameSpec[State]:
-    """Lords of Waterdeep played with this data file; the data's digest is part of the rules version."""
+    """Lords of Waterdeep played with this data file; its rules version digests the code and this data."""
     return _make_game(Rules(catalog))
 
 
@@ -1193,7 +1194,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
     return GameSpec(
         game_id="waterdeep",
         title="Lords of Waterdeep",
-        rules_version=rules_version("1.0", rules.catalog),
+        rules_version=rules_version("1.0", rules.catalog, package=__package__),
         player_counts=PLAYER_COUNTS,
         options_type=Options,
         state_type=State,
@@ -1214,6 +1215,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
         data=rules.catalog,
         variants=VARIANTS,
         presentation=make_presentation(rules.catalog),
+        undoable=UNDO,
     )
 
 

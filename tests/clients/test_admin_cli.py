@@ -44,7 +44,7 @@ def admin(
 ) -> subprocess.CompletedProcess[str]:
     env = {
         "PATH": "/usr/bin:/bin",
-        "GUILDHALL_TARGET": stack.gateway_targets[0],
+        "GUILDHALL_TARGET": stack.admin_targets[0],  # issue 43: the admin listener
         "GUILDHALL_API_KEY": key if key is not None else stack.admin_key,
         "GUILDHALL_CONFIG": str(ROOT / "no-such-config.toml"),
         "GUILDHALL_TIMEOUT": str(timeout_s),

@@ -5,6 +5,7 @@ restricted; default-deny network policies with only the paths Guildhall uses; Re
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from functools import cache
@@ -15,7 +16,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from deploy.render import BASE, DRAIN_SECONDS, GRACE_SECONDS, rendered, service_name
+from deploy.render import BASE, DRAIN_SECONDS, GRACE_SECONDS, example_overlay, main, rendered, service_name
 from services.registry import GAMES
 
 OVERLAYS = BASE.parent / "overlays"
@@ -43,15 +44,16 @@ def workloads(overlay: str) -> list[dict[str, Any]]:
     return objects(overlay, "Deployment") + objects(overlay, "StatefulSet")
 
 
-@pytest.mark.parametrize("overlay", ["dev", "prod"])
+@pytest.mark.parametrize("overlay", ["dev", "prod", "upgrade"])
 def test_every_object_is_valid_against_the_kubernetes_schemas(overlay: str) -> None:
     for doc in render(overlay):
         kubernetes_validate.validate(doc, K8S_VERSION, strict=True)
 
 
 def test_the_rules_manifests_are_rendered_from_the_registry() -> None:
+    files = {**rendered(), **{Path("../overlays/upgrade") / p: text for p, text in example_overlay().items()}}
     stale = [
-        str(p) for p, text in rendered().items() if not (BASE / p).is_file() or (BASE / p).read_text() != text
+        str(p) for p, text in files.items() if not (BASE / p).is_file() or (BASE / p).read_text() != text
     ]
     assert not stale, f"run `make manifests`: {stale}"
     resources = yaml.safe_load((BASE / "kustomization.yaml").read_text())["resources"]
@@ -62,7 +64,7 @@ def test_the_rules_manifests_are_rendered_from_the_registry() -> None:
         ] == [f"services.{game}"]
 
 
-@pytest.mark.parametrize("overlay", ["dev", "prod"])
+@pytest.mark.parametrize("overlay", ["dev", "prod", "upgrade"])
 def test_every_container_is_probed_limited_and_unprivileged(overlay: str) -> None:
     for workload in workloads(overlay):
         pod = workload["spec"]["template"]["spec"]
@@ -89,7 +91,7 @@ def ours(overlay: str) -> list[dict[str, Any]]:
     ]
 
 
-@pytest.mark.parametrize("overlay", ["dev", "prod"])
+@pytest.mark.parametrize("overlay", ["dev", "prod", "upgrade"])
 def test_our_servers_are_probed_over_grpc_and_given_time_to_drain(overlay: str) -> None:
     for workload in ours(overlay):
         pod = workload["spec"]["template"]["spec"]
@@ -128,7 +130,7 @@ def _peers_by_port(policy: dict[str, Any]) -> dict[int, list[dict[str, Any]]]:
     return found
 
 
-@pytest.mark.parametrize("overlay", ["dev", "prod"])
+@pytest.mark.parametrize("overlay", ["dev", "prod", "upgrade"])
 def test_network_policies_deny_by_default_and_open_only_guildhalls_paths(overlay: str) -> None:
     deny = named(overlay, "NetworkPolicy", "default-deny")
     assert deny["spec"]["podSelector"] == {} and set(deny["spec"]["policyTypes"]) == {"Ingress", "Egress"}
@@ -282,7 +284,7 @@ def test_the_dev_secrets_are_ones_the_gateway_accepts(tmp_path: Path) -> None:
 
     secrets = Path(__file__).resolve().parents[2] / "deploy/k8s/overlays/dev/secrets"
     tenants = load_tenants(secrets / "tenants.json")
-    assert tenants["dev"].keys[0].sha256 == hash_key("dev-only-tenant-key-do-not-use-in-production")
+    assert tenants["dev"].keys[0].sha256 == hash_key("ghk_dev-only-tenant-key-do-not-use-in-production")
     ring = KeyRing.from_dir(secrets / "signing")
     key_id, signature = ring.sign(b"guildhall")
     assert key_id == "dev-key-1" and ring.verify(key_id, b"guildhall", signature)
@@ -339,6 +341,37 @@ def test_the_gateway_serves_http_on_its_own_port_probed_and_exposed() -> None:
     assert all(b == {"name": "gateway", "port": {"name": "http"}} for b in backends)
 
 
+@pytest.mark.parametrize("overlay", ["dev", "prod"])
+def test_the_admin_plane_has_its_own_port_service_and_network_policy(overlay: str) -> None:
+    """Issue 43: AdminService on the gateway's admin port only, behind a Service of its own that
+    the public Service and the ingress do not carry, admitted from operators' pods alone."""
+    (container,) = named(overlay, "Deployment", "gateway")["spec"]["template"]["spec"]["containers"]
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    assert ports["admin"] == int(env["ADMIN_PORT"]) == 50052
+    public = named(overlay, "Service", "gateway")["spec"]["ports"]
+    assert all(p["port"] != 50052 and p["targetPort"] != "admin" for p in public)
+    admin = named(overlay, "Service", "gateway-admin")["spec"]
+    assert admin["ports"] == [{"name": "admin", "port": 50052, "targetPort": "admin", "appProtocol": "grpc"}]
+    assert admin.get("type", "ClusterIP") == "ClusterIP"
+    gateway_pods = ({}, {"matchLabels": {"app.kubernetes.io/component": "gateway"}})
+    opening = [
+        (policy["metadata"]["name"], rule)
+        for policy in objects(overlay, "NetworkPolicy")
+        if policy["spec"]["podSelector"] in gateway_pods
+        for rule in policy["spec"].get("ingress", [])
+        if any(p.get("port") in (50052, "admin") for p in rule.get("ports", [])) or not rule.get("ports")
+    ]
+    assert [name for name, _rule in opening] == ["gateway-admin"]  # no other rule reaches the port
+    ((_, rule),) = opening
+    assert rule["from"] == [
+        {"podSelector": {"matchLabels": {"guildhall.dev/admin-client": "true"}}},
+        {"namespaceSelector": {"matchLabels": {"guildhall.dev/operators": "true"}}},
+    ]
+    (ingress,) = yaml.safe_load_all((BASE.parent / "examples" / "gateway-http-ingress.yaml").read_text())
+    assert "gateway-admin" not in yaml.safe_dump(ingress)
+
+
 def _mebibytes(quantity: str) -> float:
     number, unit = re.fullmatch(r"(\d+)(Mi|Gi)", quantity).groups()  # type: ignore[union-attr]
     return float(number) * (1024 if unit == "Gi" else 1)
@@ -361,3 +394,72 @@ def test_finished_matches_go_to_an_archive_every_gateway_replica_shares(overlay:
     # Full caches cost about 1.4x CACHE_MB in RSS (docs/performance.md, "Memory"), over ~80 MiB.
     assert 80 + 1.4 * float(env["CACHE_MB"]) <= 0.8 * _mebibytes(resources["requests"]["memory"])
     assert _mebibytes(resources["requests"]["memory"]) <= _mebibytes(resources["limits"]["memory"])
+
+
+# -- issue 40: two versions of a game side by side, then the old one retired ------------------------
+
+
+def _env(overlay_docs: tuple[dict[str, Any], ...], config_map: str) -> dict[str, str]:
+    (found,) = [
+        d for d in overlay_docs if d["kind"] == "ConfigMap" and d["metadata"]["name"].startswith(config_map)
+    ]
+    return dict(found["data"])
+
+
+def _rendered_dir(directory: Path) -> tuple[dict[str, Any], ...]:
+    out = subprocess.run(
+        ["kubectl", "kustomize", str(directory)], check=True, capture_output=True, text=True
+    ).stdout
+    return tuple(doc for doc in yaml.safe_load_all(out) if doc)
+
+
+def test_a_release_runs_beside_the_current_version_with_the_gateway_told_about_both() -> None:
+    docs = render("upgrade")
+    current, release = service_name("rattus_cartus"), service_name("rattus_cartus") + "-next"
+    deployments = {d["metadata"]["name"]: d for d in docs if d["kind"] == "Deployment"}
+    images = {n: d["spec"]["template"]["spec"]["containers"][0]["image"] for n, d in deployments.items()}
+    assert images[current].endswith(":0.1.0") and images[release].endswith(":0.2.0")
+    # Each version its own Service: a Service's selector never reaches the other version's pods.
+    services = {d["metadata"]["name"]: d["spec"]["selector"] for d in docs if d["kind"] == "Service"}
+    pods = {n: d["spec"]["template"]["metadata"]["labels"] for n, d in deployments.items()}
+    for name in (current, release):
+        matched = [p for p, labels in pods.items() if services[name].items() <= labels.items()]
+        assert matched == [name]
+    targets = _env(docs, "gateway-rules-endpoints")["RULES_RATTUS_CARTUS"].split(",")
+    assert targets == [f"dns:///{current}:50051", f"dns:///{release}:50051"]
+    # The rest of the games keep their one target.
+    assert _env(docs, "gateway-rules-endpoints")["RULES_YS"] == f"dns:///{service_name('ys')}:50051"
+
+
+def test_a_rendered_retirement_on_prod_leaves_only_the_release_with_prods_settings(tmp_path: Path) -> None:
+    """`python -m deploy.render release ... --base ../prod --retire-current`, as docs/deploy.md runs it."""
+    out = tmp_path / "rattus-r2"
+    base = os.path.relpath(OVERLAYS / "prod", out)
+    main(["release", "--game", "rattus_cartus", "--release", "r2", "--tag", "0.2.0", "--base", base,
+          "--retire-current", "--out", str(out)])  # fmt: skip
+    docs = _rendered_dir(out)
+    for doc in docs:
+        kubernetes_validate.validate(doc, K8S_VERSION, strict=True)
+    names = {(d["kind"], d["metadata"]["name"]) for d in docs}
+    current = service_name("rattus_cartus")
+    assert not {n for n in names if n[1] == current}, "the retired version's objects stay"
+    assert ("Deployment", f"{current}-r2") in names and ("Service", f"{current}-r2") in names
+    assert _env(docs, "gateway-rules-endpoints")["RULES_RATTUS_CARTUS"] == f"dns:///{current}-r2:50051"
+    # prod's own patches reach the release too: pulled on every start, three replicas at least.
+    (deployment,) = [
+        d for d in docs if d["kind"] == "Deployment" and d["metadata"]["name"] == f"{current}-r2"
+    ]
+    assert deployment["spec"]["template"]["spec"]["containers"][0]["imagePullPolicy"] == "Always"
+    (scaler,) = [
+        d for d in docs if d["kind"] == "HorizontalPodAutoscaler" and d["metadata"]["name"] == f"{current}-r2"
+    ]
+    assert scaler["spec"]["minReplicas"] == 3
+
+
+@pytest.mark.parametrize("release", ["R2", "-r2", "r2_final", "a" * 21])
+def test_a_release_name_that_cannot_name_a_service_is_refused(release: str, tmp_path: Path) -> None:
+    with pytest.raises(SystemExit):
+        main(
+            ["release", "--game", "rattus_cartus", "--release", release, "--tag", "1", "--out", str(tmp_path)]
+        )
+    assert not any(tmp_path.iterdir())

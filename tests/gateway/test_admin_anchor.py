@@ -52,7 +52,7 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
 
 def verify(stack: Stack, checkpoint: pb.AdminLogCheckpoint | None = None) -> pb.VerifyAdminLogResponse:
     request = pb.VerifyAdminLogRequest(checkpoint=checkpoint) if checkpoint else pb.VerifyAdminLogRequest()
-    return admin_stub(stack.gateway_targets[1]).VerifyAdminLog(request, metadata=bearer(stack.admin_key))
+    return admin_stub(stack.admin_targets[1]).VerifyAdminLog(request, metadata=bearer(stack.admin_key))
 
 
 def test_a_cut_or_rewritten_tail_is_found_against_a_kept_checkpoint(stack: Stack) -> None:
@@ -62,7 +62,7 @@ def test_a_cut_or_rewritten_tail_is_found_against_a_kept_checkpoint(stack: Stack
     as_it_was = client.hget(TENANTS, "anchored")  # the record the entry of key "first" wrote
     late = new_key(stack, "anchored", key_id="late")
     within(lambda: lists_games(stack.gateway_targets[1], late))
-    kept = admin_stub(stack.gateway_targets[0]).GetAdminLogCheckpoint(
+    kept = admin_stub(stack.admin_targets[0]).GetAdminLogCheckpoint(
         pb.GetAdminLogCheckpointRequest(), metadata=bearer(stack.admin_key)
     )
     assert kept.key_id and len(kept.signature) == 64
@@ -73,7 +73,7 @@ def test_a_cut_or_rewritten_tail_is_found_against_a_kept_checkpoint(stack: Stack
     version = int(client.hget(META, "version"))
     assert version == kept.length
     entries = client.xrange(LOG)
-    previous = admin_stub(stack.gateway_targets[0]).ListAdminLog(
+    previous = admin_stub(stack.admin_targets[0]).ListAdminLog(
         pb.ListAdminLogRequest(after_version=version - 2, limit=1), metadata=bearer(stack.admin_key)
     )
     pipe = client.pipeline(transaction=True)
@@ -121,7 +121,7 @@ def test_a_cut_or_rewritten_tail_is_found_against_a_kept_checkpoint(stack: Stack
     assert {u.tenant_id for u in report.unexplained} == {"anchored"}
     assert "no valid receipt" in report.unexplained[0].problem
     with pytest.raises(grpc.RpcError) as refusal:  # no checkpoint vouches for a forged entry
-        admin_stub(stack.gateway_targets[0]).GetAdminLogCheckpoint(
+        admin_stub(stack.admin_targets[0]).GetAdminLogCheckpoint(
             pb.GetAdminLogCheckpointRequest(), metadata=bearer(stack.admin_key)
         )
     assert refusal.value.code() == grpc.StatusCode.FAILED_PRECONDITION

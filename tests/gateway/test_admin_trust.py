@@ -86,7 +86,7 @@ def watch_in_background(target: str, match_id: str, token: str) -> tuple[dict[st
 
 
 def admin(stack: Stack, replica: int = 0) -> Any:
-    return admin_stub(stack.gateway_targets[replica])
+    return admin_stub(stack.admin_targets[replica])
 
 
 # -- item 6: revoked keys -------------------------------------------------------------------------

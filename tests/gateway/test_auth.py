@@ -249,7 +249,7 @@ def test_the_tenants_file_is_read_with_quotas_and_timer(tmp_path: Path) -> None:
 def test_the_dev_overlay_tenants_file_loads() -> None:
     root = Path(__file__).resolve().parents[2]
     tenants = load_tenants(root / "deploy/k8s/overlays/dev/secrets/tenants.json")
-    key = "dev-only-tenant-key-do-not-use-in-production"
+    key = "ghk_dev-only-tenant-key-do-not-use-in-production"  # an API key begins ghk_
     assert tenants["dev"].keys[0].sha256 == hash_key(key)
 
 
@@ -299,3 +299,69 @@ def test_new_keys_differ() -> None:
 
 def test_auditor_scope_reads_raw_events(authenticator: Authenticator) -> None:
     assert authenticator.authenticate(bearer(AUDIT_A), "ReadEvents").scopes == frozenset({AUDITOR})
+
+
+# -- issue 43: admin keys' roles and expiry --------------------------------------------------------
+
+
+def test_an_admin_key_expires_and_says_when(keyring: KeyRing, clock: Clock) -> None:
+    from gateway.admin.keys import key_entry, parse_admin_keys
+
+    key = new_api_key()
+    now_ms = int(clock.now * 1000)
+    entry = key_entry("ops-1", hash_key(key), "write", "stack-admin", now_ms, 3600)
+    authenticator = Authenticator({}, Tokens(keyring.sign, keyring.verify, clock=clock), clock=clock)
+    authenticator.replace_admin_keys(parse_admin_keys({"keys": [entry]}))
+    assert authenticator.authenticate(bearer(key), "CreateTenant").key_id == "ops-1"
+    clock.now += 3600
+    with pytest.raises(AuthError) as caught:
+        authenticator.authenticate(bearer(key), "ListTenants")
+    assert (
+        caught.value.code == grpc.StatusCode.UNAUTHENTICATED and "'ops-1' expired at" in caught.value.message
+    )
+
+
+def test_a_read_admin_key_is_refused_writes_naming_the_role_and_a_file_key_may_expire(
+    keyring: KeyRing, clock: Clock
+) -> None:
+    from gateway.auth import ADMIN_READ_RPCS, parse_operators
+
+    reader, writer = new_api_key(), new_api_key()
+    operators = parse_operators(
+        {
+            "operators": {
+                "keys": [
+                    {"id": "ro", "sha256": hash_key(reader), "scopes": ["admin_read"]},
+                    {
+                        "id": "rw",
+                        "sha256": hash_key(writer),
+                        "scopes": ["admin"],
+                        "expires_ms": 1_000_001_000,
+                    },
+                ]
+            }
+        }
+    )
+    authenticator = Authenticator(
+        {}, Tokens(keyring.sign, keyring.verify, clock=clock), operators, clock=clock
+    )
+    for rpc in ADMIN_READ_RPCS:
+        assert authenticator.authenticate(bearer(reader), rpc).key_id == "ro"
+    with pytest.raises(AuthError) as caught:
+        authenticator.authenticate(bearer(reader), "UpdateTenant")
+    assert caught.value.code == grpc.StatusCode.PERMISSION_DENIED
+    assert (
+        caught.value.message
+        == "UpdateTenant needs an admin key with the role write; the key 'ro' has the role read"
+    )
+    assert authenticator.authenticate(bearer(writer), "UpdateTenant").key_id == "rw"
+    clock.now = 1_000_001.0
+    assert refused(authenticator, bearer(writer), "ListTenants") == grpc.StatusCode.UNAUTHENTICATED
+    with pytest.raises(TenantsError, match="expires_ms"):
+        parse_operators(
+            {
+                "operators": {
+                    "keys": [{"id": "x", "sha256": "a" * 64, "scopes": ["admin"], "expires_ms": "soon"}]
+                }
+            }
+        )

@@ -101,7 +101,7 @@ class TableTimer:
         from guildhall.admin.v1 import admin_pb2, admin_pb2_grpc
 
         self._pb = admin_pb2
-        self._channel = grpc.insecure_channel(stack.gateway_targets[0])
+        self._channel = grpc.insecure_channel(stack.admin_targets[0])
         self._admin = admin_pb2_grpc.AdminServiceStub(self._channel)
         self._auth = [("authorization", f"Bearer {stack.admin_key}")]
 
@@ -548,6 +548,59 @@ def test_refusals_stay_until_dismissed_and_a_resigned_table_of_bots_finishes(
         assert time.monotonic() < deadline, "the bots did not finish the match"
         time.sleep(0.5)
     assert 0 not in tenant.get_view(match_id).winners
+
+
+def test_a_move_is_taken_back_with_the_undo_button_from_the_keyboard(
+    stack: Stack, browser: Any, tenant: Any
+) -> None:
+    """Issue 41: Ann bids in Ys before Bob; her bid revealed nothing, so the decision panel offers
+    Undo, which she presses from the keyboard. Both logs say she took it back (the bid line struck
+    through), she decides again, and once Bob has bid too there is nothing to take back."""
+    ann, bob = Person(browser), Person(browser)
+    try:
+        match_id, link = _open_table(stack, ann, "ys", ["friend"])
+        _join(bob, link, "Bob")
+        rng = random.Random(41)
+        version = int(ann.page.locator("[data-testid=board]").get_attribute("data-version") or 0)
+        assert not ann.page.locator("[data-testid=undo]").count()
+        while int(ann.page.locator("[data-testid=board]").get_attribute("data-version") or 0) == version:
+            _click_a_choice(ann.page, rng)
+            ann.page.wait_for_timeout(100)
+        ann.page.wait_for_selector("[data-testid=undo]", timeout=15_000)
+        assert not bob.page.locator("[data-testid=undo]").count()  # only the mover may take it back
+        violations = _axe(ann.page)
+        assert not violations, violations
+        ann.page.locator("[data-testid=undo]").focus()  # (a redraw keeps the focus on it)
+        ann.page.keyboard.press("Enter")
+        for page in (ann.page, bob.page):
+            page.wait_for_function(
+                "() => document.querySelector('[data-testid=log]')?.innerText"
+                ".includes('Ann takes back their last move')",
+                timeout=15_000,
+            )
+            assert page.locator("[data-testid=log] li.taken-back s").count() >= 1
+        ann.page.wait_for_function(
+            "() => document.querySelector('[data-testid=board]')?.dataset.state === 'my-turn'"
+            " && !document.querySelector('[data-testid=undo]')",
+            timeout=15_000,
+        )
+        view = tenant.get_view(match_id)
+        assert view.active_seats == (0, 1) and view.version == version + 2  # the bid, its take-back
+        # Bob bids and Ann bids again: the bids are revealed, nothing is left to take back.
+        for page in (bob.page, ann.page):
+            before = int(page.locator("[data-testid=board]").get_attribute("data-version") or 0)
+            while (
+                _state(page) == "my-turn"
+                and int(page.locator("[data-testid=board]").get_attribute("data-version") or 0) == before
+            ):
+                _click_a_choice(page, rng)
+                page.wait_for_timeout(100)
+        ann.page.wait_for_timeout(500)
+        assert not ann.page.locator("[data-testid=undo]").count()
+        assert not ann.errors and not bob.errors, ann.errors + bob.errors
+    finally:
+        ann.close()
+        bob.close()
 
 
 def test_a_seat_moves_to_another_device_with_its_resume_link(stack: Stack, browser: Any, tenant: Any) -> None:

@@ -1,7 +1,8 @@
 // A match's live page, as a seat or as a spectator: the board (the game's own, or the fallback),
-// the decision panel and the viewer's hand beside it (both kept in view while the board scrolls),
-// the players, the log, refusals, resign and the end screen; the tab's title and icon say whose
-// turn it is (attention.ts). Every text naming a player uses the names chosen at the table.
+// the decision panel (with Undo while the seat's last move may be taken back) and the viewer's hand
+// beside it (both kept in view while the board scrolls), the players, the log, refusals, resign and
+// the end screen; the tab's title and icon say whose turn it is (attention.ts). Every text naming a
+// player uses the names chosen at the table.
 import { type DecisionChoice, type GuildhallClient, type MatchView, StaleVersion } from "../../src/index.js";
 import { BOARDS } from "../games/index.js";
 import { fallbackBoard } from "../games/fallback.js";
@@ -79,7 +80,13 @@ function refocus(root: HTMLElement, before: Element | null) {
   if (!(before instanceof HTMLElement) || before.isConnected) return;
   const kind = before.dataset.choiceKind ?? before.dataset.kind;
   const id = before.dataset.choiceId ?? before.dataset.id;
-  const same = kind !== undefined ? root.querySelector<HTMLElement>(`[data-choice-kind="${CSS.escape(kind)}"][data-choice-id="${CSS.escape(id ?? "")}"], [data-testid=choice][data-kind="${CSS.escape(kind)}"][data-id="${CSS.escape(id ?? "")}"]`) : null;
+  const testid = before.dataset.testid;
+  const same =
+    kind !== undefined
+      ? root.querySelector<HTMLElement>(`[data-choice-kind="${CSS.escape(kind)}"][data-choice-id="${CSS.escape(id ?? "")}"], [data-testid=choice][data-kind="${CSS.escape(kind)}"][data-id="${CSS.escape(id ?? "")}"]`)
+      : testid // a button of the panel (Undo, Back, I'm back) drawn again
+        ? root.querySelector<HTMLElement>(`[data-testid="${CSS.escape(testid)}"]`)
+        : null;
   const next = same ?? root.querySelector<HTMLElement>("[data-testid=decision] [data-testid=choice]:not([disabled]), [data-testid=back], [data-testid=im-back]");
   next?.focus({ preventScroll: true });
 }
@@ -312,6 +319,12 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
     } else if (!view.finished) {
       decisionBox.append(h("section", { class: "decision waiting", "data-testid": "waiting" }, h("p", {}, asSeat ? status.textContent ?? "" : `Spectating. ${status.textContent ?? ""}`)));
     }
+    // Issue 41: your last move may be taken back until something is revealed or another seat acts.
+    if (asSeat && view.undoAvailable && !view.finished) {
+      const b = button("Undo my last move", () => void undo(), { class: "secondary", "data-testid": "undo", title: "Take back your last move: nothing was revealed and nobody has acted since" });
+      if (sending) b.disabled = true;
+      decisionBox.append(h("p", { class: "undo" }, b));
+    }
     drawPlayers();
     drawAway();
     if (view.finished) {
@@ -346,6 +359,28 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
       return;
     }
     await send(view.legalActions[option.action]);
+  };
+
+  const undo = async () => {
+    if (sending) return;
+    sending = true;
+    draw();
+    try {
+      await client.undo(matchId, { expectedVersion: view.version });
+      view = await client.getView(matchId);
+      walk = null;
+    } catch (error) {
+      refusals.show(error, "Not taken back. ");
+      try {
+        view = await client.getView(matchId);
+      } catch {
+        // the Watch below brings the next view
+      }
+    } finally {
+      sending = false;
+      draw();
+      (decisionBox.querySelector("[data-testid=choice], [data-testid=undo]") as HTMLElement | null)?.focus({ preventScroll: true });
+    }
   };
 
   const send = async (action: unknown) => {
