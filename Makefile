@@ -2,7 +2,7 @@
 #   make test   the whole suite          make demo   one bot match per game, replayed from Redis
 #   make run    the stack in foreground  make bench  the benchmarks         make lint   ruff + mypy
 #   make bench-peers  boardgame.io beside Guildhall   make soak  faults under bot load
-#   make docs   the docs site (var/site)
+#   make docs   the docs site (var/site)   make screenshots  the docs' pictures (docs/images)
 #   make bundle  each game's rules version as a bundle (var/bundles/)
 
 PYTHON ?= python3
@@ -12,7 +12,7 @@ PROTOS := $(shell find protos -name '*.proto')
 # Parallel test workers; each starts its own Redis.
 WORKERS ?= 2
 
-.PHONY: all venv gen web docs chromium debian-tools checkov buf redocly proto-baseline schema-baseline openapi test image image-test demo run backup restore bench bench-quick bench-peers bench-bots bench-botworker lint golden schemas manifests lock clean soak bundle
+.PHONY: all venv gen web docs screenshots chromium debian-tools checkov buf redocly proto-baseline schema-baseline openapi test image image-test demo run backup restore bench bench-quick bench-peers bench-bots bench-botworker lint golden schemas manifests lock clean soak bundle
 all: test
 
 # The server (pyproject.toml) and the Python client (clients/python: its own distribution,
@@ -111,6 +111,13 @@ schema-baseline: gen
 
 test: gen web debian-tools checkov buf redocly
 	$(PY) -m pytest -n $(WORKERS) -q -m "not image"
+
+# Refresh the docs' pictures (docs/images/table/, docs/images/boards/) from the browser tests that
+# take them (tests/web/pictures.py): whole matches played in Chromium, a few minutes. `make test`
+# writes its pictures under var/test-artifacts/web/ and never touches docs/images/.
+screenshots: gen web debian-tools
+	GUILDHALL_SCREENSHOTS=1 $(PY) -m pytest -n $(WORKERS) -q -p no:cacheprovider \
+	  tests/web/test_table.py tests/web/test_boards_a.py tests/web/test_boards_b.py
 
 # The container image (deploy/Dockerfile) with docker or podman, whichever is present; with no
 # registry to pull python:3.11-slim from, on a Debian base built with debootstrap

@@ -113,10 +113,16 @@ async def _names(client: AsyncClient, game: str) -> Names:
     return Names(held.data) if isinstance(held.data, dict) else Names()
 
 
+def _seat_names(view: MatchView) -> dict[int, str]:
+    """Every seat's name as chosen at the table ("" where none: the game's "Player N")."""
+    return dict(enumerate(view.seat_names))
+
+
 def _print_events(update: WatchUpdate, names: Names | None = None, show_all: bool = False) -> None:
-    """The events as a log: described in words, engine bookkeeping only with `show_all`."""
+    """The events as a log: described in words with the table's names, engine bookkeeping only
+    with `show_all`."""
     for event in update.events:
-        line = event_line(event, names, show_all=show_all)
+        line = event_line(event, names, show_all=show_all, seat_names=_seat_names(update.view))
         if line is not None:
             console.print(f"  v{event.version:<5} {line}", markup=False)
 
@@ -298,18 +304,28 @@ async def _choose(current: MatchView, names: Names | None) -> int | str:
     one; else the legal actions numbered."""
     decision = current.decision
     if decision is not None and decision.options and not plain_decision(decision):
-        return await _decide(decision, names, undo=current.undo_available)
+        return await _decide(decision, names, _seat_names(current), undo=current.undo_available)
     for i, action in enumerate(current.legal_actions, 1):
         console.print(f"  {i:>3}. {describe_action(action, names)}", markup=False)
     return await _ask(len(current.legal_actions), undo=current.undo_available)
 
 
-async def _decide(decision: Decision, names: Names | None = None, *, undo: bool = False) -> int | str:
+async def _decide(
+    decision: Decision,
+    names: Names | None = None,
+    seats: dict[int, str] | None = None,
+    *,
+    undo: bool = False,
+) -> int | str:
     """Walk a decision's steps (Ys: which broker, then where): a numbered menu of the next step's
     choices among the options that share the choices so far; a step with one choice is taken
-    without asking; 'b' steps back. The legal action's index once one option is left."""
+    without asking; 'b' steps back. The legal action's index once one option is left. Players
+    are named as chosen at the table (`seats`)."""
+    stands_for = names.stands_for if names else None
     console.print(
-        decision.prompt + (" (the others decide at the same time)" if decision.simultaneous else "")
+        decision.prompt_text(seats, stands_for)
+        + (" (the others decide at the same time)" if decision.simultaneous else ""),
+        markup=False,
     )
     chosen: tuple[Choice, ...] = ()
     while True:
@@ -319,13 +335,16 @@ async def _decide(decision: Decision, names: Names | None = None, *, undo: bool 
             return option.action
         if len(choices) == 1:
             chosen += (choices[0],)
-            console.print(f"  {choices[0].step} {_label(choices[0], names)}", markup=False)
+            console.print(
+                f"  {choices[0].step_text(seats, stands_for)} {_label(choices[0], names, seats)}",
+                markup=False,
+            )
             continue
         steps = {c.step for c in choices}
-        console.print(choices[0].step if len(steps) == 1 else "Choose:", markup=False)
+        console.print(choices[0].step_text(seats, stands_for) if len(steps) == 1 else "Choose:", markup=False)
         for i, c in enumerate(choices, 1):
-            prefix = "" if len(steps) == 1 else f"{c.step} "
-            console.print(f"  {i:>3}. {prefix}{_label(c, names)}", markup=False)
+            prefix = "" if len(steps) == 1 else f"{c.step_text(seats, stands_for)} "
+            console.print(f"  {i:>3}. {prefix}{_label(c, names, seats)}", markup=False)
         answer = await _ask(len(choices), back=bool(chosen), undo=undo and not chosen)
         if answer in ("resign", "undo"):
             return answer
@@ -338,9 +357,12 @@ async def _decide(decision: Decision, names: Names | None = None, *, undo: bool 
         chosen += (choices[answer],)
 
 
-def _label(choice: Choice, names: Names | None) -> str:
-    """A choice's label; one that names nothing by kind gets ids named from the game data."""
-    return choice.label if choice.kind or names is None else names.text(choice.label)
+def _label(choice: Choice, names: Names | None, seats: dict[int, str] | None = None) -> str:
+    """A choice's label with the table's names; one that names nothing by kind gets ids named
+    from the game data."""
+    if choice.kind or names is None:
+        return choice.label_text(seats, names.stands_for if names else None)
+    return names.text(choice.label_text(seats))
 
 
 async def _ask(count: int, *, back: bool = False, undo: bool = False) -> int | str:

@@ -38,6 +38,7 @@ class Names:
         self.kinds: dict[str, dict[str, str]] = {}
         self.by_id: dict[str, str] = {}
         self.field_kinds: dict[str, str] = {}
+        self.seats: dict[tuple[str, str], tuple[int, str]] = {}
         if not document:
             return
         self.game = str(document.get("game_id", ""))
@@ -46,6 +47,10 @@ class Names:
             kind, id_ = str(component["kind"]), str(component["id"])
             self.kinds.setdefault(kind, {})[id_] = str(component["name"])
             seen[id_] = seen.get(id_, 0) + 1
+            values = component.get("values") or {}
+            seat = values.get("seat")
+            if isinstance(seat, int) and not isinstance(seat, bool):
+                self.seats[(kind, id_)] = (seat, str(values.get("seatless", component["name"])))
         for place in document.get("places", ()):  # the board's places: by their kind and as "place"
             id_, name = str(place["id"]), str(place["name"])
             for kind in {str(place["kind"]), "place"}:
@@ -74,6 +79,11 @@ class Names:
 
     def __bool__(self) -> bool:
         return bool(self.kinds)
+
+    def stands_for(self, kind: str, id_: str) -> tuple[int, str] | None:
+        """The seat a component stands for (`values.seat`: Ys's parties) and what it is called
+        when the match has no such seat (`values.seatless`), or None."""
+        return self.seats.get((kind, id_))
 
     def name(self, field: str, value: Any) -> str | None:
         """The name `value` stands for in a field called `field`, or None."""

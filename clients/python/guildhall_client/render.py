@@ -30,15 +30,22 @@ def describe_action(action: Mapping[str, Any], names: Names | None = None) -> st
     return f"{kind.replace('_', ' ')}  {names.fields(action)}".rstrip()
 
 
-def event_line(event: Any, names: Names | None = None, *, show_all: bool = False) -> str | None:
+def event_line(
+    event: Any,
+    names: Names | None = None,
+    *,
+    show_all: bool = False,
+    seat_names: Mapping[int, str] | None = None,
+) -> str | None:
     """An event as a log line: its description's text when the gateway sent one (None for engine
-    bookkeeping unless `show_all`), else the event's type and fields with ids named."""
+    bookkeeping unless `show_all`), players by the names chosen at the table (`seat_names`),
+    else the event's type and fields with ids named."""
     description = getattr(event, "description", None)
     if description is not None and description.text:
         if description.internal and not show_all:
             return None
         if not plain_description(event.type, description):
-            text: str = description.text
+            text: str = description.render(seat_names, names.stands_for if names else None)
             if names is not None and not any(a.kind for a in description.args):
                 text = names.text(text)  # a description that names nothing: ids named from the data
             return text + ("  (bookkeeping)" if description.internal else "")

@@ -8,6 +8,7 @@ beside them for callers that want to validate or store them as they came.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +47,10 @@ class Receipt:
         return cls(r.key_id, r.version, r.head_hash, bytes(r.signature), r.tenant, r.match_id)
 
 
+def _args(args: Iterable[common_pb2.DescriptionArg]) -> tuple[DescriptionArg, ...]:
+    return tuple(DescriptionArg(a.name, a.text, a.kind, a.id) for a in args)
+
+
 @dataclass(frozen=True)
 class DescriptionArg:
     """The value of the slot `{name}` of a description's template: its text, and what it stands
@@ -55,6 +60,37 @@ class DescriptionArg:
     text: str
     kind: str = ""
     id: str = ""
+
+
+# (kind, id) -> (the seat it stands for, what it is called when the match has no such seat):
+# components whose `values.seat` is a number (Ys's parties; Names.stands_for).
+StandsFor = Callable[[str, str], "tuple[int, str] | None"]
+
+
+def fill(
+    text: str,
+    template: str,
+    args: Sequence[DescriptionArg],
+    seat_names: Mapping[int, str] | None = None,
+    stands_for: StandsFor | None = None,
+) -> str:
+    """A text naming players, with the names chosen at the table (docs/clients.md, "Names chosen
+    at the table"): `template`'s `{slots}` filled with `args`, a seat argument by its seat's
+    name, an argument whose component stands for a seat (`stands_for`) by that seat's name, or,
+    when the match has no such seat, by what the component is called then. `seat_names` holds
+    every seat of the match ("" keeps a seat's default text); `text` as it is without names."""
+    if not template or not seat_names:
+        return text
+    out = template
+    for a in args:
+        shown = a.text
+        if a.kind == "seat" and a.id.lstrip("-").isdigit():
+            shown = seat_names.get(int(a.id)) or a.text
+        elif stands_for is not None and a.kind and (found := stands_for(a.kind, a.id)) is not None:
+            seat, seatless = found
+            shown = (seat_names[seat] or a.text) if seat in seat_names else seatless
+        out = out.replace("{" + a.name + "}", shown)
+    return out[:1].upper() + out[1:] if template.startswith("{") else out
 
 
 @dataclass(frozen=True)
@@ -70,30 +106,49 @@ class Description:
 
     @classmethod
     def from_pb(cls, d: common_pb2.Description) -> Description:
-        args = tuple(DescriptionArg(a.name, a.text, a.kind, a.id) for a in d.args)
-        return cls(d.key, d.text, d.template, args, d.internal)
+        return cls(d.key, d.text, d.template, _args(d.args), d.internal)
 
-    def render(self, seat_names: dict[int, str] | None = None) -> str:
+    def render(self, seat_names: Mapping[int, str] | None = None, stands_for: StandsFor | None = None) -> str:
         """The text, with seats named by `seat_names` where given (e.g. "You" for your seat)."""
-        if not seat_names:
-            return self.text
-        text = self.template
-        for a in self.args:
-            shown = a.text
-            if a.kind == "seat" and a.id.lstrip("-").isdigit() and int(a.id) in seat_names:
-                shown = seat_names[int(a.id)]
-            text = text.replace("{" + a.name + "}", shown)
-        return text
+        return fill(self.text, self.template, self.args, seat_names, stands_for)
 
 
 @dataclass(frozen=True)
 class Choice:
-    """One step of a decision's option: the question (`step`) and the answer (`label`)."""
+    """One step of a decision's option: the question (`step`) and the answer (`label`); a step
+    or label that names players has a template with its args (`step_text`, `label_text`)."""
 
     step: str
     label: str
     kind: str = ""
     id: str = ""
+    step_template: str = ""
+    step_args: tuple[DescriptionArg, ...] = ()
+    label_template: str = ""
+    label_args: tuple[DescriptionArg, ...] = ()
+
+    @classmethod
+    def from_pb(cls, c: common_pb2.DecisionChoice) -> Choice:
+        return cls(
+            c.step,
+            c.label,
+            c.kind,
+            c.id,
+            c.step_template,
+            _args(c.step_args),
+            c.label_template,
+            _args(c.label_args),
+        )
+
+    def step_text(
+        self, seat_names: Mapping[int, str] | None = None, stands_for: StandsFor | None = None
+    ) -> str:
+        return fill(self.step, self.step_template, self.step_args, seat_names, stands_for)
+
+    def label_text(
+        self, seat_names: Mapping[int, str] | None = None, stands_for: StandsFor | None = None
+    ) -> str:
+        return fill(self.label, self.label_template, self.label_args, seat_names, stands_for)
 
 
 @dataclass(frozen=True)
@@ -117,14 +172,20 @@ class Decision:
     options: tuple[DecisionOption, ...]
     key: str = ""
     simultaneous: bool = False
+    prompt_template: str = ""
+    prompt_args: tuple[DescriptionArg, ...] = ()
 
     @classmethod
     def from_pb(cls, d: common_pb2.Decision) -> Decision:
         options = tuple(
-            DecisionOption(tuple(Choice(c.step, c.label, c.kind, c.id) for c in o.choices), o.action)
-            for o in d.options
+            DecisionOption(tuple(Choice.from_pb(c) for c in o.choices), o.action) for o in d.options
         )
-        return cls(d.seat, d.prompt, options, d.key, d.simultaneous)
+        return cls(d.seat, d.prompt, options, d.key, d.simultaneous, d.prompt_template, _args(d.prompt_args))
+
+    def prompt_text(
+        self, seat_names: Mapping[int, str] | None = None, stands_for: StandsFor | None = None
+    ) -> str:
+        return fill(self.prompt, self.prompt_template, self.prompt_args, seat_names, stands_for)
 
     def matching(self, chosen: tuple[Choice, ...]) -> list[DecisionOption]:
         """The options whose choices start with `chosen`."""

@@ -110,6 +110,8 @@ class Decision(TypedDict):
     key: NotRequired[str]
     options: list[Option]
     prompt: str
+    prompt_args: NotRequired[list[Arg]]
+    prompt_template: NotRequired[str]
     seat: int
     simultaneous: NotRequired[bool]
 
@@ -135,7 +137,9 @@ class Activate(TypedDict):
 
 
 class Arg(TypedDict):
-    """A named argument of a description: its text, and what it stands for (a seat, a card...)."""
+    """A named argument of a template (a description's, a decision's): its text, and what it
+    stands for (a seat, a card...).
+    """
 
     id: NotRequired[str]
     kind: NotRequired[str]
@@ -229,12 +233,18 @@ class Catalog(TypedDict):
 class Choice(TypedDict):
     """One step of an option: `step` is the question ("Which broker?"), `label` the answer in
     words; `kind` and `id` name what it stands for in the game data (empty for a plain value).
+    A step or label that names players has a template with `{name}` slots for its args (built
+    by `choice`); empty when the text names nobody.
     """
 
     id: NotRequired[str]
     kind: NotRequired[str]
     label: str
+    label_args: NotRequired[list[Arg]]
+    label_template: NotRequired[str]
     step: str
+    step_args: NotRequired[list[Arg]]
+    step_template: NotRequired[str]
 
 
 class Component(TypedDict):
