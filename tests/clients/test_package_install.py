@@ -67,9 +67,12 @@ def _run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProc
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The client's wheel, built from a clean copy of clients/python and the protos (an earlier
-    build, egg-info or the dev venv's generated gen/ cannot leak into it)."""
-    work = tmp_path_factory.mktemp("client-build")
+    return build_client_wheel(tmp_path_factory.mktemp("client-build"))
+
+
+def build_client_wheel(work: Path) -> Path:
+    """The client's wheel, built under `work` from a clean copy of clients/python and the protos
+    (an earlier build, egg-info or the dev venv's generated gen/ cannot leak into it)."""
     source = work / "repo"
     junk = shutil.ignore_patterns("__pycache__", "*.egg-info", "build", "dist")
     shutil.copytree(CLIENT, source / "clients" / "python", ignore=junk)

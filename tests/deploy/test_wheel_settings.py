@@ -39,6 +39,7 @@ from tests.deploy.rendered import (
     http_get,
     render,
 )
+from tests.clients.test_package_install import build_client_wheel
 from tests.deploy.test_wheel import _build_wheel
 
 DOCKERFILE = ROOT / "deploy" / "Dockerfile"
@@ -115,22 +116,35 @@ def reachable_modules(wheel: Path, extras: set[str]) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """The wheel (built from this tree) and the directory it is installed in, with no dependency."""
+def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """The server's and the client's wheels (built from this tree) and the directory both are
+    installed in, with no dependency."""
     work = tmp_path_factory.mktemp("wheel")
     wheel = _build_wheel(work / "dist")
+    client = build_client_wheel(work / "client")  # the image installs both: the bot worker is a client
     target = work / "site"
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--target",
+            str(target),
+            str(wheel),
+            str(client),
+        ],
         check=True,
         capture_output=True,
     )
-    return wheel, target
+    return wheel, client, target
 
 
-def test_the_wheel_holds_every_connect_module_the_gateway_imports(installed: tuple[Path, Path]) -> None:
+def test_the_wheel_holds_every_connect_module_the_gateway_imports(installed: tuple[Path, Path, Path]) -> None:
     """Every `guildhall.*_connect` module a gateway source imports is in the wheel."""
-    wheel, _ = installed
+    wheel, _, _ = installed
     names = set(zipfile.ZipFile(wheel).namelist())
     imported = set()
     for source in (ROOT / "gateway").rglob("*.py"):
@@ -184,10 +198,12 @@ def processes() -> Iterator[list[Process]]:
 
 @pytest.mark.parametrize("archive", ["volume", "s3"])
 def test_the_wheel_serves_as_the_rendered_manifests_configure_it(
-    archive: str, installed: tuple[Path, Path], processes: list[Process], redis_url: str, tmp_path: Path
+    archive: str, installed: tuple[Path, Path, Path], processes: list[Process], redis_url: str, tmp_path: Path
 ) -> None:
-    wheel, target = installed
-    allowed = reachable_modules(wheel, image_extras(DOCKERFILE.read_text()))
+    wheel, client, target = installed
+    allowed = reachable_modules(wheel, image_extras(DOCKERFILE.read_text())) | reachable_modules(
+        client, set()
+    )
     cluster = Rendered(render(components=(S3_ARCHIVE,) if archive == "s3" else ()))
     guard = {
         "PYTHONPATH": str(target),
