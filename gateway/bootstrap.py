@@ -261,7 +261,7 @@ class Gateway:
         # The fan-out (issue 25): a watched match's append brings every watcher's update along.
         from gateway.usecases.views import FAN_OUT_ENV
 
-        matches.watched = hub.watched
+        matches.viewers = hub.viewers
         matches.announce = hub.notify
         matches.appending = hub.appending
         matches.fan_out = os.environ.get(FAN_OUT_ENV, "1") != "0"

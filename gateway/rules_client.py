@@ -14,7 +14,7 @@ import itertools
 import json
 import os
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,10 +97,12 @@ class Accepted:
     # The events as the acting seat sees them, when asked for (return_redacted).
     redacted: tuple[Event, ...] = ()
     # With return_views: the next state's view and legal actions of each seat owing a decision;
-    # with return_every_view, of every seat (legal actions only for those owing a decision).
+    # with return_every_view, of every seat (with `viewers`, of those named) too (legal actions
+    # only for those owing a decision).
     views: tuple[SeatView, ...] = ()
-    # With return_every_view: the events as each seat (None: a spectator) may see them, and the
-    # spectator's view of the next state (None when not asked for).
+    # With return_every_view: the events as each seat (None: a spectator) may see them (with
+    # `viewers`, each viewer named), and the spectator's view of the next state (None when not
+    # asked for).
     shown: dict[int | None, tuple[Event, ...]] | None = None
     spectator_view: bytes | None = None
 
@@ -212,7 +214,7 @@ def _accepted(response: rules_pb2.ValidateResponse) -> Accepted | Rejection:
         _events(accepted.redacted_events),
         tuple(SeatView(v.player, v.view, tuple(v.legal_actions), _decision(v)) for v in accepted.views),
         shown,
-        accepted.spectator_view if shown is not None else None,
+        accepted.spectator_view or None,  # none when not asked for (or no spectator was named)
     )
 
 
@@ -492,9 +494,12 @@ class AsyncRulesClient:
         return_redacted: bool = True,
         return_views: bool = False,
         return_every_view: bool = False,
+        viewers: Collection[int | None] = (),
     ) -> Accepted | Rejection:
         """`return_every_view`: also every seat's and the spectator's events and view (what
-        delivering the action to every watcher needs; Accepted.shown and spectator_view)."""
+        delivering the action to every watcher needs; Accepted.shown and spectator_view).
+        `viewers`: also those viewers' (seats; None: the spectator) events and views, and only
+        theirs (a service older than ValidateRequest.viewers returns every viewer's)."""
         request = rules_pb2.ValidateRequest(
             state=state,
             player=player,
@@ -502,8 +507,11 @@ class AsyncRulesClient:
             return_state=return_state,
             return_redacted=return_redacted,
             return_views=return_views,
-            return_every_view=return_every_view,
+            return_every_view=return_every_view or bool(viewers),
         )
+        if viewers and not return_every_view:
+            request.viewers.seats.extend(sorted(v for v in viewers if v is not None))
+            request.viewers.spectator = None in viewers
         return _accepted(await self._call("validate", request, self._stub.Validate))
 
     async def apply(

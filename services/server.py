@@ -31,7 +31,7 @@ from guildhall.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services import runtime
 from services.kernel import UNKNOWN_ACTION, GameSpec, Rejection, SetupConfig, SetupError, json_schemas
-from services.kernel.present import Decision, Description
+from services.kernel.present import Decision, Description, choice_table
 from services.kernel.spec import clip
 from services.observability import (
     CanonicalLogInterceptor,
@@ -125,39 +125,48 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
         accepted = response.accepted  # filled in place: a message given to a constructor is copied
         accepted.SetInParent()
         # Each event's JSON by the event's id (the events of `result` stay alive meanwhile): a
-        # viewer shown an event unchanged (redaction hands back the event itself) reuses it.
+        # viewer shown an event unchanged (redaction hands back the event itself) reuses it. Each
+        # distinct event shown is described once, by its JSON: a description depends on the event
+        # as received only (services/kernel/present.py), so viewers shown equal events share it.
         encoded: dict[int, bytes] = {}
-        described: dict[int, tuple[Description, Any]] = {}
+        described: dict[bytes, Any] = {}
         for event in result:
             encoded[id(event)] = self.codec.encode_json(event)
             accepted.events.add(type=_tag_of(event), json=encoded[id(event)])
         every = request.return_every_view and request.return_state
-        if every:
-            # One call brings what every watcher needs: no redaction call per seat afterwards.
-            for viewer in (*range(self.spec.seat_count(state)), None):
-                shown = accepted.seat_events.add()
-                self._add_redacted(shown.events, result, viewer, encoded, described)
-                if viewer is not None:
-                    shown.player = viewer
+        seats, spectator = self._viewers(request, state) if every else ((), False)
+        shown_to: dict[int | None, Any] = {}
+        # One call brings what every watcher needs: no redaction call per seat afterwards.
+        for viewer in (*seats, None) if spectator else seats:
+            shown = shown_to[viewer] = accepted.seat_events.add()
+            self._add_redacted(shown.events, result, viewer, encoded, described)
+            if viewer is not None:
+                shown.player = viewer
         if request.return_redacted:
-            if every and 0 <= request.player < len(accepted.seat_events) - 1:
-                accepted.redacted_events.extend(accepted.seat_events[request.player].events)
+            acting = shown_to.get(request.player)
+            if acting is not None:
+                accepted.redacted_events.extend(acting.events)
             else:
                 self._add_redacted(accepted.redacted_events, result, request.player, encoded, described)
         if request.return_state:
             state = self.spec.evolve(state, result)
             accepted.state.CopyFrom(self._pack(state))
             accepted.status.CopyFrom(self._status(state))
-            active = list(accepted.status.active_players)
-            if every:
-                accepted.views.extend(
-                    self._seat_view(state, seat, seat in active)
-                    for seat in range(self.spec.seat_count(state))
-                )
+            active = set(accepted.status.active_players)
+            viewed = sorted(active.union(seats)) if every else sorted(active) if request.return_views else ()
+            accepted.views.extend(self._seat_view(state, seat, seat in active) for seat in viewed)
+            if spectator:
                 accepted.spectator_view = self.codec.encode_json(self.spec.view(state, None))
-            elif request.return_views:
-                accepted.views.extend(self._seat_view(state, seat, True) for seat in active)
         return response
+
+    def _viewers(self, request: Any, state: Any) -> tuple[Sequence[int], bool]:
+        """The seats and whether the spectator a Validate with return_every_view answers for: the
+        viewers the request names (ValidateRequest.viewers), else every one."""
+        count = self.spec.seat_count(state)
+        if not request.HasField("viewers"):
+            return range(count), True
+        named = request.viewers
+        return sorted({seat for seat in named.seats if 0 <= seat < count}), named.spectator
 
     def _add_redacted(
         self,
@@ -165,11 +174,11 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
         events: Sequence[Any],
         viewer: int | None,
         encoded: dict[int, bytes],
-        described: dict[int, tuple[Description, Any]] | None = None,
+        described: dict[bytes, Any],
     ) -> None:
         """Add `events` as `viewer` may see them to the repeated field `target`, each with its
-        description for that viewer. `described`: descriptions already built, by event id, for
-        the events of `events` shown unchanged (they stay alive for the whole call)."""
+        description. `encoded`: the events' JSON by id; `described`: the description messages
+        built so far in this call, by the JSON of the event they describe."""
         describe = self._describe_event
         for event in events:
             shown = self.spec.redact_event(event, viewer)
@@ -177,20 +186,10 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
             added = target.add(type=_tag_of(shown), json=json)
             if describe is None:
                 continue
-            description = describe(shown, viewer)
-            if shown is not event:
-                added.description.CopyFrom(_description_pb(description))
-                continue
-            # The same event shown unchanged to several viewers is usually described alike:
-            # its message is built once and copied (cheaper than building it again).
-            known = described.get(id(event)) if described is not None else None
-            if known is not None and known[0] == description:
-                added.description.CopyFrom(known[1])
-                continue
-            message = _description_pb(description)
+            message = described.get(json)
+            if message is None:
+                message = described[json] = _description_pb(describe(shown, viewer))
             added.description.CopyFrom(message)
-            if described is not None:
-                described[id(event)] = (description, message)
 
     def _seat_view(self, state: Any, seat: int, with_legal_actions: bool) -> Any:
         """A seat's view of the state, with its legal actions when it owes a decision."""
@@ -391,16 +390,19 @@ def _description_pb(description: Description) -> Any:
 
 
 def _fill_decision(target: Any, decision: Decision) -> None:
-    """Fill the Decision message `target` from a kernel Decision, field by field."""
+    """Fill the Decision message `target` from a kernel Decision, field by field: each distinct
+    choice once in `choices`, each option naming its choices by index (common.proto)."""
     target.seat = decision.seat
     target.prompt = decision.prompt
     target.key = decision.key
     target.simultaneous = decision.simultaneous
+    table, paths = choice_table(decision.options)
+    add_choice = target.choices.add
+    for c in table:
+        add_choice(step=c.step, label=c.label, kind=c.kind, id=c.id)
     add_option = target.options.add
-    for option in decision.options:
-        add_choice = add_option(action=option.action).choices.add
-        for c in option.choices:
-            add_choice(step=c.step, label=c.label, kind=c.kind, id=c.id)
+    for option, path in zip(decision.options, paths, strict=True):
+        add_option(action=option.action, choice_indexes=path)
 
 
 def _tag_of(struct: Any) -> str:

@@ -88,12 +88,10 @@ class PlayUseCases(ViewUseCases):
     async def _decide(self, match: Match, seat: int, action: bytes) -> tuple[Match, Accepted | Rejection]:
         client = self._client(match.game)
         # The next seats' views come back too, so their GetView costs no rules call; and when
-        # someone here watches the match, every seat's events and view (the fan-out).
-        every = self._wants_every_view(match.key)
+        # someone here watches the match, the events and views of those watching (the fan-out).
+        viewers = self._watching_here(match.key)
         try:
-            return match, await client.validate(
-                match.state, seat, action, return_views=True, return_every_view=every
-            )
+            return match, await client.validate(match.state, seat, action, return_views=True, viewers=viewers)
         except grpc.aio.AioRpcError as error:
             if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
                 raise
@@ -101,9 +99,7 @@ class PlayUseCases(ViewUseCases):
         _log.info("state of %s made by other rules: replaying", match.key)
         match = await self._replay(replace(match, resigned=frozenset(), ended=False), None)
         self._cache.put(match.key, match)
-        return match, await client.validate(
-            match.state, seat, action, return_views=True, return_every_view=every
-        )
+        return match, await client.validate(match.state, seat, action, return_views=True, viewers=viewers)
 
     def _remember_views(self, match: Match, views: Sequence[SeatView]) -> None:
         """Keep the views Validate returned with the next state, as get_view would make them."""

@@ -28,9 +28,10 @@ FAN_OUT_ENV = "GUILDHALL_FAN_OUT"
 class ViewUseCases(MatchStore):
     """What a seat or a spectator sees: views, watch reads, replay, raw entries."""
 
-    # Wiring sets these: whether a stream of this replica follows a match (WatchHub.watched),
-    # and whether an append's one rules call brings what every watcher needs (the fan-out).
-    watched: Callable[[MatchKey], bool] | None = None
+    # Wiring sets these: the viewers (seats, None: the spectator) whose streams of this replica
+    # follow a match (WatchHub.viewers), and whether an append's one rules call brings what
+    # those watchers need (the fan-out).
+    viewers: Callable[[MatchKey], frozenset[int | None]] | None = None
     fan_out: bool = True
     # Told of each append made here as soon as it is made (WatchHub.notify): this replica's
     # watchers wake without waiting for Redis's notification, which then finds them up to date.
@@ -45,15 +46,19 @@ class ViewUseCases(MatchStore):
         with self.appending(match.key):
             return await super()._append(match, events, **kwargs)
 
-    def _wants_every_view(self, key: MatchKey) -> bool:
-        """Ask Validate for every seat's and the spectator's events and view: only when someone
-        here watches the match (a busy match nobody watches needs only the next seats' views)."""
-        return self.fan_out and self.watched is not None and self.watched(key)
+    def _watching_here(self, key: MatchKey) -> frozenset[int | None]:
+        """The viewers whose events and views Validate should bring along (the fan-out): those
+        with a stream of this replica on the match; none when nobody here watches it (a busy
+        match nobody watches needs only the next seats' views). A viewer whose stream opens
+        meanwhile, or who watches on another replica, costs a rules call when it reads."""
+        if not self.fan_out or self.viewers is None:
+            return frozenset()
+        return self.viewers(key)
 
     def _fan_out(self, before: Match, appended: Appended, actor: str, decision: Accepted) -> None:
-        """Keep what every viewer needs of this append, from the one rules call that decided it:
-        each seat's and the spectator's events and view. This replica's watchers then catch up
-        with no stream read and no rules call (`events_since`, `get_view`)."""
+        """Keep what the viewers watching here need of this append, from the one rules call that
+        decided it: their events and views. They then catch up with no stream read and no rules
+        call (`events_since`, `get_view`)."""
         new = appended.match
         if new is None:
             return

@@ -160,6 +160,30 @@ def single_step(
     return Decision(seat, prompt, tuple(options), key, simultaneous)
 
 
+def choice_table(options: Sequence[Option]) -> tuple[list[Choice], list[list[int]]]:
+    """Every distinct choice of `options` once, in order of first use, and each option's choices
+    as indexes into that list: the shape decisions travel in (a Ys placement lists up to 190
+    options made of a few dozen choices, and one message per step of every option cost more than
+    the game's building of them). `[table[i] for i in path]` gives each option's choices back."""
+    table: list[Choice] = []
+    by_object: dict[int, int] = {}  # games reuse Choice objects: most lookups never hash one
+    by_value: dict[Choice, int] = {}
+    paths = []
+    for option in options:
+        path = []
+        for choice in option.choices:
+            index = by_object.get(id(choice))
+            if index is None:
+                index = by_value.get(choice)
+                if index is None:
+                    index = by_value[choice] = len(table)
+                    table.append(choice)
+                by_object[id(choice)] = index
+            path.append(index)
+        paths.append(path)
+    return table, paths
+
+
 # -- what a game gives ------------------------------------------------------------------------
 
 
@@ -169,7 +193,9 @@ class Presentation:
 
     - `decision(state, seat, legal_actions)`: the seat's decision over exactly those actions
       (the list legal_actions returned, in its order); only called for a seat that owes one.
-    - `describe(event, viewer)`: the event, as that viewer received it, as a log line.
+    - `describe(event, viewer)`: the event, as that viewer received it, as a log line; it depends
+      on the event as received only, so viewers shown equal events get equal descriptions (the
+      rules service describes each distinct event of a call once, whoever else is shown it).
     - `components(catalog)`: kind labels, components, decks and board facts for the game data.
     - `places(catalog)`: the board's places for the game data.
     - `refs`: JSON field -> the kind of id it holds (a component kind, PLACE, a place kind or

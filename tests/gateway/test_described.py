@@ -49,7 +49,7 @@ def test_every_viewer_gets_the_events_described_and_the_seat_to_act_its_decision
 ) -> None:
     async def scenario() -> tuple[Any, dict[Any, list[Any]], Any, Any]:
         async with gateway(url, targets) as matches:
-            matches.watched = lambda key: watched
+            matches.viewers = lambda key: frozenset({0, 1, None}) if watched else frozenset()
             created = await matches.create("acme", NIM, ["ann", "bob"], b"", match_id="d1", seed=SEED)
             outcome = await _play_a_card(matches, created.key)
             seen = {viewer: await matches.events_since(created.key, viewer, 0) for viewer in (0, 1, None)}
@@ -71,7 +71,7 @@ def test_every_viewer_gets_the_events_described_and_the_seat_to_act_its_decision
         assert described[2].key == ("nim.card_dealt_to_you" if viewer == 0 else "nim.card_dealt")
     decision = common_pb2.Decision.FromString(to_act.decision)
     assert decision.seat == 1 and len(decision.options) == len(to_act.legal_actions) > 0
-    taken = [o for o in decision.options if o.choices[0].label == "Take counters"]
+    taken = [o for o in decision.options if decision.choices[o.choice_indexes[0]].label == "Take counters"]
     assert {json.loads(to_act.legal_actions[o.action])["type"] for o in taken} == {"take"}
     assert not waiting.legal_actions and not waiting.decision
 
