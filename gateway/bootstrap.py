@@ -266,6 +266,7 @@ class Gateway:
         matches.appending = hub.appending
         matches.fan_out = os.environ.get(FAN_OUT_ENV, "1") != "0"
         matches.bot_seats = bot_seats  # issue 41: away seats go to the platform's bots
+        matches.inline_choices = config.decision_shape == "both"
         matches.on_ended = lambda key: quotas.release_match(key.tenant, key.match_id)
         matchmaker = Matchmaker(redis, subscriber=subscriber)
         self.matchmaker = matchmaker

@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
+from guildhall.common.v1 import common_pb2
+
 from gateway.domain.match import acting_seat
 from gateway.eventstore.base import MatchKey, NewEvent, StoredEvent
 from gateway.rules_client import Accepted, Event
@@ -23,6 +25,17 @@ from gateway.usecases.store import Appended, Match, MatchStore, decoded, is_game
 # GUILDHALL_FAN_OUT=0 turns the fan-out off (views and events for watchers asked of the rules
 # service per seat, the stream read per watcher): how it was before issue 25, for comparison.
 FAN_OUT_ENV = "GUILDHALL_FAN_OUT"
+
+
+def with_inline_choices(decision: bytes) -> bytes:
+    """A serialized Decision whose options also carry their choices inline (DecisionOption.choices),
+    as clients before issue 45 read them, beside the table they name by index."""
+    message = common_pb2.Decision.FromString(decision)
+    table = message.choices
+    for option in message.options:
+        if option.choice_indexes and not option.choices:
+            option.choices.extend(table[i] for i in option.choice_indexes)
+    return message.SerializeToString()
 
 
 class ViewUseCases(MatchStore):
@@ -39,6 +52,9 @@ class ViewUseCases(MatchStore):
     # Around each append made here (WatchHub.appending): Redis's notification of it, which
     # usually arrives before the append's reply, then costs no check against the stream.
     appending: Callable[[MatchKey], AbstractContextManager[None]] | None = None
+    # DECISION_SHAPE=both: each view's decision also carries every option's choices inline, for
+    # clients that read only the shape before issue 45 (made once per view, kept with it).
+    inline_choices: bool = False
 
     async def _append(self, match: Match, events: list[NewEvent], **kwargs: Any) -> Appended:
         if self.appending is None:
@@ -121,7 +137,7 @@ class ViewUseCases(MatchStore):
             players=match.players,
             resigned=tuple(sorted(match.resigned)),
             bots=match.bots,
-            decision=decision,
+            decision=with_inline_choices(decision) if self.inline_choices and decision else decision,
             away=tuple(sorted(match.away)),
             unclaimed=tuple(sorted(match.unclaimed)),
         )

@@ -165,23 +165,17 @@ def choice_table(options: Sequence[Option]) -> tuple[list[Choice], list[list[int
     as indexes into that list: the shape decisions travel in (a Ys placement lists up to 190
     options made of a few dozen choices, and one message per step of every option cost more than
     the game's building of them). `[table[i] for i in path]` gives each option's choices back."""
-    table: list[Choice] = []
-    by_object: dict[int, int] = {}  # games reuse Choice objects: most lookups never hash one
-    by_value: dict[Choice, int] = {}
+    index: dict[Choice, int] = {}  # insertion-ordered: its keys are the table
     paths = []
     for option in options:
         path = []
         for choice in option.choices:
-            index = by_object.get(id(choice))
-            if index is None:
-                index = by_value.get(choice)
-                if index is None:
-                    index = by_value[choice] = len(table)
-                    table.append(choice)
-                by_object[id(choice)] = index
-            path.append(index)
+            number = index.get(choice)
+            if number is None:
+                number = index[choice] = len(index)
+            path.append(number)
         paths.append(path)
-    return table, paths
+    return list(index), paths
 
 
 # -- what a game gives ------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from gateway.api import wire
 from gateway.domain.describe import describe_gateway_event
 from gateway.domain.match import JSON, TurnTimedOut
 from gateway.eventstore.base import MatchKey
+from gateway.settings import parse_args
 from gateway.usecases import GameMatches
 from tests.gateway.gwcore_support import gateway
 from tests.kernel.toy_game import GAME
@@ -110,3 +111,38 @@ def test_the_wire_carries_the_description_and_the_decision(url: str, targets: di
     message = wire.view_pb(view, key.match_id)
     assert len(message.decision.options) == len(message.legal_actions) > 0
     assert msgspec.json.decode(message.legal_actions[message.decision.options[0].action])
+
+
+@pytest.mark.parametrize("shape", ["table", "both"])
+def test_decision_shape_both_also_carries_each_options_choices_inline(
+    url: str, targets: dict[str, str], shape: str
+) -> None:
+    """Issue 45: a decision lists each distinct choice once and options name theirs by index; with
+    DECISION_SHAPE=both every option also carries its choices inline, as clients read them before,
+    and the two agree."""
+
+    async def scenario() -> Any:
+        async with gateway(url, targets) as matches:
+            matches.inline_choices = shape == "both"
+            created = await matches.create("acme", NIM, ["ann", "bob"], b"", match_id="d3", seed=SEED)
+            await _play_a_card(matches, created.key)
+            return await matches.get_view(created.key, 1)
+
+    decision = common_pb2.Decision.FromString(asyncio.run(scenario()).decision)
+    assert decision.choices and all(o.choice_indexes for o in decision.options)
+    for option in decision.options:
+        if shape == "both":
+            assert list(option.choices) == [decision.choices[i] for i in option.choice_indexes]
+        else:
+            assert not option.choices
+
+
+def test_decision_shape_is_table_or_both(capsys: pytest.CaptureFixture[str]) -> None:
+    assert parse_args([], {"RULES_YS": "h:1"}).decision_shape == "table"
+    assert parse_args([], {"RULES_YS": "h:1", "DECISION_SHAPE": "both"}).decision_shape == "both"
+    with pytest.raises(SystemExit):
+        parse_args([], {"RULES_YS": "h:1", "DECISION_SHAPE": "inline"})
+    assert "DECISION_SHAPE must be table or both, got 'inline'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        parse_args(["--decision-shape", "inline"], {"RULES_YS": "h:1"})
+    assert "invalid choice: 'inline'" in capsys.readouterr().err
