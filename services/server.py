@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import importlib
 import os
+import secrets
 import signal
 import threading
 import time
@@ -478,6 +479,8 @@ class _RaisingContext:
 
 _RAISING = _RaisingContext()
 _SERVICE = "guildhall.rules.v1.RulesService"
+# The initial metadata of a Session stream that names the process answering it (issue 45).
+INSTANCE_METADATA = "guildhall-rules-instance"
 # Session's call kinds: the oneof field, the servicer method, the RPC name for limits and logs.
 _SESSION_CALLS = {
     "setup": "Setup",
@@ -501,6 +504,9 @@ class AsyncRules:
     def __init__(self, servicer: RulesServicer) -> None:
         self.servicer = servicer
         self._log = structlog.get_logger("rpc")
+        # Named in every Session's initial metadata (INSTANCE_METADATA): a caller whose streams
+        # reach this same process sends its calls down one of them, in larger batches.
+        self.instance = secrets.token_hex(8)
 
     def _call(self, rpc: str, request: Any, outcomes: Counter[str] | None = None) -> Any:
         """One call: its response, or _Aborted with the status the caller gets. Logged on its
@@ -568,6 +574,7 @@ class AsyncRules:
         """Answer each request in turn (a batch in one message); a fault answers its call alone.
         A batch logs one line (`rpc` Session, `calls`, and how many of each rpc and outcome)
         instead of one per call: under load a line per call was a tenth of the service's CPU."""
+        await context.send_initial_metadata(((INSTANCE_METADATA, self.instance),))
         async for request in requests:
             if request.batch and request.WhichOneof("call") is None:
                 started = time.perf_counter()
