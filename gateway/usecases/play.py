@@ -48,7 +48,7 @@ from gateway.domain.match import (
 from gateway.domain.timers import AWAY_BOT_KIND, BOT, FORFEIT, POLICIES, timeout_choice
 from gateway.eventstore.async_redis import DUPLICATE, TAKEN
 from gateway.eventstore.base import MatchKey, NewEvent
-from gateway.rules_client import Accepted, Event, SeatView
+from gateway.rules_client import Accepted, Event
 from gateway.usecases.results import ContendedMatch, InvalidRequest, SubmitOutcome
 from gateway.usecases.store import Match
 from gateway.usecases.views import ViewUseCases
@@ -100,17 +100,6 @@ class PlayUseCases(ViewUseCases):
         match = await self._replay(replace(match, resigned=frozenset(), ended=False), None)
         self._cache.put(match.key, match)
         return match, await client.validate(match.state, seat, action, return_views=True, viewers=viewers)
-
-    def _remember_views(self, match: Match, views: Sequence[SeatView]) -> None:
-        """Keep the views Validate returned with the next state, as get_view would make them."""
-        waiting = match.waiting_seats()
-        for seat_view in views:
-            if seat_view.player in waiting:
-                memo_key = (match.key, match.version, match.head, seat_view.player)
-                view = self._match_view(
-                    match, seat_view.player, seat_view.view, list(seat_view.legal_actions), seat_view.decision
-                )
-                self._views.put(memo_key, view)
 
     async def _first_result(
         self, key: MatchKey, seat: int | None, command_id: str, *, actor: str
@@ -186,7 +175,6 @@ class PlayUseCases(ViewUseCases):
                     # A rules service without return_redacted: never show raw events, ask View.
                     _, shown = await self._client(match.game).view(match.state, seat, decision.events)
                 events = appended.out(match.version, actor, shown)
-                self._remember_views(appended.match, decision.views)
                 self._fan_out(match, appended, actor, decision)
                 if returning:
                     await self._bot_leaves(key, seat)

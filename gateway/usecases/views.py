@@ -35,7 +35,8 @@ def with_inline_choices(decision: bytes) -> bytes:
     for option in message.options:
         if option.choice_indexes and not option.choices:
             option.choices.extend(table[i] for i in option.choice_indexes)
-    return message.SerializeToString()
+    serialized: bytes = message.SerializeToString()
+    return serialized
 
 
 class ViewUseCases(MatchStore):
@@ -72,22 +73,22 @@ class ViewUseCases(MatchStore):
         return self.viewers(key)
 
     def _fan_out(self, before: Match, appended: Appended, actor: str, decision: Accepted) -> None:
-        """Keep what the viewers watching here need of this append, from the one rules call that
-        decided it: their events and views. They then catch up with no stream read and no rules
-        call (`events_since`, `get_view`)."""
+        """Keep what viewers need of this append, from the one rules call that decided it: the
+        views it brought (the next seats', and with the fan-out those of the viewers watching
+        here) and the events as each watching viewer sees them. They then catch up with no stream
+        read and no rules call (`events_since`, `get_view`); the next player's GetView too."""
         new = appended.match
         if new is None:
             return
         if self.announce is not None:
             self.announce(new.key, new.version)
-        if decision.shown is None:
-            return
         key, first, last = new.key, before.version + 1, new.version
-        for viewer, shown in decision.shown.items():
-            self._redacted.put(
-                (key, viewer, first, last, new.head), appended.out(before.version, actor, shown)
-            )
-        self._appended.put(key, (first, last, new.head))
+        if decision.shown is not None:
+            for viewer, shown in decision.shown.items():
+                self._redacted.put(
+                    (key, viewer, first, last, new.head), appended.out(before.version, actor, shown)
+                )
+            self._appended.put(key, (first, last, new.head))
         waiting = new.waiting_seats()
         for seat_view in decision.views:
             seat = seat_view.player
