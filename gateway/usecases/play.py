@@ -90,8 +90,13 @@ class PlayUseCases(ViewUseCases):
         # The next seats' views come back too, so their GetView costs no rules call; and when
         # someone here watches the match, the events and views of those watching (the fan-out).
         viewers = self._watching_here(match.key)
+        # The acting seat's own events come among the viewers' when it watches here (its Play
+        # stream): not asked for twice.
+        redacted = seat not in viewers
         try:
-            return match, await client.validate(match.state, seat, action, return_views=True, viewers=viewers)
+            return match, await client.validate(
+                match.state, seat, action, return_redacted=redacted, return_views=True, viewers=viewers
+            )
         except grpc.aio.AioRpcError as error:
             if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
                 raise
@@ -99,7 +104,9 @@ class PlayUseCases(ViewUseCases):
         _log.info("state of %s made by other rules: replaying", match.key)
         match = await self._replay(replace(match, resigned=frozenset(), ended=False), None)
         self._cache.put(match.key, match)
-        return match, await client.validate(match.state, seat, action, return_views=True, viewers=viewers)
+        return match, await client.validate(
+            match.state, seat, action, return_redacted=redacted, return_views=True, viewers=viewers
+        )
 
     async def _first_result(
         self, key: MatchKey, seat: int | None, command_id: str, *, actor: str
@@ -170,8 +177,8 @@ class PlayUseCases(ViewUseCases):
             )
             status = appended.status
             if appended.match is not None:
-                shown: Sequence[Event] = decision.redacted
-                if decision.events and not decision.redacted:
+                shown: Sequence[Event] = decision.redacted or (decision.shown or {}).get(seat, ())
+                if decision.events and not shown:
                     # A rules service without return_redacted: never show raw events, ask View.
                     _, shown = await self._client(match.game).view(match.state, seat, decision.events)
                 events = appended.out(match.version, actor, shown)
