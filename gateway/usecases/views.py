@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from guildhall.common.v1 import common_pb2
@@ -58,9 +58,10 @@ class ViewUseCases(MatchStore):
     inline_choices: bool = False
 
     async def _append(self, match: Match, events: list[NewEvent], **kwargs: Any) -> Appended:
-        if self.appending is None:
-            return await super()._append(match, events, **kwargs)
-        with self.appending(match.key):
+        # In flight here for the block: Redis's notification of it does not drop the state it was
+        # decided on (observe_append), nor cost a check against the stream (WatchHub.appending).
+        hub = self.appending(match.key) if self.appending is not None else nullcontext()
+        with self._appending_to(match.key), hub:
             return await super()._append(match, events, **kwargs)
 
     def _watching_here(self, key: MatchKey) -> frozenset[int | None]:

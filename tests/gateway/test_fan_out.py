@@ -263,3 +263,42 @@ def test_a_viewer_not_named_gets_its_update_from_a_rules_call(url: str, targets:
     # Seat 1's view and events came with the Validate: no call. Seat 0 (which acted, and does not
     # act next) and the spectator were not named: a View for each one's view and events.
     assert calls == Counter({"view": 4})
+
+
+def test_the_notification_of_an_own_append_does_not_drop_the_state_it_was_decided_on(
+    url: str, targets: dict[str, str]
+) -> None:
+    """Issue 45: Redis's notification of an append usually arrives before the append's answer.
+    It used to drop the cached state then, so the match's next load (another seat acting
+    meanwhile) read the snapshot and folded the events after it through the rules service. While
+    this replica's append is in flight the notification leaves the cache alone; the append's answer
+    sets it. Another replica's append still drops it."""
+
+    async def scenario() -> tuple[Counter[str], Counter[str]]:
+        async with gateway(url, targets) as matches:
+            created = await matches.create("acme", NIM, ["ann", "bob"], b"", match_id="f5", seed=SEED)
+            key = created.key
+            real = matches.store
+            append = real.append
+            before = (await matches.get_view(key, None)).version
+
+            async def notified_first(*args: Any, **kwargs: Any) -> Any:
+                matches.observe_append(key, before + 1)  # Redis's notification, ahead of the answer
+                await matches.get_view(key, 1)  # the other seat looks meanwhile
+                return await append(*args, **kwargs)
+
+            real.append = notified_first  # type: ignore[method-assign]
+            _, store = _count(matches)
+            await _play_a_card(matches, key, "c1")
+            await matches.get_view(key, 0)
+            own = Counter(store.calls)
+            store.calls.clear()
+            real.append = append  # type: ignore[method-assign]
+            version = (await matches.get_view(key, None)).version
+            matches.observe_append(key, version + 1)  # another replica's append: the state is stale
+            await matches.get_view(key, 0)
+            return own, store.calls
+
+    own, other = asyncio.run(scenario())
+    assert own["load"] == 0  # the state decided on stayed cached, then the append's replaced it
+    assert other["load"] == 1
