@@ -1,6 +1,7 @@
 """The same-run A/B of issue 45's CPU targets: this tree against another commit (main by default),
-the busy Play load at 32 matches (`benchmarks/play32.py`: a fresh stack, 2 s warm-up) run in one
-tree then the other, pair after pair, so both sides see the same machine.
+the busy Play load at 32 matches (`benchmarks/play32.py`: a fresh stack, 2 s warm-up; `--matches`
+for another size) run in one tree then the other, pair after pair, so both sides see the same
+machine.
 
     python -m benchmarks.ab_play                        # against main: 3 pairs, 8 s, Rattus Cartus and Ys
     python -m benchmarks.ab_play --base 62a7b77 --pairs 5 --seconds 10 --games ys
@@ -8,9 +9,9 @@ tree then the other, pair after pair, so both sides see the same machine.
 The base commit is exported once (`git archive`) into var/ab/<commit>/ with its gRPC code
 generated there (the Makefile's protoc commands, with this venv's grpc_tools). Each run is a
 process of its own with its tree first on the path, so the stack it starts (rules service,
-gateway) runs that tree's code. Printed per game: each run's accepted actions/s, p99 and CPU per
-accepted action of the gateway, the rules service and Redis (ms, from /proc over the measured
-window), the medians of each side, and this tree's ratio to the base in each pair. The CPU per
+gateway) runs that tree's code. Printed per game: each run's accepted actions/s, p50, p99 and
+CPU per accepted action of the gateway, the rules service and Redis (ms, from /proc over the
+measured window), the medians of each side, and this tree's ratio to the base in each pair. The CPU per
 action is the figure to read on a shared machine: it moves far less with the load of other work
 than the rate or the latencies do (docs/performance.md, round 7).
 """
@@ -67,11 +68,13 @@ def export(base: str) -> Path:
     return tree
 
 
-def run_once(tree: Path, game: str, seconds: float) -> dict[str, Any]:
-    """One 32-match Play load on a fresh stack of `tree` (play32.py's JSON line)."""
+def run_once(tree: Path, game: str, seconds: float, matches: int) -> dict[str, Any]:
+    """One busy Play load on a fresh stack of `tree` (play32.py's JSON line)."""
     env = os.environ | {"PYTHONPATH": f"{tree}{os.pathsep}{tree / 'gen'}"}
     done = subprocess.run(
-        [sys.executable, str(tree / "benchmarks" / "play32.py"), str(seconds), game],
+        # This tree's script in both: it imports the load (benchmarks.bench_play) from the tree
+        # first on the path, so each side drives its own stack its own way.
+        [sys.executable, str(ROOT / "benchmarks" / "play32.py"), str(seconds), game, str(matches)],
         cwd=tree, env=env, capture_output=True, text=True, check=False,
     )  # fmt: skip
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
@@ -85,24 +88,24 @@ def _ms(result: dict[str, Any], process: str) -> float:
     return float(result["cpu_per_action"].get(process, 0.0)) * 1e3
 
 
-def report(game: str, runs: list[dict[str, dict[str, Any]]]) -> None:
+def report(game: str, matches: int, runs: list[dict[str, dict[str, Any]]]) -> None:
     """Every run, each side's medians, and this tree's ratio to the base in each pair."""
-    print(f"\n{game}, 32 busy matches, Play stream: CPU per accepted action (ms)")
-    print(
-        f"{'pair':>4} {'side':>5} {'actions/s':>9} {'p99 ms':>7} " + " ".join(f"{p:>13}" for p in PROCESSES)
-    )
+    print(f"\n{game}, {matches} busy matches, Play stream: CPU per accepted action (ms)")
+    head = f"{'pair':>4} {'side':>5} {'actions/s':>9} {'p50 ms':>7} {'p99 ms':>7} "
+    print(head + " ".join(f"{p:>13}" for p in PROCESSES))
     for number, pair in enumerate(runs, 1):
         for side in ("base", "this"):
             r = pair[side]
             cpu = " ".join(f"{_ms(r, p):13.3f}" for p in PROCESSES)
-            print(f"{number:>4} {side:>5} {r['rate']:9.0f} {r['p99_ms']:7.1f} {cpu}")
+            print(f"{number:>4} {side:>5} {r['rate']:9.0f} {r['p50_ms']:7.1f} {r['p99_ms']:7.1f} {cpu}")
     for side in ("base", "this"):
         medians = ", ".join(
             f"{p} {statistics.median(_ms(pair[side], p) for pair in runs):.3f}" for p in PROCESSES
         )
         rate = statistics.median(pair[side]["rate"] for pair in runs)
         print(f"median, {side}: {medians} ms; {rate:,.0f} actions/s")
-    for name, of in (("actions/s", lambda r: r["rate"]), *((p, lambda r, p=p: _ms(r, p)) for p in PROCESSES)):
+    measures = (("actions/s", lambda r: r["rate"]), ("p50", lambda r: r["p50_ms"]))
+    for name, of in (*measures, *((p, lambda r, p=p: _ms(r, p)) for p in PROCESSES)):
         ratios = [of(pair["this"]) / of(pair["base"]) for pair in runs if of(pair["base"])]
         shown = ", ".join(f"{x:.2f}" for x in ratios)
         print(f"this / base, {name}: {shown} (median {statistics.median(ratios):.2f}, {len(ratios)} pairs)")
@@ -116,6 +119,7 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=8.0, help="measured window of each run")
     parser.add_argument("--games", nargs="*", default=["rattus_cartus", "ys"])
+    parser.add_argument("--matches", type=int, default=32, help="busy matches (32: the targets')")
     args = parser.parse_args()
     base = export(args.base)
     for game in args.games:
@@ -124,13 +128,16 @@ def main() -> None:
             # Alternate which side goes first: a load that rises or falls over a pair then favours
             # neither side.
             order = ("base", "this") if number % 2 == 0 else ("this", "base")
-            pair = {side: run_once(base if side == "base" else ROOT, game, args.seconds) for side in order}
+            pair = {
+                side: run_once(base if side == "base" else ROOT, game, args.seconds, args.matches)
+                for side in order
+            }
             runs.append(pair)
             print(f"{game} pair {number + 1}: " + ", ".join(
                 f"{side} {pair[side]['rate']:,.0f}/s gateway {_ms(pair[side], 'gateway-0'):.3f} ms "
                 f"rules {_ms(pair[side], 'rules service'):.3f} ms" for side in ("base", "this")
             ), flush=True)  # fmt: skip
-        report(game, runs)
+        report(game, args.matches, runs)
 
 
 if __name__ == "__main__":
