@@ -3,6 +3,7 @@
 #   make run    the stack in foreground  make bench  the benchmarks         make lint   ruff + mypy
 #   make bench-peers  boardgame.io beside Guildhall   make soak  faults under bot load
 #   make docs   the docs site (var/site)
+#   make bundle  each game's rules version as a bundle (var/bundles/)
 
 PYTHON ?= python3
 VENV   := .venv
@@ -11,7 +12,7 @@ PROTOS := $(shell find protos -name '*.proto')
 # Parallel test workers; each starts its own Redis.
 WORKERS ?= 2
 
-.PHONY: all venv gen web docs chromium debian-tools checkov buf redocly proto-baseline schema-baseline openapi test image image-test demo run bench bench-quick bench-peers lint golden schemas manifests lock clean soak
+.PHONY: all venv gen web docs chromium debian-tools checkov buf redocly proto-baseline schema-baseline openapi test image image-test demo run backup restore bench bench-quick bench-peers lint golden schemas manifests lock clean soak bundle
 all: test
 
 venv: $(VENV)/.installed
@@ -50,9 +51,10 @@ $(WEB)/dist/.stamp: $(VENV)/.installed $(WEB)/package.json $(WEB)/package-lock.j
 	touch $@
 
 # Debian packages the tests use, installed when missing: chromium for the browser tests
-# (tests/web), prometheus for promtool (the alert rules' tests, tests/deploy/test_monitoring.py).
+# (tests/web), prometheus for promtool (the alert rules' tests, tests/deploy/test_monitoring.py),
+# prometheus-redis-exporter for the Redis alerts' series (tests/deploy/test_redis_exporter.py).
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEBIAN_TOOLS := chromium:chromium promtool:prometheus
+DEBIAN_TOOLS := chromium:chromium promtool:prometheus prometheus-redis-exporter:prometheus-redis-exporter
 debian-tools:
 	@missing=$$(for pair in $(DEBIAN_TOOLS); do command -v $${pair%%:*} >/dev/null || echo $${pair#*:}; done); \
 	if [ -n "$$missing" ]; then $(SUDO) apt-get update -qq && \
@@ -119,6 +121,16 @@ demo: gen
 run: gen web
 	$(PY) -m devstack.stack
 
+# Issue 43: back up Redis (REDIS_URL; REDIS_CLUSTER=1 for a cluster) and the archive (ARCHIVE_DIR
+# or ARCHIVE_S3_BUCKET) into BACKUP, a new directory, and verify it; restore a BACKUP into a fresh
+# Redis and archive, then verify them (docs/deploy.md, "Back up and restore").
+BACKUP ?= var/backups/$(shell date -u +%Y%m%dT%H%M%SZ)
+backup: gen
+	$(PY) -m gateway.backup create $(BACKUP)
+restore: gen
+	@test -d "$(BACKUP)" || { echo "make restore BACKUP=<a backup directory> REDIS_URL=<a fresh Redis>"; exit 2; }
+	$(PY) -m gateway.backup restore $(BACKUP)
+
 # Every benchmark section, figures beside same-run baselines: bench/results.{json,md}.
 bench: gen
 	$(PY) -m benchmarks.run
@@ -136,10 +148,21 @@ bench-peers: gen
 # SOAK_SECONDS bounds the play; the report goes to var/soak/report.md. CLUSTER=1: the store on a
 # local Redis Cluster, with primaries killed and stalled past their failover (acknowledged
 # receipts checked for forks; spectator delays on the other replica).
+# VERSION_SWITCH=1: version B of every game beside A, the current version switched, rolled back
+# and switched again under load (issue 40, soak/versions.py).
 SOAK_SECONDS ?= 300
 CLUSTER ?= 0
+VERSION_SWITCH ?= 0
 soak: gen
-	$(PY) -m soak --duration $(SOAK_SECONDS) $(if $(filter 1,$(CLUSTER)),--cluster)
+	$(PY) -m soak --duration $(SOAK_SECONDS) $(if $(filter 1,$(CLUSTER)),--cluster) \
+	  $(if $(filter 1,$(VERSION_SWITCH)),--version-switch)
+
+# Rules bundles (issue 40, docs/versions.md): each game's rules version as the zip that re-executes
+# its matches once it is retired, in var/bundles/. GAME=<id> for one game; DATA=<file> with GAME:
+# that game played with a replacement data file (another version).
+bundle: gen
+	$(PY) -m services.bundles build --out var/bundles $(if $(GAME),--game $(GAME)) \
+	  $(if $(DATA),--data $(GAME)=$(DATA))
 
 lint: gen buf
 	$(BUF) lint

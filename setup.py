@@ -16,6 +16,8 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
+# The protos whose services the gateway serves over Connect (the Makefile's `gen` names the same).
+CONNECT_PROTOS = ("guildhall/gateway/v1/gateway.proto", "guildhall/admin/v1/admin.proto")
 
 
 class BuildWithProtos(build_py):  # type: ignore[misc]
@@ -36,14 +38,14 @@ class BuildWithProtos(build_py):  # type: ignore[misc]
         descriptors = f"--descriptor_set_out={out}/guildhall/descriptors.binpb"
         if protoc.main([*args[:3], "--include_imports", "--include_source_info", descriptors, *protos]) != 0:
             raise SystemExit("protoc failed to write the descriptor set")
-        # The gateway's Connect (HTTP) service: protoc-gen-connect-python, a build requirement.
+        # The Connect (HTTP) modules of the services the gateway serves (gateway/api/connect.py);
+        # protoc-gen-connect-python is a build requirement.
         plugin = shutil.which("protoc-gen-connect-python") or str(
             Path(sys.executable).parent / "protoc-gen-connect-python"
         )
         connect = [f"-I{ROOT / 'protos'}", f"-I{include}", f"--plugin=protoc-gen-connect-python={plugin}"]
-        gateway = "guildhall/gateway/v1/gateway.proto"
-        if protoc.main(["protoc", *connect, f"--connect-python_out={out}", gateway]) != 0:
-            raise SystemExit("protoc failed to generate the Connect module (protoc-gen-connect-python)")
+        if protoc.main(["protoc", *connect, f"--connect-python_out={out}", *CONNECT_PROTOS]) != 0:
+            raise SystemExit("protoc failed to generate the Connect modules (protoc-gen-connect-python)")
 
 
 setup(cmdclass={"build_py": BuildWithProtos})

@@ -1,7 +1,8 @@
 """Rules figures per game, in process and over gRPC, each beside a baseline of the same run.
 
 For each registered game:
-  - validate+apply per action, p50 and p99, replaying the decisions of recorded playouts;
+  - validate+apply per action, p50 and p99, replaying the decisions of recorded playouts, and
+    beside it the undo decision Validate adds for the same actions (GameSpec.may_take_back);
   - random-playout actions per second (legal_actions + validate + apply), per core;
   - the encoded state's size at the end of a game with the most players;
   - a full-match replay (fold every event from the opening), in process;
@@ -70,19 +71,27 @@ def bench_game(report: Report, spec: GameSpec[Any], playouts: int) -> None:
     )
 
     samples: list[float] = []
+    undo: list[float] = []  # Validate's undo decision (Accepted.undoable) for the same actions
     final = None
     for seed in range(10_000, 10_000 + max(1, playouts // 2)):
         playout = random_playout(spec, players, seed)
         state = spec.start(playout.config)
         for step in playout.steps:
             t0 = time.perf_counter()
-            spec.evolve(state, spec.decide(state, step.player, step.action))  # type: ignore[arg-type]
-            samples.append(time.perf_counter() - t0)
+            after = spec.evolve(state, spec.decide(state, step.player, step.action))  # type: ignore[arg-type]
+            t1 = time.perf_counter()
+            spec.may_take_back(state, step.player, step.action, step.events, after)
+            undo.append(time.perf_counter() - t1)
+            samples.append(t1 - t0)
             state = spec.evolve(state, step.events)
         final = playout
     p50, p99 = percentiles(samples)
     report.add(Figure(SECTION, f"{game}: validate+apply p50", p50 * 1e6, "µs", note=f"{players} players"))
     report.add(Figure(SECTION, f"{game}: validate+apply p99", p99 * 1e6, "µs", note=f"{players} players"))
+    report.add(
+        Figure(SECTION, f"{game}: may this be undone? p50", percentiles(undo)[0] * 1e6, "µs",
+               "validate+apply p50", p50 * 1e6, "kernel + the game's UndoRule, once per accepted action")
+    )  # fmt: skip
     assert final is not None
     events = [e for step in final.steps for e in step.events]
     report.add(

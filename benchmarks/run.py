@@ -13,7 +13,8 @@ REDIS_WAIT_REPLICAS=1, as production runs, beside one Redis in the same run), pe
 (boardgame.io in memory and on files beside Guildhall's Play stream and unary path, `make
 bench-peers`; skipped, saying so, where node is not installed), memory (the gateway's RSS and
 Redis's bytes per live match at 1,000 and 10,000 live matches, 200 and 1,000 with --quick, and
-the gateway's cached bytes per cached match).
+the gateway's cached bytes per cached match), backup (a snapshot taken and restored, beside DUMP and
+RESTORE of the same keys by Redis alone).
 
 Usage: python -m benchmarks.run [--quick] [--sections rules eventstore ...]
 """
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import (
+    bench_backup,
     bench_cluster,
     bench_eventstore,
     bench_memory,
@@ -44,6 +46,7 @@ from services.runtime import tune_gc
 
 SECTIONS = (
     "rules", "eventstore", "path", "capacity", "webhooks", "verify", "play", "cluster", "peers", "memory",
+    "backup",
 )  # fmt: skip
 # The whole path is measured with this game: the issue's figures were taken with it.
 PATH_GAME, PATH_PLAYERS = "rattus_cartus", 2
@@ -76,6 +79,8 @@ def main() -> None:
             bench_rules.run(report, list(GAMES), args.quick)
         elif section == "verify":
             bench_verify.run(report, args.quick)
+        elif section == "backup":  # its own Redis servers (a source, two fresh targets)
+            bench_backup.run(report, args.quick)
         elif section == "eventstore":
             with redis_server_process(appendonly=True) as url:
                 bench_eventstore.run(report, url, 0.5 if args.quick else 3.0)

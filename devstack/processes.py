@@ -121,6 +121,7 @@ class ManagedProcess:
     """
 
     name = "process"
+    cwd = ROOT  # where it runs (a rules service of another build runs in that build's tree)
 
     def __init__(self, log_path: Path | None, env: Mapping[str, str] | None = None) -> None:
         self.log_path = log_path
@@ -163,7 +164,7 @@ class ManagedProcess:
             stdout=out,
             stderr=subprocess.STDOUT if out is not None else None,
             env=self.environment(),
-            cwd=ROOT,
+            cwd=self.cwd,
         )
         self.starts += 1
 
@@ -361,7 +362,9 @@ class _GrpcProcess(ManagedProcess):
 
 
 class RulesProcess(_GrpcProcess):
-    """`python -m services.<game>` on a fixed loopback port (its log: `<log_dir>/rules-<game>.log`)."""
+    """`python -m services.<game>` on a fixed loopback port (its log: `<log_dir>/<name>.log`,
+    `rules-<game>` by default). `source`: the directory holding the `services` package to run,
+    another build of the rules (devstack/versions.py; issue 40), this checkout by default."""
 
     def __init__(
         self,
@@ -371,11 +374,15 @@ class RulesProcess(_GrpcProcess):
         port: int | None = None,
         log_level: str | None = None,
         env: Mapping[str, str] | None = None,
+        source: Path | None = None,
+        name: str | None = None,
     ) -> None:
-        super().__init__(log_dir / f"rules-{game}.log" if log_dir is not None else None, env, port)
+        self.name = name or f"rules-{game}"
+        super().__init__(log_dir / f"{self.name}.log" if log_dir is not None else None, env, port)
         self.game = game
-        self.name = f"rules-{game}"
         self.log_level = log_level
+        if source is not None:
+            self.cwd = source.resolve()
 
     def command(self) -> list[str]:
         level = ["--log-level", self.log_level] if self.log_level else []
@@ -422,7 +429,36 @@ class BotWorkerProcess(_ConfiguredProcess):
 
 
 class GatewayProcess(_ConfiguredProcess):
-    """`python -m gateway` (REDIS_URL, RULES_<GAME>, SIGNING_KEYS_DIR, TENANTS_FILE, ...)."""
+    """`python -m gateway` (REDIS_URL, RULES_<GAME>, SIGNING_KEYS_DIR, TENANTS_FILE, ...), its
+    admin listener (issue 43: AdminService, gRPC and Connect) on a port of its own too."""
 
     module = "gateway"
     defaults = {"METRICS_PORT": "0"}
+
+    def __init__(
+        self, name: str, log_dir: Path | None, env: Mapping[str, str], *, port: int | None = None
+    ) -> None:
+        super().__init__(name, log_dir, env, port=port)
+        self._chosen = (port is None, not env.get("ADMIN_PORT"))  # ports picked here, not given
+        self.admin_port = int(env.get("ADMIN_PORT") or free_port())
+
+    @property
+    def admin_target(self) -> str:
+        return f"127.0.0.1:{self.admin_port}"
+
+    def wait_ready(self, timeout_s: float = 30.0) -> None:
+        """A port picked here that another server took between the pick and the gateway's bind (a
+        parallel test run's) is picked again, twice at most; a port given is not."""
+        for attempt in range(3):
+            try:
+                super().wait_ready(timeout_s)
+                return
+            except ProcessError as error:
+                if "Address already in use" not in str(error) or attempt == 2 or not any(self._chosen):
+                    raise
+            self.port = free_port() if self._chosen[0] else self.port
+            self.admin_port = free_port() if self._chosen[1] else self.admin_port
+            self.spawn()
+
+    def environment(self) -> dict[str, str]:
+        return {**super().environment(), "ADMIN_PORT": str(self.admin_port)}

@@ -110,6 +110,7 @@ class Stack:
         self._cluster_primaries = cluster_primaries
         self.redis_url = ""
         self.rules: dict[str, RulesProcess] = {}
+        self.more_rules: list[RulesProcess] = []  # other rules versions beside them (add_rules)
         self.gateways: list[GatewayProcess] = []
         self.api_key = ""  # the local tenant's, when `tenants` is None
         # Issue 32: the local tenant's publishable key (the web table's, served at /config.json).
@@ -179,9 +180,15 @@ class Stack:
         return [gateway.target for gateway in self.gateways]
 
     @property
+    def admin_targets(self) -> list[str]:
+        """Each replica's admin listener (issue 43: AdminService is not on the public port)."""
+        return [gateway.admin_target for gateway in self.gateways]
+
+    @property
     def processes(self) -> dict[str, ManagedProcess]:
         """Every child process of the stack: rules services by game, `gateway-<n>`, `redis`."""
         found: dict[str, ManagedProcess] = {**self.rules}
+        found.update((rules.name, rules) for rules in self.more_rules)
         found.update((gateway.name, gateway) for gateway in self.gateways)
         found.update((worker.name, worker) for worker in self.bot_workers)
         if self.redis is not None:
@@ -309,6 +316,24 @@ class Stack:
             }
         return {"tenants": tenants}
 
+    def add_rules(
+        self, game: str, source: Path | None = None, env: Mapping[str, str] | None = None
+    ) -> RulesProcess:
+        """Another rules service of `game` beside the stack's, started (issue 40: another version,
+        `source` another build: devstack/versions.py; `env` e.g. GAME_DATA). The gateways do not
+        know it until it is registered (guildhall admin rules add-target) or configured."""
+        process = RulesProcess(
+            game,
+            self._log_dir,
+            log_level=self._log_level,
+            env=env,
+            source=source,
+            name=f"rules-{game}-{len(self.more_rules) + 2}",
+        )
+        self.more_rules.append(process)
+        process.start(self._timeout)
+        return process
+
     def stop_gateway(self, replica: int = 0, *, kill: bool = False) -> None:
         """SIGTERM (the replica drains and ends its streams) or SIGKILL (connections just drop)."""
         if kill:
@@ -322,7 +347,7 @@ class Stack:
 
     def close(self) -> None:
         # Gateways first: they stop taking calls before the rules services they call go away.
-        for group in (self.bot_workers, self.gateways, list(self.rules.values())):
+        for group in (self.bot_workers, self.gateways, [*self.rules.values(), *self.more_rules]):
             for process in group:
                 process.terminate()
             for process in group:
@@ -416,6 +441,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     web = Path(__file__).resolve().parents[1] / "clients" / "web" / "dist"  # `make web` builds it
     http_env = {
         "HTTP_PORT": str(http_port),
+        # Issue 43: the admin listener, on its default port unless --any-ports.
+        "ADMIN_PORT": str(processes.free_port() if args.any_ports else 50052),
         **({"WEB_DIR": str(web)} if (web / "index.html").is_file() else {}),
     }
     # Every process logs to its own file (a line per RPC, and the bot worker polls every second):
@@ -437,6 +464,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(
             f"Gateway at {stack.gateway_targets[0]}; tenant {LOCAL_TENANT!r}, API key {stack.api_key}\n"
             f"  e.g. GUILDHALL_TARGET={stack.gateway_targets[0]} GUILDHALL_API_KEY=<that key> guildhall ...",
+            file=sys.stderr,
+        )
+        print(
+            f"Admin API at {stack.admin_targets[0]} (gRPC and Connect); admin key {stack.admin_key}\n"
+            f"  e.g. GUILDHALL_TARGET={stack.admin_targets[0]} GUILDHALL_API_KEY=<that key> "
+            "guildhall admin tenants",
             file=sys.stderr,
         )
         print(

@@ -9,7 +9,7 @@ from gateway.auth import TenantsError
 from gateway.bootstrap import serve
 from gateway.settings import parse_args
 from gateway.signing import KeyRingError
-from services import runtime
+from services import runtime, tracing
 from services.observability import configure_logging
 from services.runtime import RuntimeSettingError
 from services.server import EXIT_WITH_PARENT_ENV
@@ -18,8 +18,9 @@ from services.server import EXIT_WITH_PARENT_ENV
 def main(argv: list[str] | None = None) -> int:
     config = parse_args(argv)
     try:
+        tracing.configure("gateway")  # before logging: log lines then carry trace ids
         configure_logging("gateway", config.log_level)
-    except ValueError as exc:
+    except ValueError as exc:  # a bad LOG_LEVEL or OTEL_* setting
         print(f"python -m gateway: {exc}", file=sys.stderr)
         return 2
     supervisor = os.environ.get(EXIT_WITH_PARENT_ENV)

@@ -12,10 +12,8 @@ and audit read archived matches from the blob (`load`).
 Archive stores are behind one port: `DirectoryArchive` (a local directory, the default) and
 `S3Archive` (any S3-compatible bucket, with the `s3` extra: `pip install guildhall[s3]`).
 
-Blob format (`guildhall-archive-v1`): zstd-compressed msgpack of
-`{"format", "tenant", "match_id", "meta", "commands", "entries"}` where `entries` is the
-stream in order, each entry a map of its raw Redis fields (entry format 1 or 2, as the stream
-held it: gateway.eventstore.entries decodes both).
+Blob format: gateway/domain/archived.py (`guildhall-archive-v1`, the `.ghz` files `guildhall
+verify` reads too).
 """
 
 from __future__ import annotations
@@ -29,16 +27,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-import msgspec
 import redis
-import zstandard
 
-from gateway.eventstore.base import AuditReport, MatchKey, StoredEvent, audit_events
-from gateway.eventstore.entries import decode_entries
+from gateway.domain.archived import FORMAT as FORMAT  # the blob's format, re-exported
+from gateway.domain.archived import ArchivedMatch as ArchivedMatch
+from gateway.domain.archived import ArchiveError as ArchiveError
+from gateway.domain.archived import decode as decode
+from gateway.domain.archived import encode as encode
+from gateway.eventstore.base import MatchKey
 from gateway.eventstore.redis_store import match_keys
-
-FORMAT = "guildhall-archive-v1"
-ZSTD_LEVEL = 10  # archives are written once and read rarely: favour size
 
 # Removes a match from Redis only if it is still at the version that was archived, and leaves
 # a tombstone naming the archive so the id is never reused and readers know where to look.
@@ -57,10 +54,6 @@ return 1
 """
 
 
-class ArchiveError(Exception):
-    """The match could not be archived; Redis still holds it unchanged."""
-
-
 class NotArchivable(ArchiveError):
     """There is nothing to archive: no such match in Redis, or (when asked) it is not finished."""
 
@@ -71,6 +64,12 @@ class ArchiveStore(Protocol):
     def put(self, name: str, blob: bytes) -> None: ...
 
     def get(self, name: str) -> bytes | None: ...
+
+
+class ListedArchive(ArchiveStore, Protocol):
+    """An archive store that lists its blobs (both stores here do): what a backup copies."""
+
+    def names(self) -> Iterator[str]: ...
 
 
 class DirectoryArchive:
@@ -96,6 +95,11 @@ class DirectoryArchive:
             return self._path(name).read_bytes()
         except FileNotFoundError:
             return None
+
+    def names(self) -> Iterator[str]:
+        """Every blob's name (issue 43: backups copy them all), in order."""
+        for path in sorted(self.root.rglob("*.ghz")):
+            yield path.relative_to(self.root).as_posix()
 
 
 class S3Archive:
@@ -126,6 +130,14 @@ class S3Archive:
         body: bytes = reply["Body"].read()
         return body
 
+    def names(self) -> Iterator[str]:
+        """Every blob's name (issue 43: backups copy them all), in the bucket's order."""
+        pages = self._s3.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=self.prefix)
+        for page in pages:
+            for item in page.get("Contents", ()):
+                if item["Key"].endswith(".ghz"):
+                    yield item["Key"][len(self.prefix) :]
+
 
 def archive_name(key: MatchKey) -> str:
     return f"{key.tenant}/{key.match_id}.ghz"
@@ -141,41 +153,6 @@ def finished_key(tenant: str) -> str:
     return f"gh:tenant:{{{tenant}}}:finished"
 
 
-class ArchivedMatch(msgspec.Struct, frozen=True):
-    format: str
-    tenant: str
-    match_id: str
-    meta: dict[str, str]
-    commands: dict[str, str]
-    entries: list[dict[str, bytes]]
-
-    @property
-    def version(self) -> int:
-        return int(self.meta.get("version", 0))
-
-    def events(self) -> list[StoredEvent]:
-        """The entries decoded in order (format 1 or 2: gateway.eventstore.entries), numbered
-        from 1 as the stream's ids were."""
-        return decode_entries(
-            (f"{n}-0".encode(), {name.encode(): value for name, value in fields.items()})
-            for n, fields in enumerate(self.entries, start=1)
-        )
-
-    def audit(self) -> AuditReport:
-        return audit_events(self.events(), self.version, self.meta.get("head_hash", ""))
-
-
-def encode(match: ArchivedMatch) -> bytes:
-    return zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(msgspec.msgpack.encode(match))
-
-
-def decode(blob: bytes) -> ArchivedMatch:
-    match = msgspec.msgpack.decode(zstandard.ZstdDecompressor().decompress(blob), type=ArchivedMatch)
-    if match.format != FORMAT:
-        raise ArchiveError(f"unknown archive format {match.format!r}")
-    return match
-
-
 @dataclass(frozen=True)
 class ArchiveReport:
     key: MatchKey
@@ -185,7 +162,8 @@ class ArchiveReport:
     already: bool = False  # it was archived already (by another sweeper): nothing was done twice
 
 
-def _read_live(client: redis.Redis, key: MatchKey) -> ArchivedMatch:
+def read_live(client: redis.Redis, key: MatchKey) -> ArchivedMatch:
+    """A live match as its archive blob would hold it (no entries: none in Redis)."""
     keys = match_keys(key)
     pipe = client.pipeline(transaction=False)
     pipe.hgetall(keys.meta)
@@ -212,7 +190,7 @@ def archive_match(
     `finished_only`, its chain does not verify, the archive returns something else than was
     written, or the match moved meanwhile.
     """
-    live = _read_live(client, key)
+    live = read_live(client, key)
     if not live.entries:
         if client.exists(tombstone_key(key)):
             client.zrem(finished_key(key.tenant), key.match_id)
@@ -285,7 +263,7 @@ async def load_async(client: Any, archive: ArchiveStore, key: MatchKey) -> Archi
     return decode(blob)
 
 
-def archive_from(directory: str | None, s3_bucket: str | None) -> ArchiveStore | None:
+def archive_from(directory: str | None, s3_bucket: str | None) -> ListedArchive | None:
     """The archive store named by configuration (ARCHIVE_DIR or ARCHIVE_S3_BUCKET), or None."""
     if directory and s3_bucket:
         raise ArchiveError("name one archive: a directory or an S3 bucket, not both")

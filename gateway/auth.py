@@ -7,7 +7,12 @@ Credentials travel as `authorization: Bearer <credential>` call metadata.
   add the new one, move clients over, drop the old one.
 - A seat token (`ght1.<payload>.<signature>`) is minted by the gateway and signed with the
   KeyRing's active Ed25519 key; it names tenant, match, seat (or none: a spectator) and an
-  expiry. It verifies against any published key, so a key rotation does not log players out.
+  expiry. It verifies against any published key, so a signing-key rotation does not log players
+  out. Issue 39: it also names the API key that minted it (`k`, the first 64 bits of the key's
+  sha256) and the tenant's incarnation (`g`, the tenant record's generation): revoking the key
+  or deleting the tenant ends every token it minted, on every replica as soon as the registry
+  change is applied there (an in-memory lookup per call, no Redis round trip). Tokens minted
+  before these fields existed carry neither and are judged as before until they expire.
 
 `python -m gateway.auth new-key` prints a fresh API key and the hash to put in TENANTS_FILE.
 """
@@ -46,6 +51,25 @@ PUBLISHABLE = "publishable"
 OPERATOR = "operator"  # lists and replays any tenant's webhook dead letters
 BOTWORKER = "botworker"  # the platform's bot worker: leases bot seats and their tokens
 ADMIN = "admin"  # issue 34: the admin API (gateway/admin/): tenants, keys, usage, offboarding, the log
+# Issue 43: the admin plane's two roles. `admin` is the role "write" (every AdminService RPC);
+# `admin_read` the role "read": ADMIN_READ_RPCS only (list, get, usage, the log).
+ADMIN_READ = "admin_read"
+ADMIN_ROLES = {"write": ADMIN, "read": ADMIN_READ}  # role -> the scope it grants
+ADMIN_READ_RPCS = frozenset(
+    {
+        "GetTenant",
+        "ListTenants",
+        "ListApiKeys",
+        "GetUsage",
+        "ReconcileUsage",
+        "ListAdminLog",
+        "GetAdminLogCheckpoint",
+        "VerifyAdminLog",
+        "ListAdminKeys",
+        "ListRules",  # issue 40
+        "CheckRules",
+    }
+)
 
 # What each scope may call: the one place this is decided (tests call every RPC with every scope).
 SCOPES: Mapping[str, frozenset[str]] = {
@@ -64,6 +88,7 @@ SCOPES: Mapping[str, frozenset[str]] = {
     "GetView": frozenset({SEAT, SPECTATOR, TENANT}),
     "SubmitAction": frozenset({SEAT}),
     "Resign": frozenset({SEAT}),
+    "Undo": frozenset({SEAT}),
     "ReturnToSeat": frozenset({SEAT}),  # issue 41: "I'm back"
     "Watch": frozenset({SEAT, SPECTATOR, TENANT}),
     "Replay": frozenset({SEAT, SPECTATOR, TENANT, AUDITOR}),
@@ -72,6 +97,7 @@ SCOPES: Mapping[str, frozenset[str]] = {
     "ExportMatch": frozenset({AUDITOR}),
     "Play": frozenset({SEAT}),
     "GetGameData": frozenset({TENANT, AUDITOR, SEAT, SPECTATOR, PUBLISHABLE}),
+    "GetRulesBundle": frozenset({TENANT, AUDITOR}),  # issue 40: what verifying a match offline needs
     # issue 23: ratings, webhook dead letters, platform bots
     "GetRatings": frozenset({TENANT}),
     "ListLeaderboard": frozenset({TENANT}),
@@ -96,8 +122,20 @@ SCOPES: Mapping[str, frozenset[str]] = {
             "RevokeApiKey",
             "GetUsage",
             "ListAdminLog",
+            "GetAdminLogCheckpoint",  # issue 39
+            "VerifyAdminLog",
+            "RestoreTenant",
+            # issue 40: rules versions side by side (ListRules and CheckRules are the read role's)
+            "SetCurrentRules",
+            "AddRulesTarget",
+            "RemoveRulesTarget",
+            "MoveMatch",
+            "ReconcilePinnedMatches",
+            "CreateAdminKey",  # issue 43: admin keys at runtime
+            "RevokeAdminKey",
         )
     },  # fmt: skip
+    **{rpc: frozenset({ADMIN, ADMIN_READ}) for rpc in ADMIN_READ_RPCS},  # issue 43: the read role's
 }
 KEY_SCOPES = frozenset({TENANT, AUDITOR, PUBLISHABLE})  # the scopes an API key may be given
 
@@ -113,10 +151,11 @@ def check_key_scopes(scopes: object) -> str | None:
     return None
 
 
-OPERATOR_SCOPES = frozenset({OPERATOR, BOTWORKER, ADMIN})  # the scopes of an operators' key
+OPERATOR_SCOPES = frozenset({OPERATOR, BOTWORKER, ADMIN, ADMIN_READ})  # the scopes of an operators' key
 
 API_KEY_PREFIX = "ghk_"
 TOKEN_PREFIX = "ght1."
+KEY_PRINT_HEX = 16  # a token names its minting key by the first 64 bits of the key's sha256
 DEFAULT_TOKEN_TTL_S = 24 * 3600
 # Signed bytes start with a domain tag, so a token signature can never pass as a receipt's.
 _TOKEN_DOMAIN = b"guildhall-token-v1\x1f"
@@ -188,6 +227,12 @@ class ApiKey:
     key_id: str
     sha256: str
     scopes: frozenset[str]
+    expires_ms: int = 0  # issue 43: refused from this time on (0: no expiry)
+
+    @property
+    def key_print(self) -> str:
+        """What a token minted with this key names it by (the key's id may be reused later)."""
+        return self.sha256[:KEY_PRINT_HEX]
 
 
 @dataclass(frozen=True)
@@ -200,6 +245,10 @@ class Tenant:
     bot_wait_s: float = 30.0  # a ticket asking for bots without a wait of its own waits this long
     suspended: bool = False  # issue 34: every key and token of the tenant refused (gateway/admin/)
     tables: TableDefaults = field(default_factory=TableDefaults)
+    # Issue 39: this incarnation of the tenant id (gateway/admin/registry.py); tokens carry it, so
+    # a tenant created again under a deleted one's id never accepts the old tenant's tokens.
+    generation: str = ""
+    offboarding: bool = False  # issue 39: being deleted (gateway/admin/offboard.py); suspended too
 
 
 class TenantsError(ValueError):
@@ -263,15 +312,18 @@ def parse_operators(document: object) -> tuple[ApiKey, ...]:
     keys = []
     for number, entry in enumerate(body.get("keys", [])):
         at = f"operator key {number}"
-        if not isinstance(entry, dict) or set(entry) - {"id", "sha256", "scopes"}:
-            raise TenantsError(f"{at}: must be an object with id, sha256 and scopes")
+        if not isinstance(entry, dict) or set(entry) - {"id", "sha256", "scopes", "expires_ms"}:
+            raise TenantsError(f"{at}: must be an object with id, sha256, scopes (and expires_ms)")
         digest = str(entry.get("sha256", "")).lower()
         if not re.fullmatch(r"[0-9a-f]{64}", digest):
             raise TenantsError(f"{at}: sha256 must be 64 hex digits (python -m gateway.auth new-key)")
         scopes = entry.get("scopes")
         if not isinstance(scopes, list) or not scopes or not set(scopes) <= OPERATOR_SCOPES:
             raise TenantsError(f"{at}: scopes must be a non-empty list of {sorted(OPERATOR_SCOPES)}")
-        keys.append(ApiKey("", str(entry.get("id", number)), digest, frozenset(scopes)))
+        expires = entry.get("expires_ms", 0)
+        if isinstance(expires, bool) or not isinstance(expires, int) or expires < 0:
+            raise TenantsError(f"{at}: expires_ms must be a time in milliseconds since 1970 (0: none)")
+        keys.append(ApiKey("", str(entry.get("id", number)), digest, frozenset(scopes), expires))
     return tuple(keys)
 
 
@@ -355,11 +407,13 @@ class Principal:
 
     tenant: str
     scopes: frozenset[str]
-    key_id: str = ""  # the API key's id, for logs
+    key_id: str = ""  # the API key's id, for logs (a token's: the id of the signing key)
     match_id: str | None = None  # tokens only
     seat: int | None = None  # seat tokens only
     expires_at_ms: int = 0  # tokens only
     origin: str = ""  # tokens only: BY_PUBLISHABLE, BY_BOTWORKER or "" (a tenant's)
+    key_print: str = ""  # an API key's print (ApiKey.key_print); a token's: its minting key's
+    generation: str = ""  # tokens only: the tenant incarnation it was minted for
 
     @property
     def is_token(self) -> bool:
@@ -417,15 +471,23 @@ class Tokens:
         *,
         ttl_s: float | None = None,
         origin: str = "",
+        key: str = "",
+        generation: str = "",
     ) -> tuple[str, int]:
-        """A token for one seat (or a spectator, seat None) of one match; returns it and its
-        expiry. `origin` (BY_PUBLISHABLE, BY_BOTWORKER) is signed into it."""
+        """A token for one seat (or a spectator, seat None) of one match, minted by the API key
+        whose print is `key` for the tenant incarnation `generation` (Authenticator.issue fills
+        both in); returns it and its expiry. `origin` (BY_PUBLISHABLE, BY_BOTWORKER) is signed
+        into it."""
         if origin not in _ORIGINS:
             raise ValueError(f"unknown token origin {origin!r}")
         expires = int((self._clock() + (self.ttl_s if ttl_s is None else ttl_s)) * 1000)
         body: dict[str, object] = {"t": tenant, "m": match_id, "s": seat, "exp": expires}
         if origin:
             body["o"] = origin
+        if key:
+            body["k"] = key
+        if generation:
+            body["g"] = generation
         payload = json.dumps(body, separators=(",", ":"), sort_keys=True).encode()
         key_id, signature = self._sign(_TOKEN_DOMAIN + payload)
         header = _b64(key_id.encode())
@@ -459,9 +521,11 @@ class Tokens:
             body = json.loads(payload)
             tenant, match_id, seat, expires = body["t"], body["m"], body["s"], body["exp"]
             origin = body.get("o", "")
+            minted_by, generation = body.get("k", ""), body.get("g", "")
         except (ValueError, KeyError, TypeError, AttributeError):
             raise unauthenticated("malformed token") from None
-        if not (isinstance(tenant, str) and isinstance(match_id, str) and isinstance(expires, int)):
+        texts = (tenant, match_id, minted_by, generation)
+        if not (all(isinstance(text, str) for text in texts) and isinstance(expires, int)):
             raise unauthenticated("malformed token")
         if origin not in _ORIGINS:
             raise unauthenticated("malformed token")
@@ -469,8 +533,9 @@ class Tokens:
             raise unauthenticated("malformed token")
         scopes = frozenset({SEAT} if seat is not None else {SPECTATOR})
         return Principal(
-            tenant, scopes, key_id=key_id, match_id=match_id, seat=seat, expires_at_ms=expires, origin=origin
-        )
+            tenant, scopes, key_id=key_id, match_id=match_id, seat=seat, expires_at_ms=expires,
+            origin=origin, key_print=minted_by, generation=generation,
+        )  # fmt: skip
 
 
 # -- the authenticator --------------------------------------------------------------------------
@@ -480,20 +545,46 @@ class Authenticator:
     """Turns call metadata into a Principal and applies THE scope table."""
 
     def __init__(
-        self, tenants: Mapping[str, Tenant], tokens: Tokens, operators: Sequence[ApiKey] = ()
+        self,
+        tenants: Mapping[str, Tenant],
+        tokens: Tokens,
+        operators: Sequence[ApiKey] = (),
+        *,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.tenants = dict(tenants)
         self.tokens = tokens
-        self._operators = tuple(operators)
+        self._operators = tuple(operators)  # the tenants file's
+        self._admin_keys: tuple[ApiKey, ...] = ()  # issue 43: created at runtime (gateway/admin/keys.py)
+        self._clock = clock
         self._keys = self._key_table(self.tenants)
+        self._prints = {key.key_print for key in self._keys.values()}
 
     def _key_table(self, tenants: Mapping[str, Tenant]) -> dict[str, ApiKey]:
         keys = {key.sha256: key for tenant in tenants.values() for key in tenant.keys}
-        for key in self._operators:  # platform-wide keys: no tenant, only the operator scopes
+        for key in (*self._operators, *self._admin_keys):  # platform-wide: no tenant, operator scopes
             if key.sha256 in keys:
                 raise TenantsError(f"operator key {key.key_id!r}: the same key hash is configured twice")
             keys[key.sha256] = key
         return keys
+
+    @property
+    def operators(self) -> tuple[ApiKey, ...]:
+        """The tenants file's platform keys (the admin keys made at runtime are apart)."""
+        return self._operators
+
+    def replace_admin_keys(self, keys: Sequence[ApiKey]) -> None:
+        """Issue 43: the admin keys made at runtime, as the admin registry now has them; the next
+        call is judged by them."""
+        previous = self._admin_keys
+        self._admin_keys = tuple(keys)
+        try:
+            table = self._key_table(self.tenants)
+        except TenantsError:
+            self._admin_keys = previous
+            raise
+        self._keys = table
+        self._prints = {key.key_print for key in table.values()}
 
     def replace_tenants(self, tenants: Mapping[str, Tenant]) -> None:
         """Issue 34: the tenants as the admin registry now has them (gateway/admin/registry.py);
@@ -502,6 +593,26 @@ class Authenticator:
         self.tenants.clear()
         self.tenants.update(tenants)
         self._keys = keys
+        self._prints = {key.key_print for key in keys.values()}
+
+    def issue(
+        self,
+        minter: Principal,
+        match_id: str,
+        seat: int | None,
+        *,
+        tenant: str | None = None,
+        origin: str = "",
+    ) -> tuple[str, int]:
+        """A seat (or spectator, seat None) token minted by `minter`, an API key's caller, for its
+        own tenant (or `tenant`: the bot worker's platform key mints for the seat's tenant). It is
+        bound to the minting key and to the tenant's incarnation, and says its `origin` (issue 39)."""
+        tenant_id = minter.tenant if tenant is None else tenant
+        owner = self.tenants.get(tenant_id)
+        generation = owner.generation if owner is not None else ""
+        return self.tokens.issue(
+            tenant_id, match_id, seat, origin=origin, key=minter.key_print, generation=generation
+        )
 
     def authenticate(self, metadata: Sequence[tuple[str, str | bytes]] | None, rpc: str) -> Principal:
         """The caller of `rpc`, allowed to call it; AuthError otherwise."""
@@ -513,13 +624,23 @@ class Authenticator:
         credential = _bearer(metadata)
         if credential.startswith(TOKEN_PREFIX):
             principal = self.tokens.check(credential)
-            if principal.tenant not in self.tenants:
+            owner = self.tenants.get(principal.tenant)
+            if owner is None:
                 raise unauthenticated("the token's tenant is no longer configured")
+            if principal.generation != owner.generation:
+                raise unauthenticated(
+                    "the token was issued to an earlier tenant of this id, since deleted; ask for a new one"
+                )
+            if principal.key_print and principal.key_print not in self._prints:
+                raise unauthenticated("the API key that issued this token was revoked; ask for a new token")
         elif credential.startswith(API_KEY_PREFIX):
             key = self._keys.get(hash_key(credential))
             if key is None:
                 raise unauthenticated("unknown API key")
-            principal = Principal(key.tenant, key.scopes, key_id=key.key_id)
+            if key.expires_ms and self._clock() * 1000 >= key.expires_ms:
+                when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(key.expires_ms / 1000))
+                raise unauthenticated(f"the API key {key.key_id!r} expired at {when}; ask for a new one")
+            principal = Principal(key.tenant, key.scopes, key_id=key.key_id, key_print=key.key_print)
             if key.tenant and key.tenant not in self.tenants:
                 raise unauthenticated("unknown API key")
         else:
@@ -528,6 +649,11 @@ class Authenticator:
         if tenant is not None and tenant.suspended:
             raise denied(f"tenant suspended: {principal.tenant!r} is suspended by the operator")
         if not principal.scopes & allowed:
+            if ADMIN in allowed and ADMIN_READ in principal.scopes:  # issue 43: say the role
+                raise denied(
+                    f"{rpc} needs an admin key with the role write; the key {principal.key_id!r} "
+                    "has the role read"
+                )
             have = ", ".join(sorted(principal.scopes))
             raise denied(
                 f"{rpc} needs one of the scopes {', '.join(sorted(allowed))}; this credential has {have}"

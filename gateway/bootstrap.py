@@ -25,7 +25,8 @@ from grpc_reflection.v1alpha import reflection
 from guildhall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
 from gateway import metrics
-from gateway.api.server import GatewayServicer, Ports, game_data_from_describe, games_from_describe
+from gateway.api.games import LiveGameData, LiveGames
+from gateway.api.server import GatewayServicer, Ports
 from gateway.api.streams import StreamLimits
 from gateway.api.wire import MAX_REQUEST_BYTES
 from gateway.auth import Authenticator, Tenant, Tokens, load_operators, load_tenants
@@ -33,6 +34,7 @@ from gateway.quotas import Quotas
 from gateway.settings import Config
 from gateway.watch import WatchHub, stream_versions
 from gateway.webhooks.address import AddressPolicy
+from services import tracing
 
 _log = structlog.get_logger("gateway")
 
@@ -108,7 +110,8 @@ def redis_clients(url: str, cluster: bool, socket_timeout_s: float = 5.0) -> tup
 
 
 class TimedRules:
-    """A rules client whose calls are timed into the rules-call latency histogram, by method."""
+    """A rules client whose calls are timed into the rules-call latency histogram and their
+    failures counted, by method; each call a span of its own when tracing is on."""
 
     _TIMED = ("describe", "setup", "validate", "apply", "legal_actions", "view")
 
@@ -117,16 +120,25 @@ class TimedRules:
         self.game_id = game
         for name in self._TIMED:
             if hasattr(client, name):
-                setattr(
-                    self, name, self._timed(getattr(client, name), metrics.RULES_LATENCY.labels(game, name))
-                )
+                setattr(self, name, self._timed(getattr(client, name), game, name))
 
     @staticmethod
-    def _timed(call: Any, histogram: Any) -> Any:
+    def _timed(call: Any, game: str, method: str) -> Any:
+        histogram = metrics.RULES_LATENCY.labels(game, method)
+        span_name = f"rules {game} {method}"
+        attributes = {"rpc.system": "grpc", "guildhall.game": game}
+
         async def timed(*args: Any, **kwargs: Any) -> Any:
             started = time.perf_counter()
             try:
-                return await call(*args, **kwargs)
+                if not tracing.ENABLED:
+                    return await call(*args, **kwargs)
+                with tracing.span(span_name, kind="client", attributes=attributes):
+                    return await call(*args, **kwargs)
+            except Exception as error:
+                code = error.code() if isinstance(error, grpc.aio.AioRpcError) else grpc.StatusCode.UNKNOWN
+                metrics.RULES_FAILURES.labels(game, method, code.name).inc()
+                raise
             finally:
                 histogram.observe(time.perf_counter() - started)
 
@@ -145,6 +157,7 @@ class Gateway:
         self.stopping = asyncio.Event()
         self.draining = asyncio.Event()  # set when a stop begins: HTTP /healthz answers 503
         self.http: Any = None
+        self.admin_http: Any = None  # issue 43: the admin listener
         self._tasks: list[asyncio.Task[Any]] = []
         self._closers: list[Any] = []
         self._blocking_clients: list[Any] = []  # the retention sweeper's (closed last, in `stop`)
@@ -169,16 +182,25 @@ class Gateway:
         operators = load_operators(config.tenants_file) if config.tenants_file else ()
         policy = AddressPolicy.from_setting(config.webhook_allow_networks)
         _check_webhook_urls(tenants, config.webhook_allow_http, policy)
+        tracing.instrument_redis()  # before any client is built (a no-op unless tracing is on)
         redis, subscriber = redis_clients(config.redis_url, config.redis_cluster, config.redis_timeout_s)
         self.redis = redis
         # Issue 34: the tenants file seeds Redis; Redis's tenants are the ones served from now on,
         # kept current on every replica (gateway/admin/registry.py).
+        from gateway.admin.log import AdminLog
         from gateway.admin.registry import OpenStreams, TenantRegistry
         from gateway.admin.usage import UsageMeter
 
-        usage = UsageMeter(redis, retention_days=config.usage_retention_days, flush_s=config.usage_flush_s)
+        def billed(tenant_id: str) -> bool:  # issue 39: a deleted tenant's usage is not written back
+            tenant = tenants.get(tenant_id)
+            return tenant is not None and not tenant.offboarding
+
+        usage = UsageMeter(
+            redis, retention_days=config.usage_retention_days, flush_s=config.usage_flush_s, counts_for=billed
+        )
         open_streams = OpenStreams(on_open=usage.stream_opened, on_close=usage.stream_closed)
         applied: list[Any] = []  # the Authenticator, once built
+        resumed: list[Any] = []  # what restarts a resumed tenant's turn clocks, once built
 
         def apply_tenants(fresh: dict[str, Tenant]) -> None:
             tenants.clear()
@@ -186,7 +208,28 @@ class Gateway:
             for auth_ in applied:
                 auth_.replace_tenants(fresh)
 
-        registry = TenantRegistry(redis, apply_tenants, streams=open_streams, listen=not config.redis_cluster)
+        def apply_admin_keys(keys: tuple[Any, ...]) -> None:  # issue 43: made at runtime
+            for auth_ in applied:
+                auth_.replace_admin_keys(keys)
+
+        async def on_resumed(tenant_id: str) -> None:
+            for restart in resumed:
+                await restart(tenant_id)
+
+        # Issue 39: the admin log's entries are signed; their receipts are checked when the keys
+        # are the deployment's own (a throwaway key's receipts would not verify after a restart).
+        admin_log = AdminLog(
+            redis, sign=keyring.sign, verify=keyring.verify if config.signing_keys_dir else None
+        )
+        registry = TenantRegistry(
+            redis,
+            apply_tenants,
+            apply_admin_keys=apply_admin_keys,
+            log=admin_log,
+            streams=open_streams,
+            on_resumed=on_resumed,
+            listen=not config.redis_cluster,
+        )
         seed = json.loads(Path(config.tenants_file).read_text()) if config.tenants_file else None
         await registry.start(seed)
         if not tenants:
@@ -194,21 +237,33 @@ class Gateway:
         self._closers.append(redis)
         if subscriber is not redis:
             self._closers.append(subscriber)
-        clients = {game: AsyncRulesClient(game, target) for game, target in config.rules.items()}
-        self._rules = clients
-        rules: dict[str, Any] = {game: TimedRules(game, client) for game, client in clients.items()}
-        describes = await asyncio.gather(*(client.describe() for client in rules.values()))
-        for game, described in zip(rules, describes, strict=True):
-            if described.game_id != game:
-                raise SystemExit(f"RULES_{game.upper()} points at a rules service for {described.game_id!r}")
-        games = games_from_describe(describes)
+        archive = archive_from(config.archive_dir, config.archive_s3_bucket)
+        # Issue 40: rules versions side by side, probed; each version's bundle kept with the archive.
+        from gateway.rules_bundles import BundleStore
+        from gateway.rules_directory import RulesDirectory
+
+        cache = Path(config.bundle_cache_dir) if config.bundle_cache_dir else None
+        bundles = BundleStore(archive, cache) if archive is not None else None
+
+        async def keep_bundle(game: str, version: str, client: Any) -> str:
+            return await bundles.keep(game, version, client.bundle) if bundles is not None else "no archive"
+
+        rules = RulesDirectory(
+            config.rules,
+            lambda game, target: TimedRules(game, AsyncRulesClient(game, target)),
+            redis=redis,
+            on_version=keep_bundle,
+        )
+        self._rules = rules
+        for game in config.rules:
+            metrics.RULES_CONFIGURED.labels(game).set(1)
+        await rules.start()
 
         async def check_options(game: str, seats: int, options: bytes) -> None:
-            # A throwaway setup with a fixed seed: the rules service checks options and count.
-            await rules[game].setup(seats, bytes(32), options)
+            # A throwaway setup with a fixed seed on the current version: it checks options and count.
+            await rules.client(game, rules.current(game)).setup(seats, bytes(32), options)
 
         timers = TurnTimers(redis)
-        archive = archive_from(config.archive_dir, config.archive_s3_bucket)
         # Issue 23: ratings, the webhook outbox (its intent wraps the append), platform bot seats.
         from gateway.botseats import BotSeats, bots_of_pairing
         from gateway.ratings import Ratings
@@ -232,7 +287,6 @@ class Gateway:
         store = HookedEventStore(
             redis,
             webhooks,
-            usage=usage,
             wait_replicas=config.redis_wait_replicas,
             wait_timeout_ms=config.redis_wait_timeout_ms,
         )
@@ -245,11 +299,13 @@ class Gateway:
             archive=(lambda key: load_async(redis, archive, key)) if archive is not None else None,
             cache_mb=config.cache_mb,
             snapshot_every=config.snapshot_every,
+            bundles=bundles,
         )
         self.matches = matches
         metrics.watch_caches(matches.caches)
         tokens = Tokens(keyring.sign, keyring.verify)
         auth = Authenticator(tenants, tokens, operators)
+        auth.replace_admin_keys(registry.admin_keys)  # issue 43: the ones made at runtime
         applied.append(auth)
         quotas = Quotas(redis)
         # Announced versions are checked against the store before watchers trust them (issue 22).
@@ -267,6 +323,7 @@ class Gateway:
         matches.fan_out = os.environ.get(FAN_OUT_ENV, "1") != "0"
         matches.bot_seats = bot_seats  # issue 41: away seats go to the platform's bots
         matches.inline_choices = config.decision_shape == "both"
+        matches.usage = usage  # issue 34: every append's usage, per game (issue 43)
         matches.on_ended = lambda key: quotas.release_match(key.tenant, key.match_id)
         matchmaker = Matchmaker(redis, subscriber=subscriber)
         self.matchmaker = matchmaker
@@ -281,14 +338,14 @@ class Gateway:
             tokens=tokens,
             quotas=quotas,
             hub=hub,
-            games=games,
+            games=LiveGames(rules),
             matchmaker=matchmaker,
             tables=tables,
             names=SeatNames(tables),
             timer_policy=_timer_policy,
             check_options=check_options,
             stopping=self.stopping,
-            game_data=game_data_from_describe(describes),
+            game_data=LiveGameData(rules),
             ratings=ratings,
             webhooks=webhooks,
             bots=bot_seats,
@@ -306,15 +363,22 @@ class Gateway:
         # Protobuf garbage is INVALID_ARGUMENT, not grpc.aio's UNKNOWN (gateway/api/undecodable.py).
         from gateway.api.undecodable import UndecodableRequests
 
-        server = grpc.aio.server(options=GRPC_OPTIONS, interceptors=[UndecodableRequests()])
+        server = grpc.aio.server(
+            options=GRPC_OPTIONS, interceptors=[*tracing.server_interceptors(), UndecodableRequests()]
+        )
         servicer = GatewayServicer(self.ports)
         gateway_pb2_grpc.add_GatewayServiceServicer_to_server(servicer, server)
         self.health = health_aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
         service_name = gateway_pb2.DESCRIPTOR.services_by_name["GatewayService"].full_name
-        # Issue 34: the operator plane on the same port (gateway/admin/).
-        admin_servicer = self._admin_servicer(server, auth, registry, usage, archive)
-        reflection.enable_server_reflection((service_name, ADMIN_SERVICE, reflection.SERVICE_NAME), server)
+        # Issue 34: the operator plane (gateway/admin/); issue 43: on a listener of its own.
+        admin_servicer = self._admin_servicer(auth, registry, usage, archive)
+        if admin_servicer.admin.jobs is not None:  # issue 39: offboarding jobs, taken over here too
+            self._tasks.append(
+                asyncio.create_task(admin_servicer.admin.jobs.run(self.stopping), name="offboarding")
+            )
+        server.add_generic_rpc_handlers((AdminElsewhere(),))
+        reflection.enable_server_reflection((service_name, reflection.SERVICE_NAME), server)
         self.port = server.add_insecure_port(f"{config.host}:{config.port}")
         if not self.port:
             raise SystemExit(f"cannot bind {config.host}:{config.port}")
@@ -323,12 +387,12 @@ class Gateway:
         for name in ("", service_name):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
         if config.http_port:  # the same servicer over Connect (gateway/api/connect.py)
-            from gateway.api.connect import HttpApp, HttpServer, build_admin_connect_app, build_connect_app
+            from gateway.api.connect import HttpApp, build_admin_connect_app, build_connect_app
+            from gateway.api.httpserver import HttpServer
             from gateway.api.sse import Feeds
 
             app = HttpApp(
                 build_connect_app(servicer),
-                admin_app=build_admin_connect_app(admin_servicer),
                 feeds=Feeds(servicer),  # issue 33: Watch and WatchTicket as Server-Sent Events
                 cors_origins=config.cors_origins,
                 web_dir=config.web_dir or None,
@@ -337,11 +401,24 @@ class Gateway:
             )
             self.http = HttpServer(app, config.host, config.http_port, grace_s=config.grace_s)
             await self.http.start()
+        if config.admin_port:
+            from gateway.api.connect import HttpApp, build_admin_connect_app
+            from gateway.api.httpserver import HttpServer
+
+            admin_app = HttpApp(
+                None, admin_app=build_admin_connect_app(admin_servicer), stopping=self.draining
+            )
+            self.admin_http = HttpServer(
+                admin_app, config.admin_host, config.admin_port, grace_s=config.grace_s
+            )
+            await self.admin_http.start()
 
         async def create_from_pairing(pairing: Any) -> None:
             tenant = auth.tenants.get(pairing.tenant)
             if tenant is None:
                 raise LookupError(f"tenant {pairing.tenant!r} is no longer configured")
+            if tenant.suspended:  # issue 39: a suspended tenant's tickets start nothing
+                raise LookupError(f"tenant {pairing.tenant!r} is suspended")
             await quotas.admit_match(pairing.tenant, pairing.match_id, tenant.quotas.active_matches)
             default = tenant.turn_timer
             bots = bots_of_pairing(pairing)  # a ticket seated with bots (gateway/botseats.py)
@@ -368,14 +445,23 @@ class Gateway:
                 await quotas.release_match(key.tenant, key.match_id)
             return outcome
 
+        def clocks_stopped(tenant_id: str) -> bool:  # issue 39: suspended (or gone): timers park
+            tenant = tenants.get(tenant_id)
+            return tenant is None or tenant.suspended
+
+        resumed.append(lambda tenant_id: timers.resume(tenant_id, matches.restart_clocks))
         self._tasks += [
             asyncio.create_task(matchmaker.run(create_from_pairing, self.stopping), name="matchmaker"),
-            asyncio.create_task(timers.run(on_expire, self.stopping), name="turn-timers"),
+            asyncio.create_task(
+                timers.run(on_expire, self.stopping, paused=clocks_stopped, restart=matches.restart_clocks),
+                name="turn-timers",
+            ),
             asyncio.create_task(webhooks.run(self.stopping), name="webhooks"),
             asyncio.create_task(
                 bot_seats.run_fill(create_from_pairing, matchmaker.complete, self.stopping), name="bot-fill"
             ),
-            asyncio.create_task(self._refresh_gauges(quotas, matchmaker, tenants, games), name="gauges"),
+            asyncio.create_task(self._refresh_gauges(quotas, matchmaker, tenants), name="gauges"),
+            asyncio.create_task(rules.run(self.stopping), name="rules-probe"),
             metrics.watch_runtime(self.stopping),
             asyncio.create_task(registry.run(self.stopping), name="tenants"),
             # Issue 39: tables whose seats were not all claimed in time close.
@@ -388,19 +474,19 @@ class Gateway:
         _log.info(
             "serving",
             address=f"{config.host}:{self.port}",
-            games=sorted(games),
+            games=sorted(rules.served()),
             tenants=len(tenants),
             metrics_port=config.metrics_port,
             http_port=self.http.port if self.http is not None else 0,
+            admin_port=self.admin_http.port if self.admin_http is not None else 0,
             signing_key=keyring.active,
         )
         return self.port
 
-    def _admin_servicer(self, server: Any, auth: Any, registry: Any, usage: Any, archive: Any) -> Any:
-        """guildhall.admin.v1.AdminService on the gRPC server (issue 34); returns the servicer."""
-        from guildhall.admin.v1 import admin_pb2_grpc
-
-        from gateway.admin.log import AdminLog
+    def _admin_servicer(self, auth: Any, registry: Any, usage: Any, archive: Any) -> Any:
+        """guildhall.admin.v1.AdminService's servicer (issue 34), which the admin listener serves."""
+        from gateway.admin.ledger import Ledger
+        from gateway.admin.offboard import OffboardJobs
         from gateway.admin.usecases import Admin
         from gateway.api.admin import AdminPorts, AdminServicer
 
@@ -413,18 +499,28 @@ class Gateway:
             kind = RedisCluster if config.redis_cluster else blocking.Redis
             return kind.from_url(config.redis_url, socket_timeout=max(config.redis_timeout_s, 30.0))
 
+        jobs = None
+        if archive is not None:
+            jobs = OffboardJobs(
+                self.redis, registry.records, registry.log, archive, blocking_client, registry.refresh,
+                lease_s=config.offboard_lease_s,
+            )  # fmt: skip
         admin = Admin(
             registry.records,
-            AdminLog(self.redis),
-            usage,
+            registry.log,
             registry,
-            archive=archive,
-            blocking_client=blocking_client,
+            jobs=jobs,
             allow_http_webhooks=config.webhook_allow_http,
+            operators=auth.operators,
         )
-        servicer = AdminServicer(AdminPorts(auth, admin))
-        admin_pb2_grpc.add_AdminServiceServicer_to_server(servicer, server)
-        return servicer
+        from gateway.admin.rules import RulesAdmin
+        from gateway.rules_directory import RulesSettings
+
+        rules = RulesAdmin(
+            self._rules, RulesSettings(self.redis), admin.log, self.matches, lambda: list(auth.tenants)
+        )  # issue 40
+        ledger = Ledger(usage, admin.tenants, blocking_client, archive)  # issue 43: billing
+        return AdminServicer(AdminPorts(auth, admin, ledger, rules))
 
     def _sweep(self, archive: Any, tenants: Mapping[str, Tenant]) -> asyncio.Task[None]:
         """Retention (gateway/retention.py): this replica's sweeper, on a blocking client of its own."""
@@ -456,9 +552,7 @@ class Gateway:
         _log.info("retention on", retention_s=config.archive_retention_s, archive=_archive_name(config))
         return asyncio.create_task(run(), name="retention")
 
-    async def _refresh_gauges(
-        self, quotas: Quotas, matchmaker: Any, tenants: Mapping[str, Tenant], games: Any
-    ) -> None:
+    async def _refresh_gauges(self, quotas: Quotas, matchmaker: Any, tenants: Mapping[str, Tenant]) -> None:
         """Gauges that live in Redis, read every so often (not per scrape: scrapes are sync)."""
         while not self.stopping.is_set():
             with contextlib.suppress(Exception):
@@ -484,25 +578,43 @@ class Gateway:
         await asyncio.sleep(max(self.config.drain_s, 0.0))
         self.stopping.set()
         self.hub.wake_all()  # parked Watch streams see `stopping` and end; clients resume elsewhere
-        await asyncio.gather(
-            self.server.stop(self.config.grace_s), *([self.http.stop()] if self.http is not None else [])
-        )
+        http = [server.stop() for server in (self.http, self.admin_http) if server is not None]
+        await asyncio.gather(self.server.stop(self.config.grace_s), *http)
         for task in self._tasks:
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 await asyncio.wait_for(task, 5.0)
         await self.hub.stop()
         with contextlib.suppress(Exception):
             await self.matchmaker.close()
-        for client in self._rules.values():
+        with contextlib.suppress(Exception):
+            await self._rules.close()
+        if self.matches.bundles is not None:  # the bundle runners audits left idle
             with contextlib.suppress(Exception):
-                await client.close()
+                await self.matches.bundles.close()
         for closer in self._closers:
             with contextlib.suppress(Exception):
                 await closer.aclose()
         for client in self._blocking_clients:
             with contextlib.suppress(Exception):
                 client.close()
+        tracing.shutdown()  # the spans still buffered go out
         _log.info("stopped")
+
+
+class AdminElsewhere(grpc.GenericRpcHandler):  # type: ignore[misc]
+    """Issue 43: an AdminService call on the public gRPC port is UNIMPLEMENTED, saying where the
+    admin listener is (grpc's own answer would only say "Method not found")."""
+
+    def service(self, details: Any) -> Any:
+        if not str(details.method).startswith(f"/{ADMIN_SERVICE}/"):
+            return None
+
+        async def refuse(request: Any, context: Any) -> Any:
+            from gateway.api.connect import ADMIN_ELSEWHERE
+
+            await context.abort(grpc.StatusCode.UNIMPLEMENTED, ADMIN_ELSEWHERE)
+
+        return grpc.unary_unary_rpc_method_handler(refuse)
 
 
 def _archive_name(config: Config) -> str:

@@ -102,7 +102,7 @@ return held
 """
 
 # KEYS: due, info, leases.  ARGV: '1' done / '0' give back, when it may be claimed again (ms),
-# lease ids...  Returns {member, since} of each seat released as done (its usage is charged).
+# lease ids...  Returns {member, since, game} of each seat released as done (its usage is charged).
 _RELEASE = """
 local done = {}
 for i = 3, #ARGV do
@@ -117,6 +117,7 @@ for i = 3, #ARGV do
         redis.call('ZREM', KEYS[1], member)
         done[#done + 1] = member
         done[#done + 1] = tostring(info.since)
+        done[#done + 1] = info.game or ''
       else
         info.lease = nil
         redis.call('HSET', KEYS[2], member, cjson.encode(info))
@@ -129,7 +130,7 @@ return done
 """
 
 # KEYS: due, info, leases.  ARGV: member.  Forgets the seat and its lease (issue 41: an away
-# seat's player is back); returns when it was enlisted (ms), or nothing if it was not.
+# seat's player is back); returns {when it was enlisted (ms), game}, or nothing if it was not.
 _WITHDRAW = """
 local raw = redis.call('HGET', KEYS[2], ARGV[1])
 if not raw then return false end
@@ -137,7 +138,7 @@ local info = cjson.decode(raw)
 if info.lease then redis.call('HDEL', KEYS[3], info.lease) end
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[1], ARGV[1])
-return tostring(info.since)
+return {tostring(info.since), info.game or ''}
 """
 
 # Bot fill. KEYS: botfill, botspec, tickets.  ARGV: now ms, limit.  Due requests whose ticket is
@@ -299,23 +300,25 @@ class BotSeats:
             finished = await self._release(
                 keys=[_DUE, _INFO, _LEASES], args=["1" if done else "0", again, *lease_ids]
             )
-            for member, since in zip(finished[::2], finished[1::2], strict=True):
-                self._charge(_text(member).split(SEP)[0], now, since)
+            for member, since, game in zip(finished[::3], finished[1::3], finished[2::3], strict=True):
+                self._charge(_text(member).split(SEP)[0], now, since, _text(game))
 
     async def withdraw(self, tenant: str, match_id: str, seat: int) -> None:
         """Issue 41: the player of an away seat is back: the seat is no bot's any more (its
         worker's lease is not renewed, and the gateway refuses its actions meanwhile)."""
-        since = await self._withdraw(
+        enlisted = await self._withdraw(
             keys=[_DUE, _INFO, _LEASES], args=[SEP.join((tenant, match_id, str(seat)))]
         )
-        if since is not None:
-            self._charge(tenant, self._now_ms(), since)
+        if enlisted:
+            since, game = enlisted
+            self._charge(tenant, self._now_ms(), since, _text(game))
 
-    def _charge(self, tenant: str, now_ms: int, since: Any) -> None:
-        """A bot seat's time from its enlistment to its release, charged to its tenant once."""
+    def _charge(self, tenant: str, now_ms: int, since: Any, game: str) -> None:
+        """A bot seat's time from its enlistment to its release, charged to its tenant (and its
+        game: issue 43) once."""
         if self.usage is not None:
             seconds = max(0, now_ms - int(float(_text(since)))) // 1000
-            self.usage.count(tenant, "bot_seat_seconds", seconds)
+            self.usage.count(tenant, "bot_seat_seconds", seconds, game=game)
 
     async def lease_until_ms(self, lease_s: float) -> int:
         return self._now_ms() + int(lease_s * 1000)

@@ -65,8 +65,28 @@ RULES_LATENCY = Histogram(
     ["game", "method"],
     buckets=_LATENCY_BUCKETS,
 )
+RULES_FAILURES = Counter(
+    "guildhall_gateway_rules_call_failures_total",
+    "Calls to rules services that failed (no answer, or a gRPC error), by game, method and status",
+    ["game", "method", "code"],
+)
+RULES_CONFIGURED = Gauge(
+    "guildhall_gateway_rules_configured",
+    "1 for each game this gateway routes to a rules service (what `up` of the rules job must cover)",
+    ["game"],
+)
 QUOTA_REFUSALS = Counter(
     "guildhall_gateway_quota_refusals_total", "Calls refused over a tenant quota", ["quota"]
+)
+USAGE_FLUSHES = Counter(
+    "guildhall_gateway_usage_flushes_total",
+    "Flushes of the usage counters to Redis, by outcome (ok, failed: kept for the next)",
+    ["outcome"],
+)
+TENANT_REFRESHES = Counter(
+    "guildhall_gateway_tenant_refreshes_total",
+    "Checks of the tenant registry in Redis (every poll and notification), by outcome (ok, failed)",
+    ["outcome"],
 )
 NOTIFICATIONS = Counter("guildhall_gateway_notifications_total", "Append notifications received from Redis")
 ARCHIVED_MATCHES = Counter(

@@ -23,6 +23,7 @@ import msgspec
 from guildhall.common.v1 import common_pb2
 from guildhall.rules.v1 import rules_pb2, rules_pb2_grpc
 
+from services import tracing
 from services.kernel import Rejection
 
 # Replays send events in batches: one call per batch, each well under the message limit.
@@ -107,6 +108,8 @@ class Accepted:
     # asked for).
     shown: dict[int | None, tuple[Event, ...]] | None = None
     spectator_view: bytes | None = None
+    # With return_state: the acting seat may take this action back until another seat acts.
+    undoable: bool = False
 
 
 def _status(status: rules_pb2.Status) -> Status:
@@ -217,6 +220,7 @@ def _accepted(response: rules_pb2.ValidateResponse) -> Accepted | Rejection:
         tuple(SeatView(v.player, v.view, tuple(v.legal_actions), _decision(v)) for v in accepted.views),
         shown,
         accepted.spectator_view or None,  # none when not asked for (or no spectator was named)
+        accepted.undoable,
     )
 
 
@@ -368,7 +372,10 @@ class _Session:
         self._deadlines[number] = (loop.time() + timeout_s, timeout_s)
         if self._sweeper is None:
             self._sweeper = loop.call_later(SWEEP_S, self._sweep)
-        self._send(rules_pb2.SessionRequest(id=number, **{kind: request}))
+        message = rules_pb2.SessionRequest(id=number, **{kind: request})
+        if tracing.ENABLED:  # each call its trace's context: the stream carries many actions' calls
+            tracing.inject(message.trace_context)
+        self._send(message)
         try:
             response = await future
         finally:
@@ -439,7 +446,10 @@ class AsyncRulesClient:
         self.game_id = game_id
         self.target = target
         self._timeout = timeout_s
-        self._channel = grpc.aio.insecure_channel(target, options=GRPC_OPTIONS)
+        # Traced (when on): the unary calls; a Session's calls carry their context per message.
+        self._channel = grpc.aio.insecure_channel(
+            target, options=GRPC_OPTIONS, interceptors=tracing.client_interceptors()
+        )
         self._stub = rules_pb2_grpc.RulesServiceStub(self._channel)
         self._sessions: list[_Session | None] = [None] * max(sessions, 0)
         self._turn = itertools.count()
@@ -498,6 +508,11 @@ class AsyncRulesClient:
             rules_pb2.DescribeRequest(), timeout=self._timeout
         )
         return response
+
+    async def bundle(self) -> bytes:
+        """The service's own rules bundle (issue 40: kept beside the archive)."""
+        response = await self._stub.Bundle(rules_pb2.BundleRequest(), timeout=max(self._timeout, 30.0))
+        return bytes(response.bundle)
 
     async def setup(
         self, players: int, seed: bytes, options: bytes = b""

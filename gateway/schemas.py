@@ -12,8 +12,10 @@ import msgspec
 
 from gateway.domain.ghx import line_schema
 from gateway.domain.match import (
+    ActionUndone,
     MatchCreated,
     MatchEnded,
+    RulesVersionMoved,
     SeatAway,
     SeatClaimed,
     SeatResigned,
@@ -34,6 +36,12 @@ _STREAM_ENTRIES = (
         "seat_away: a seat's timer ran out; the platform's bot plays it until its player is back",
     ),
     ("seat_returned", SeatReturned, "seat_returned: the player of an away seat took it back"),
+    (
+        "rules_version_moved",
+        RulesVersionMoved,
+        "rules_version_moved: the match plays on under another rules version from this entry on",
+    ),
+    ("action_undone", ActionUndone, "action_undone: a seat took back its own last move"),
 )
 
 

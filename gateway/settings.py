@@ -70,7 +70,13 @@ class Config:
     # long after an intent a replica's dispatcher derives on behalf of a replica that died.
     webhook_lease_s: float = 30.0
     webhook_grace_s: float = 30.0
-    rules: dict[str, str] = field(default_factory=dict)  # game id -> gRPC target
+    # game id -> its rules targets (issue 40: several versions side by side; more are registered
+    # at runtime with guildhall admin rules). New matches go to the first one's version unless an
+    # operator sets another (docs/versions.md).
+    rules: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Where rules bundles are unpacked to run an audit of a version no longer deployed (a
+    # temporary directory if unset; the pod mounts an emptyDir).
+    bundle_cache_dir: str = ""
     # The same service over HTTP (Connect; gateway/api/connect.py): its port (0: off), the browser
     # origins allowed to call it (CORS; none by default) and the web table's files to serve.
     http_port: int = 0
@@ -90,15 +96,27 @@ class Config:
     # Issue 34: usage counters kept this many days; each replica flushes its counts this often.
     usage_retention_days: int = 400
     usage_flush_s: float = 5.0
+    # Issue 39: an offboarding job whose replica is silent this long is taken over by another.
+    offboard_lease_s: float = 30.0
+    # Issue 43: the operator plane (AdminService, gRPC and Connect) on a listener of its own,
+    # never on the public ports; 0: not served.
+    admin_host: str = ""  # "": HOST
+    admin_port: int = 50052
 
     @staticmethod
-    def rules_from_env(env: Mapping[str, str]) -> dict[str, str]:
-        """`RULES_<GAME_ID_UPPER>=<target>` for every game this gateway serves."""
-        return {
-            name[len(RULES_PREFIX) :].lower(): target
-            for name, target in env.items()
-            if name.startswith(RULES_PREFIX) and len(name) > len(RULES_PREFIX) and target
+    def rules_from_env(env: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
+        """`RULES_<GAME_ID_UPPER>=<target>[,<target>...]` for every game this gateway serves."""
+        rules = {
+            name[len(RULES_PREFIX) :].lower(): targets(value)
+            for name, value in env.items()
+            if name.startswith(RULES_PREFIX) and len(name) > len(RULES_PREFIX)
         }
+        return {game: found for game, found in rules.items() if found}
+
+
+def targets(value: str) -> tuple[str, ...]:
+    """Comma-separated gRPC targets, each once, in order."""
+    return tuple(dict.fromkeys(t.strip() for t in value.split(",") if t.strip()))
 
 
 def secret_setting(env: Mapping[str, str], var: str, default: str) -> str:
@@ -120,7 +138,7 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
     parser = argparse.ArgumentParser(
         prog="python -m gateway",
         description="Serve guildhall.gateway.v1.GatewayService. Each game served needs "
-        "RULES_<GAME_ID_UPPER>=<grpc target> in the environment (or --rules game=target).",
+        "RULES_<GAME_ID_UPPER>=<grpc target>[,<target>...] in the environment (or --rules game=target).",
     )
     parser.add_argument(
         "--host", default=env.get("HOST", "127.0.0.1"), help=helped("bind address", "HOST", "127.0.0.1")
@@ -236,7 +254,18 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         help=helped("memory budget of the per-replica caches, MiB", "CACHE_MB", DEFAULT_CACHE_MB),
     )
     parser.add_argument(
-        "--rules", action="append", default=[], metavar="GAME=TARGET", help="adds to RULES_* variables"
+        "--rules",
+        action="append",
+        default=[],
+        metavar="GAME=TARGET[,TARGET]",
+        help="adds to RULES_* variables (several targets: versions side by side)",
+    )
+    parser.add_argument(
+        "--bundle-cache-dir",
+        default=env.get("BUNDLE_CACHE_DIR", ""),
+        help=helped(
+            "where rules bundles are unpacked to audit old versions", "BUNDLE_CACHE_DIR", "a temp dir"
+        ),
     )
     parser.add_argument(
         "--webhook-allow-http",
@@ -329,6 +358,21 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
             flag, type=int, default=int(env.get(var, str(default))), help=helped(text, var, default)
         )
     parser.add_argument(
+        "--admin-host",
+        default=env.get("ADMIN_HOST", ""),
+        help=helped("the admin listener's bind address", "ADMIN_HOST", "HOST"),
+    )
+    parser.add_argument(
+        "--admin-port",
+        type=int,
+        default=int(env.get("ADMIN_PORT", "50052")),
+        help=helped(
+            "AdminService (gRPC and Connect on one port), apart from the public ports; 0 = off",
+            "ADMIN_PORT",
+            50052,
+        ),
+    )
+    parser.add_argument(
         "--trusted-proxies",
         default=env.get("TRUSTED_PROXIES", ""),
         help=helped(
@@ -361,12 +405,14 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         parser.error(f"SNAPSHOT_EVERY must be >= 1, got {args.snapshot_every}")
     if args.decision_shape not in DECISION_SHAPES:  # argparse checks a flag's value, not the env's
         parser.error(f"DECISION_SHAPE must be table or both, got {args.decision_shape!r}")
+    if args.admin_port and args.admin_port in (args.port, args.http_port, args.metrics_port):
+        parser.error(f"ADMIN_PORT {args.admin_port} is another listener's port: the admin plane has its own")
     rules = Config.rules_from_env(env)
     for item in args.rules:
-        game, sep, target = item.partition("=")
-        if not sep or not game or not target:
-            parser.error(f"--rules takes GAME=TARGET, got {item!r}")
-        rules[game] = target
+        game, sep, value = item.partition("=")
+        if not sep or not game or not targets(value):
+            parser.error(f"--rules takes GAME=TARGET[,TARGET], got {item!r}")
+        rules[game] = tuple(dict.fromkeys((*rules.get(game, ()), *targets(value))))
     if not rules:
         parser.error("no games: set RULES_<GAME_ID_UPPER>=<grpc target> for each game to serve")
     return Config(
@@ -398,6 +444,7 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         webhook_lease_s=args.webhook_lease,
         webhook_grace_s=args.webhook_grace,
         rules=rules,
+        bundle_cache_dir=args.bundle_cache_dir,
         http_port=args.http_port,
         cors_origins=tuple(o.strip() for o in args.cors_origins.split(",") if o.strip()),
         web_dir=args.web_dir,
@@ -410,6 +457,9 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         trusted_proxies=args.trusted_proxies,
         usage_retention_days=int(env.get("USAGE_RETENTION_DAYS", "400")),
         usage_flush_s=float(env.get("USAGE_FLUSH_SECONDS", "5")),
+        offboard_lease_s=float(env.get("OFFBOARD_LEASE_SECONDS", "30")),
+        admin_host=args.admin_host or args.host,
+        admin_port=args.admin_port,
     )
 
 

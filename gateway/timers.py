@@ -6,6 +6,7 @@ scripts run on Redis Cluster and the groups spread over the primaries:
     gh:{timers.<n>}:due     sorted set: "<tenant>:<match>:<seat>" -> deadline (ms), or lease end
     gh:{timers.<n>}:info    hash: same member -> "<version>:<deadline_ms>:<policy>:<attempts>"
     gh:{timers.<n>}:seats   hash: "<tenant>:<match>" -> the armed seats, space separated
+    gh:{timers.<n>}:parked  set: "<tenant>:<match>" whose clocks a suspension stopped
 
 (tenant and match ids never contain ':', see MatchKey). A match's timers all live in one shard.
 The timers of a match are those of the latest version armed: arming version v drops every
@@ -18,6 +19,15 @@ script is atomic); when `on_expire` returns, the claim is acknowledged and the t
 (unless it was re-armed meanwhile). If the replica dies first, the lease runs out and any
 replica claims it again: a timer survives restarts and crashes. `on_expire` appends with the
 expected version, so even a re-fired timer changes the match at most once.
+
+Suspension (issue 39): a timer of a suspended tenant (or of a tenant no longer configured) does
+not act: no forfeit, no random action, nothing billed. When it comes due it is parked instead:
+its deadline becomes +inf (never claimed) and its match joins the shard's parked set. When the
+tenant is resumed every clock of the tenant restarts with its whole turn time, from the resume
+(`resume`, run by every replica as it applies the resume; its players could not act while it
+was suspended, so nobody loses the time the suspension took). Every replica also looks at the
+parked sets every PARKED_SWEEP_S and restarts the parked clocks of tenants no longer
+suspended: a resume whose replicas all died before restarting them is caught up there.
 """
 
 from __future__ import annotations
@@ -38,8 +48,9 @@ from gateway.scripts import ColdClusterGuard, guarded_script
 _log = structlog.get_logger("timers")
 
 DEFAULT_SHARDS = 16
+PARKED_SWEEP_S = 10.0
 
-# KEYS: due, info, seats.  ARGV: match ("tenant:match"), version, deadline_ms, policy, seats...
+# KEYS: due, info, seats, parked.  ARGV: match ("tenant:match"), version, deadline_ms, policy, seats...
 _ARM = """
 local match, version = ARGV[1], tonumber(ARGV[2])
 local arming = {}
@@ -75,11 +86,13 @@ for i = 5, #ARGV do
   keep[#keep + 1] = ARGV[i]
 end
 redis.call('HSET', KEYS[3], match, table.concat(keep, ' '))
+redis.call('SREM', KEYS[4], match)  -- its clocks run again
 return 1
 """
 
-# KEYS: due, info, seats.  ARGV: match
+# KEYS: due, info, seats, parked.  ARGV: match
 _DISARM = """
+redis.call('SREM', KEYS[4], ARGV[1])
 local listed = redis.call('HGET', KEYS[3], ARGV[1])
 if not listed then return 0 end
 local n = 0
@@ -138,7 +151,20 @@ end
 return 1
 """
 
+# KEYS: due, info, parked.  ARGV: match, seat, claimed "<version>:<deadline>:<policy>"
+# Stops a claimed timer's clock (its tenant is suspended), unless it was re-armed since the claim.
+_PARK = """
+local member = ARGV[1] .. ':' .. ARGV[2]
+local info = redis.call('HGET', KEYS[2], member)
+if not info or string.match(info, '^(.*):%d+$') ~= ARGV[3] then return 0 end
+redis.call('ZADD', KEYS[1], '+inf', member)
+redis.call('SADD', KEYS[3], ARGV[1])
+return 1
+"""
+
 OnExpire = Callable[[MatchKey, int, int, str], Awaitable[object]]
+Paused = Callable[[str], bool]  # tenant -> its clocks are stopped (suspended, or not configured)
+Restart = Callable[[MatchKey], Awaitable[None]]  # every clock of the match from now, full time
 
 
 class ArmedTimer(NamedTuple):
@@ -156,6 +182,7 @@ class _Keys(NamedTuple):
     due: str
     info: str
     seats: str
+    parked: str
 
 
 def _decode(value: Any) -> str:
@@ -202,6 +229,7 @@ class TurnTimers:
         self._disarm = guarded_script(redis, guard, _DISARM)
         self._claim = guarded_script(redis, guard, _CLAIM)
         self._ack = guarded_script(redis, guard, _ACK)
+        self._park = guarded_script(redis, guard, _PARK)
         # Set when this replica arms a timer due before the run loop's next planned look.
         self._wake = asyncio.Event()
         self._next_look_ms: float = 0
@@ -215,7 +243,7 @@ class TurnTimers:
 
     def _keys(self, shard: int) -> _Keys:
         prefix = f"gh:{{timers.{shard}}}"
-        return _Keys(f"{prefix}:due", f"{prefix}:info", f"{prefix}:seats")
+        return _Keys(f"{prefix}:due", f"{prefix}:info", f"{prefix}:seats", f"{prefix}:parked")
 
     async def arm(self, key: MatchKey, version: int, seat: int, deadline_ms: int, policy: str) -> None:
         """Arm `seat`'s timer for the decision asked at `version`; older turns' timers go."""
@@ -272,23 +300,59 @@ class TurnTimers:
         )
         *pairs, next_due = (_decode(v) for v in reply)
         claimed = [_parse(pairs[i], pairs[i + 1]) for i in range(0, len(pairs), 2)]
-        return claimed, (int(float(next_due)) if next_due else None)
+        return claimed, (int(float(next_due)) if next_due and next_due != "inf" else None)
 
     async def acknowledge(self, timer: ArmedTimer) -> bool:
         """Remove a fired timer, unless its seat was re-armed since the claim."""
         keys = self._keys(self.shard_of(timer.key))
-        done = await self._ack(
-            keys=list(keys),
-            args=[
-                f"{timer.key.tenant}:{timer.key.match_id}",
-                str(timer.seat),
-                f"{timer.version}:{timer.deadline_ms}:{timer.policy}",
-            ],
-        )
+        done = await self._ack(keys=list(keys), args=_claimed(timer))
         return bool(done)
 
-    async def _fire(self, timer: ArmedTimer, on_expire: OnExpire, limit: asyncio.Semaphore) -> None:
+    async def park(self, timer: ArmedTimer) -> bool:
+        """Stop a claimed timer's clock (its tenant is suspended), unless it was re-armed since."""
+        keys = self._keys(self.shard_of(timer.key))
+        return bool(await self._park(keys=[keys.due, keys.info, keys.parked], args=_claimed(timer)))
+
+    async def matches_of(self, tenant: str) -> list[MatchKey]:
+        """Every match of `tenant` with an armed (or parked) timer."""
+        found = []
+        for shard in range(self._shards):
+            async for member, _seats in self._redis.hscan_iter(self._keys(shard).seats, match=f"{tenant}:*"):
+                owner, _, match_id = _decode(member).partition(":")
+                if owner == tenant:
+                    found.append(MatchKey(owner, match_id))
+        return found
+
+    async def parked(self) -> list[MatchKey]:
+        """Every match whose clocks a suspension stopped."""
+        found = []
+        for shard in range(self._shards):
+            for member in await self._redis.smembers(self._keys(shard).parked):
+                tenant, _, match_id = _decode(member).partition(":")
+                found.append(MatchKey(tenant, match_id))
+        return found
+
+    async def resume(self, tenant: str, restart: Restart) -> int:
+        """Every clock of a resumed tenant restarted with its whole time; returns how many matches."""
+        matches = await self.matches_of(tenant)
+        for key in matches:
+            await restart(key)  # arming takes the match out of its parked set
+        if matches:
+            self._wake.set()
+        return len(matches)
+
+    async def _sweep_parked(self, paused: Paused, restart: Restart) -> None:
+        for key in await self.parked():
+            if not paused(key.tenant):
+                await restart(key)
+
+    async def _fire(
+        self, timer: ArmedTimer, on_expire: OnExpire, limit: asyncio.Semaphore, paused: Paused
+    ) -> None:
         async with limit:
+            if paused(timer.key.tenant):
+                await self.park(timer)
+                return
             if timer.attempts > self._max_attempts:
                 _log.warning("turn timer dropped after repeated failures", **_context(timer))
                 await self.acknowledge(timer)
@@ -303,13 +367,28 @@ class TurnTimers:
                 return
             await self.acknowledge(timer)
 
-    async def run(self, on_expire: OnExpire, stop: asyncio.Event) -> None:
-        """Fire due timers until `stop` is set; every replica may run this at once."""
+    async def run(
+        self,
+        on_expire: OnExpire,
+        stop: asyncio.Event,
+        *,
+        paused: Paused = lambda _tenant: False,
+        restart: Restart | None = None,
+    ) -> None:
+        """Fire due timers until `stop` is set; every replica may run this at once. A timer of a
+        `paused` tenant is parked instead; `restart` restarts a match's clocks (the sweep)."""
         limit = asyncio.Semaphore(self._concurrency)
         tasks: set[asyncio.Task[None]] = set()
+        swept_at = 0.0
         try:
             while not stop.is_set():
                 self._wake.clear()
+                if restart is not None and time.monotonic() - swept_at >= PARKED_SWEEP_S:
+                    swept_at = time.monotonic()
+                    try:
+                        await self._sweep_parked(paused, restart)
+                    except Exception:
+                        _log.exception("restarting parked turn timers failed; trying again later")
                 now = self._now_ms()
                 self._next_look_ms = now + self._poll_s * 1000
                 try:
@@ -322,7 +401,7 @@ class TurnTimers:
                 for claimed, next_due in replies:
                     full = full or len(claimed) >= self._batch
                     for timer in claimed:
-                        task = asyncio.create_task(self._fire(timer, on_expire, limit))
+                        task = asyncio.create_task(self._fire(timer, on_expire, limit, paused))
                         tasks.add(task)
                         task.add_done_callback(tasks.discard)
                     if next_due is not None:
@@ -340,6 +419,15 @@ class TurnTimers:
                 task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _claimed(timer: ArmedTimer) -> list[str]:
+    """The ACK and PARK scripts' ARGV: the timer as it was claimed."""
+    return [
+        f"{timer.key.tenant}:{timer.key.match_id}",
+        str(timer.seat),
+        f"{timer.version}:{timer.deadline_ms}:{timer.policy}",
+    ]
 
 
 def _context(timer: ArmedTimer) -> dict[str, object]:

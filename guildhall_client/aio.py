@@ -520,6 +520,17 @@ class AsyncClient:
         )
         return await self._accepted(match_id, command_id, response)
 
+    async def undo(
+        self, match_id: str, *, command_id: str | None = None, expected_version: int | None = None
+    ) -> Accepted:
+        """Take back your last move (MatchView.undo_available says when you may); CannotUndo says
+        why not. Safe to retry with the same command id, like submit."""
+        command_id = command_id or uuid.uuid4().hex
+        request = pb.UndoRequest(match_id=match_id, command_id=command_id)
+        if expected_version is not None:
+            request.expected_version = expected_version
+        return await self._accepted(match_id, command_id, await self._call(self._stub.Undo, request))
+
     async def return_to_seat(self, match_id: str, *, command_id: str | None = None) -> Accepted:
         """ "I'm back": take this away seat back from the platform's bot (safe to retry)."""
         command_id = command_id or uuid.uuid4().hex
@@ -561,6 +572,7 @@ class AsyncClient:
         update that shows the match finished (unless `until_finished` is False)."""
         last = from_version
         attempt = 0
+        finished = False
         while True:
             call = self._stub.Watch(
                 pb.WatchRequest(match_id=match_id, from_version=last), metadata=self._metadata()
@@ -573,11 +585,13 @@ class AsyncClient:
                     view = MatchView.from_pb(message.view)
                     last = max([last, view.version, *(e.version for e in events)])
                     yield WatchUpdate(events, view)
-                    if until_finished and view.finished:
+                    finished = finished or view.finished
+                    if until_finished and finished:
                         return
-                # The stream ended without the match ending: a draining replica closes its
-                # streams so clients move to another one. Resume from where we are.
-                if not reconnect:
+                # The gateway ends the stream after the update that ends the match: nothing follows.
+                # Else a draining replica closed its streams so clients move to another one:
+                # resume from where we are.
+                if finished or not reconnect:
                     return
                 attempt += 1
                 if attempt > self.reconnects:
@@ -636,6 +650,13 @@ class AsyncClient:
             request.up_to_version = up_to_version
         r = await self._call(self._stub.ExportMatch, request)
         return ExportedMatch(bytes(r.data), r.version, r.finished)
+
+    async def rules_bundle(self, game: str, rules_version: str) -> tuple[str, bytes]:
+        """A rules version's bundle (file name, zip) for verifying its matches offline (issue 40:
+        `verify_export(..., bundles=[...])` checks it before it runs anything of it)."""
+        request = pb.GetRulesBundleRequest(game_id=game, rules_version=rules_version)
+        r = await self._call(self._stub.GetRulesBundle, request)
+        return r.file_name, bytes(r.bundle)
 
     async def read_events(
         self, match_id: str, after_version: int = 0, limit: int = 1000
@@ -745,7 +766,7 @@ class AsyncClient:
 
 
 class Seat:
-    """One seat of one match, acting with its token: view, submit, watch, resign."""
+    """One seat of one match, acting with its token: view, submit, undo, watch, resign."""
 
     def __init__(self, client: AsyncClient, match_id: str) -> None:
         self.client = client
@@ -782,6 +803,9 @@ class Seat:
 
     async def resign(self, **kwargs: Any) -> Accepted:
         return await self.client.resign(self.match_id, **kwargs)
+
+    async def undo(self, **kwargs: Any) -> Accepted:
+        return await self.client.undo(self.match_id, **kwargs)
 
     async def return_to_seat(self, **kwargs: Any) -> Accepted:
         return await self.client.return_to_seat(self.match_id, **kwargs)

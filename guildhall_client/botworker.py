@@ -265,10 +265,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     asyncio.run(serve(args))
 
 
-if __name__ == "__main__":
-    main()
-
-
 def _read(path: str) -> str:
     """A secret from a file (a Kubernetes Secret mounted as a volume), or "" without a path."""
     return Path(path).read_text().strip() if path else ""
+
+
+# Last: `python -m` runs main() here, so everything it uses must be defined above (issue 39 item
+# 16: `_read` below it made the worker exit with a NameError as the manifests start it).
+if __name__ == "__main__":
+    main()

@@ -224,10 +224,21 @@ async def _play_seat(seat: Seat, game: str, auto: str | None, show_all: bool = F
             while current.my_turn and not current.finished:
                 console.print(render_view(current.game, current.view, current.seat, names))
                 choice = await _choose(current, names)
-                if isinstance(choice, str):  # "resign"
+                if choice == "resign":
                     await seat.resign()
                     current = await seat.view()  # updates from before it are skipped as seen
                     break
+                if choice == "undo":
+                    try:
+                        undone = await seat.undo(expected_version=current.version)
+                        console.print(f"your last move is taken back (version {undone.version})")
+                        current = await seat.view()  # updates from before it are skipped as seen
+                        break
+                    except errors.Rejected as rejection:
+                        console.print(f"[yellow]not taken back[/yellow]: {rejection.message}")
+                        current = await seat.view()
+                        continue
+                assert isinstance(choice, int)
                 try:
                     # Another seat deciding at the same time (Ys bids, Rattus Cartus supplies)
                     # may land first: the stream sends the choice again for the new version
@@ -248,17 +259,18 @@ async def _play_seat(seat: Seat, game: str, auto: str | None, show_all: bool = F
 
 
 async def _choose(current: MatchView, names: Names | None) -> int | str:
-    """The index of the legal action to take, or 'resign': by the game's decision, a numbered
-    menu per step, when the gateway sent one; else the legal actions numbered."""
+    """The index of the legal action to take, 'resign' or 'undo' (offered while your last move
+    may be taken back): by the game's decision, a numbered menu per step, when the gateway sent
+    one; else the legal actions numbered."""
     decision = current.decision
     if decision is not None and decision.options and not plain_decision(decision):
-        return await _decide(decision, names)
+        return await _decide(decision, names, undo=current.undo_available)
     for i, action in enumerate(current.legal_actions, 1):
         console.print(f"  {i:>3}. {describe_action(action, names)}", markup=False)
-    return await _ask(len(current.legal_actions))
+    return await _ask(len(current.legal_actions), undo=current.undo_available)
 
 
-async def _decide(decision: Decision, names: Names | None = None) -> int | str:
+async def _decide(decision: Decision, names: Names | None = None, *, undo: bool = False) -> int | str:
     """Walk a decision's steps (Ys: which broker, then where): a numbered menu of the next step's
     choices among the options that share the choices so far; a step with one choice is taken
     without asking; 'b' steps back. The legal action's index once one option is left."""
@@ -280,8 +292,8 @@ async def _decide(decision: Decision, names: Names | None = None) -> int | str:
         for i, c in enumerate(choices, 1):
             prefix = "" if len(steps) == 1 else f"{c.step} "
             console.print(f"  {i:>3}. {prefix}{_label(c, names)}", markup=False)
-        answer = await _ask(len(choices), back=bool(chosen))
-        if answer == "resign":
+        answer = await _ask(len(choices), back=bool(chosen), undo=undo and not chosen)
+        if answer in ("resign", "undo"):
             return answer
         if answer == "back":
             chosen = chosen[:-1]
@@ -297,9 +309,10 @@ def _label(choice: Choice, names: Names | None) -> str:
     return choice.label if choice.kind or names is None else names.text(choice.label)
 
 
-async def _ask(count: int, *, back: bool = False) -> int | str:
-    """The number of a menu line (1-based on screen), 'resign', or 'back' (when `back`)."""
-    extra = ", b = back" if back else ""
+async def _ask(count: int, *, back: bool = False, undo: bool = False) -> int | str:
+    """The number of a menu line (1-based on screen), 'resign', 'back' (when `back`) or 'undo'
+    (when `undo`: your last move may be taken back)."""
+    extra = (", b = back" if back else "") + (", u = undo your last move" if undo else "")
     while True:
         answer = (
             (await asyncio.to_thread(_read_line, f"Your choice [1-{count}{extra}, r = resign]: "))
@@ -310,6 +323,8 @@ async def _ask(count: int, *, back: bool = False) -> int | str:
             return "resign"
         if back and answer in ("b", "back"):
             return "back"
+        if undo and answer in ("u", "undo"):
+            return "undo"
         if answer.isdigit() and 1 <= int(answer) <= count:
             return int(answer) - 1
         console.print(f"Type a number from 1 to {count}.")
@@ -780,10 +795,37 @@ def export(
     err.print(f"exported versions 1 to {exported.version} of {match} ({state}), {len(exported.data):,} bytes")
 
 
+@app.command("get-bundle")
+def get_bundle(
+    ctx: typer.Context,
+    game: Annotated[str, typer.Argument(help="Game id")],
+    rules_version: Annotated[str, typer.Argument(help="The rules version (`guildhall verify` names it)")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory to write it to")] = Path("."),
+) -> None:
+    """A rules version's bundle from the gateway (auditor key), for `guildhall verify --bundles`."""
+    from services.bundles import BundleError, read_bundle
+
+    async def fetch() -> tuple[str, bytes]:
+        async with _client(ctx.obj) as client:
+            return await client.rules_bundle(game, rules_version)
+
+    name, raw = _run(fetch())
+    try:
+        read_bundle(raw, game=game, version=rules_version)  # checked here too: files and digest
+    except BundleError as error:
+        err.print(f"[red]get-bundle:[/red] the gateway sent a bundle that does not hold: {error}")
+        raise typer.Exit(1) from None
+    out.mkdir(parents=True, exist_ok=True)
+    (out / Path(name).name).write_bytes(raw)
+    err.print(f"wrote {out / Path(name).name} ({len(raw):,} bytes)")
+
+
 @app.command()
 def verify(
     ctx: typer.Context,
-    file: Annotated[Path, typer.Argument(help="A .ghx file from `guildhall export`")],
+    file: Annotated[
+        Path, typer.Argument(help="A .ghx file from `guildhall export`, or an archived match's .ghz")
+    ],
     keys: Annotated[
         Path | None, typer.Option(help="The operator's published keys (`guildhall keys public --json`)")
     ] = None,
@@ -796,6 +838,17 @@ def verify(
     data: Annotated[
         list[str] | None, typer.Option(help="GAME=FILE: a game's replacement data file (repeatable)")
     ] = None,
+    bundle: Annotated[
+        list[Path] | None,
+        typer.Option(help="A rules bundle (<game>-<version>.zip) for a version not installed (repeatable)"),
+    ] = None,
+    bundles: Annotated[
+        Path | None,
+        typer.Option(
+            help="A directory of rules bundles (`make bundle`, the archive's bundles/<game>/)",
+            envvar="GUILDHALL_BUNDLES",
+        ),
+    ] = None,
     story: Annotated[
         bool, typer.Option("--story", help="The match as a readable log, checks beside")
     ] = False,
@@ -805,8 +858,10 @@ def verify(
     as_json: Annotated[bool, typer.Option("--json", help="The report as JSON")] = False,
 ) -> None:
     """Verify an exported match offline (no gateway, Redis or rules service): the chain, every
-    receipt, the seed against its commitment, every action re-executed with the game's rules.
-    Exit 0 verified, 1 not (the first bad version and why), 2 a bad argument."""
+    receipt, the seed against its commitment, every action re-executed with the match's own rules
+    version (installed here, or its bundle: --bundle, --bundles). An archived match's .ghz
+    (ARCHIVE_DIR/<tenant>/<match>.ghz) too, with --keys or --keys-from. Exit 0 verified, 1 not
+    (the first bad version and why, or the rules version it needs), 2 a bad argument."""
     from guildhall_client.ghx_cli import UsageError, data_files, held_receipts, published_keys, verify_file
 
     settings: Settings = ctx.obj
@@ -819,6 +874,7 @@ def verify(
             story=story,
             as_json=as_json,
             show_all=show_all,
+            bundles=[*(bundle or []), *([bundles] if bundles is not None else [])],
         )
     except UsageError as error:
         err.print(f"[red]verify:[/red] {error}")

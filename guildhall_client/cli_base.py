@@ -44,3 +44,15 @@ def _run(coro: Coroutine[Any, Any, T]) -> T:
     except KeyboardInterrupt:
         err.print("interrupted")
     raise typer.Exit(1)
+
+
+def admin_call(ctx: typer.Context, rpc: str, request: Any) -> Any:
+    """One AdminService call with the settings' target and key; errors as the other commands'."""
+    from guildhall.admin.v1 import admin_pb2_grpc
+
+    async def go() -> Any:
+        async with _client(ctx.obj) as client:
+            stub = admin_pb2_grpc.AdminServiceStub(client.channel)
+            return await client._call(getattr(stub, rpc), request, retry=False)
+
+    return _run(go())

@@ -80,6 +80,10 @@ class BadInvite(Rejected):
     code = "bad_invite"
 
 
+class CannotUndo(Rejected):
+    code = "cannot_undo"
+
+
 REJECTIONS: dict[str, type[Rejected]] = {
     cls.code: cls
     for cls in (
@@ -94,6 +98,7 @@ REJECTIONS: dict[str, type[Rejected]] = {
         CommandIdInUse,
         SeatTaken,
         BadInvite,
+        CannotUndo,
     )
 }
 

@@ -9,10 +9,13 @@ but this package: no gateway, Redis or rules service.
 The checks are the gateway's audit (gateway/domain/audit.py), run here: the file reads whole;
 the chain, entry by entry; every receipt against the keys in the file and, when given, the
 operator's published keys; the header against the stream; the seed against its commitment;
-every action re-executed with the game's rules in process (this installation's
-`services.<game>`), each stored event and the outcome compared. The first version that does not
-hold is named with its evidence and reason. A file recorded under rules this installation does
-not have is refused, naming what it needs (`report.refused`, `report.needs`).
+every action re-executed with the match's own rules version (this installation's
+`services.<game>` when it is that version, else the version's rules bundle, checked and run in a
+child process: `bundles=`), each stored event and the outcome compared; a match moved to another
+version re-executes each part under its own, and the move is checked. The first version that
+does not hold is named with its evidence and reason. A file recorded under rules neither
+installed nor given as a bundle is refused, naming what it needs (`report.refused`,
+`report.needs`).
 
 The file format is gateway/domain/ghx.py (JSON Schema: schemas/export/ghx_line.schema.json).
 
@@ -26,8 +29,10 @@ Decisions (question -> decision):
 
 from __future__ import annotations
 
-from collections.abc import Coroutine, Iterable, Mapping
+import tempfile
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 import msgspec
@@ -46,7 +51,7 @@ from gateway.domain.audit import (
     Finding,
     Findings,
     HeldReceipt,
-    RulesRefusal,
+    RulesUnavailable,
     Verdict,
     check_chain,
     check_head,
@@ -56,12 +61,25 @@ from gateway.domain.audit import (
     ended_at,
     match_created,
     re_execute,
+    rules_versions,
     verdict,
     whole_appends,
 )
 from gateway.domain.match import MATCH_ENDED, MatchCreated, MatchEnded
 from gateway.eventstore.base import StoredEvent
+from services.bundles import (
+    BundleError,
+    BundleRules,
+    BundleRunner,
+    RulesDecision,
+    RulesEvent,
+    RulesState,
+    RunnerError,
+    find_bundle,
+    read_bundle,
+)
 from services.kernel import Rejection
+from services.kernel.runner import Replayer
 
 __all__ = ["ExportReport", "load_keys", "verify_export"]
 
@@ -88,6 +106,8 @@ class ExportReport:
     # keys in use for this match).
     receipts_compared: int = 0
     receipts_refused: int = 0
+    # Each rules version re-executed with and how: "in process" or "with bundle <file>".
+    rules_used: dict[str, str] = field(default_factory=dict)
 
     @property
     def first_bad_version(self) -> int | None:
@@ -151,8 +171,11 @@ class ExportReport:
                 lines.append((name, None if self.refused else True, self.needs or rules))
             elif name == EXECUTION:
                 if v.executed and not self.refused:
+                    how = ", ".join(f"{kind} ({version})" for version, kind in self.rules_used.items())
+                    if set(self.rules_used.values()) == {"in process"}:
+                        how = "in process"
                     lines.append(
-                        (name, True, f"every action re-executed in process ({v.executed_through} versions)")
+                        (name, True, f"every action re-executed {how} ({v.executed_through} versions)")
                     )
                 else:
                     why = self.needs or "the seed is revealed when the match ends: export it again then"
@@ -166,12 +189,15 @@ def verify_export(
     keys: Mapping[str, bytes] | None = None,
     games: Iterable[Any] = (),
     receipts: Iterable[HeldReceipt] = (),
+    bundles: Iterable[Path] = (),
 ) -> ExportReport:
     """Check one .ghx file end to end, offline. `keys`: the operator's published keys (id -> raw
     32-byte Ed25519 public key), else the file's own are used. `games`: GameSpecs to consider
     besides the installed ones (e.g. `services.<game>.load_game(real_data_file)`). `receipts`:
     receipts you were given while the match was played; a file that differs from one (a match
-    cut back or rewritten) fails at the first version that may have changed."""
+    cut back or rewritten) fails at the first version that may have changed. `bundles`: rules
+    bundle files or directories of them (`<game>-<version>.zip`, services/bundles.py) for the
+    rules versions this installation does not have; each is checked before it runs."""
     findings = Findings()
     parsed = ghx.parse(data)
     header = parsed.header
@@ -213,14 +239,19 @@ def verify_export(
         check_rules_versions(usable, created, findings)
         _header_claims(header, created, intact, complete, findings)
         seed = _seed(header, intact, findings)
-        spec = _find_game(created, games)
-        if spec is None:
-            report.refused = True
-            report.needs = _needs(created)
-        elif seed is not None:
-            report.game = spec
-            executed = True
-            executed_through = _drive(re_execute(usable, created, seed, InProcessRules(spec), findings))
+        with _OfflineRules(created.game_id, games, bundles) as rules:
+            missing = rules.missing(rules_versions(usable, created))
+            if missing:
+                report.refused = True
+                report.needs = _needs(created.game_id, missing)
+            elif seed is not None:
+                try:
+                    executed_through = _drive(re_execute(usable, created, seed, rules.of, findings))
+                    executed = True
+                except (RulesUnavailable, BundleError, RunnerError) as error:
+                    report.refused, report.needs = True, f"the rules cannot be run here: {error}"
+                report.game = rules.installed
+                report.rules_used = dict(rules.used)
     report.verdict = verdict(
         findings,
         len(intact),
@@ -355,58 +386,21 @@ def _seed(header: ghx.Header, intact: list[StoredEvent], findings: Findings) -> 
 # -- the rules, in process ------------------------------------------------------------------------
 
 
-def _find_game(created: MatchCreated, extra: Iterable[Any]) -> Any:
-    """The installed (or given) GameSpec of the match's game at its exact rules version."""
+def _needs(game: str, missing: Sequence[str]) -> str:
     from services.registry import GAMES
 
-    for spec in (*extra, *GAMES.values()):
-        if spec.game_id == created.game_id and spec.rules_version == created.rules_version:
-            return spec
-    return None
-
-
-def _needs(created: MatchCreated) -> str:
-    from services.registry import GAMES
-
-    edition, _, digest = created.rules_version.partition("+")
-    installed = GAMES.get(created.game_id)
+    installed = GAMES.get(game)
     have = (
         f"this installation has {installed.rules_version}"
         if installed is not None
         else "this installation has no such game"
     )
+    versions = ", ".join(v[:80] for v in missing)
     return (
-        f"the match needs {created.game_id[:64]} rules {created.rules_version[:80]} (edition "
-        f"{edition[:32]}, data digest {digest[:32]}); {have}: install the Guildhall release with "
-        "those rules, or give the game's data file with that digest (--data GAME=FILE)"
+        f"the match needs {game[:64]} rules {versions}; {have}: give the bundle of each "
+        f"(--bundle FILE or --bundles DIR: `<game>-<version>.zip`, from `guildhall get-bundle` "
+        "or the operator's archive), or the game's data file if only the data differs (--data GAME=FILE)"
     )
-
-
-class _State(msgspec.Struct, frozen=True):
-    rules_version: str
-    state: Any
-
-
-class _Event(msgspec.Struct, frozen=True):
-    type: str
-    json: bytes
-
-
-class _Status(msgspec.Struct, frozen=True):
-    active_players: tuple[int, ...]
-    finished: bool
-    outcome: bytes
-
-
-class _Decision(msgspec.Struct, frozen=True):
-    events: tuple[_Event, ...]
-    state: _State
-    status: _Status
-
-
-# What a rules function raises on a recorded action or event that does not fit (the rules
-# service answers INVALID_ARGUMENT for the same).
-_MISFIT = (IndexError, KeyError, ValueError, TypeError, AttributeError)
 
 
 class InProcessRules:
@@ -414,37 +408,71 @@ class InProcessRules:
 
     def __init__(self, spec: Any) -> None:
         self.spec = spec
-        self.codec = spec.codec
+        self.replayer = Replayer(spec)
 
-    def _status(self, state: Any) -> _Status:
-        outcome = self.spec.outcome(state)
-        encoded = self.codec.encode_json(outcome) if outcome is not None else b""
-        return _Status(tuple(self.spec.active_players(state)), outcome is not None, encoded)
+    async def setup(self, players: int, seed: bytes, options: bytes) -> tuple[RulesState, Any]:
+        state, status = self.replayer.setup(players, seed, options)
+        return RulesState(self.spec.rules_version, state), status
 
-    async def setup(self, players: int, seed: bytes, options: bytes) -> tuple[_State, _Status]:
-        from services.kernel import SetupConfig, SetupError
+    async def decide(self, state: RulesState, player: int, action: bytes) -> Any:
+        decided = self.replayer.decide(state.state, player, action)
+        if isinstance(decided, Rejection):
+            return decided
+        events = tuple(RulesEvent(kind, json) for kind, json in decided.events)
+        after = RulesState(state.rules_version, decided.state)
+        return RulesDecision(events, after, decided.status, decided.undoable)
 
-        try:
-            config = SetupConfig(players, int.from_bytes(seed, "big"), msgspec.Raw(options or b"{}"))
-            state = self.spec.start(config)
-        except SetupError as error:
-            raise RulesRefusal(str(error)) from None
-        return _State(self.spec.rules_version, state), self._status(state)
+    def state_bytes(self, state: RulesState) -> bytes:
+        return self.spec.codec.encode_state(state.state)  # type: ignore[no-any-return]
 
-    async def decide(self, state: _State, player: int, action: bytes) -> Any:
-        try:
-            decoded = self.codec.decode_action(action)
-        except msgspec.DecodeError as error:  # ValidationError included
-            raise RulesRefusal(f"the recorded action does not decode: {str(error)[:160]}") from None
-        try:
-            result = self.spec.decide(state.state, player, decoded)
-            if isinstance(result, Rejection):
-                return result
-            after = self.spec.evolve(state.state, result)
-        except _MISFIT as error:
-            raise RulesRefusal(f"the action does not fit the state: {type(error).__name__}") from None
-        events = tuple(_Event(e.__struct_config__.tag, self.codec.encode_json(e)) for e in result)
-        return _Decision(events, _State(state.rules_version, after), self._status(after))
+
+class _OfflineRules:
+    """Each rules version a match needs, offline: a GameSpec installed here (or given), else a
+    bundle among `bundles` (checked, then run in a child process)."""
+
+    def __init__(self, game: str, given: Iterable[Any], bundles: Iterable[Path]) -> None:
+        from services.registry import GAMES
+
+        self.game = game
+        self.specs = {s.rules_version: s for s in (*GAMES.values(), *given) if s.game_id == game}
+        self.places = [Path(p) for p in bundles]
+        self.installed: Any = None  # the GameSpec used, for the story's names
+        self.used: dict[str, str] = {}  # version -> how it ran
+        self._ports: dict[str, Any] = {}
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+
+    def missing(self, versions: Sequence[str]) -> list[str]:
+        return [v for v in versions if v not in self.specs and find_bundle(self.game, v, self.places) is None]
+
+    async def of(self, version: str) -> Any:
+        if version in self._ports:
+            return self._ports[version]
+        spec = self.specs.get(version)
+        if spec is not None:
+            self.installed = self.installed or spec
+            port: Any = InProcessRules(spec)
+            self.used[version] = "in process"
+        else:
+            path = find_bundle(self.game, version, self.places)
+            if path is None:
+                raise RulesUnavailable(self.game, version)
+            if self._scratch is None:
+                self._scratch = tempfile.TemporaryDirectory(prefix="guildhall-verify-")
+            bundle = read_bundle(path.read_bytes(), game=self.game, version=version)
+            port = BundleRules(BundleRunner.start(bundle, Path(self._scratch.name)), in_thread=False)
+            self.used[version] = f"with bundle {path.name}"
+        self._ports[version] = port
+        return port
+
+    def __enter__(self) -> _OfflineRules:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for port in self._ports.values():
+            if isinstance(port, BundleRules):
+                port.close()
+        if self._scratch is not None:
+            self._scratch.cleanup()
 
 
 def _drive(coroutine: Coroutine[Any, Any, T]) -> T:

@@ -4,6 +4,8 @@ guildhall export MATCH > match.ghx             # auditor key; the match as one f
 guildhall verify match.ghx                     # offline: exit 0 verified, 1 not
 guildhall verify match.ghx --keys keys.json    # also against the operator's published keys
 guildhall verify match.ghx --story             # the match as people read it, checks beside
+guildhall verify match.ghx --bundles var/bundles   # rules versions not installed here, from bundles
+guildhall verify tenant/match.ghz --keys keys.json   # an archived match (issue 43), same checks
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from gateway.domain import archived
 from gateway.domain.audit import HeldReceipt
+from gateway.domain.ghx import PublicKeyLine
 from guildhall_client.ghx import ExportReport, load_keys, verify_export
 from guildhall_client.story import story_lines, verdict_lines
 
@@ -94,6 +98,21 @@ def held_receipts(path: Path | None) -> list[HeldReceipt]:
         raise UsageError(f"cannot read the receipts in {path}: {error}") from None
 
 
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"  # an archive blob (.ghz) is a zstd frame; a .ghx is JSON lines
+
+
+def archive_as_export(data: bytes, keys: dict[str, bytes] | None) -> bytes:
+    """An archive blob (`.ghz`, from ARCHIVE_DIR or the archive bucket) as the export file it
+    holds. A blob carries no public keys, so the operator's published ones are required."""
+    if keys is None:
+        raise UsageError(
+            "an archived match (.ghz) carries no public keys: give the operator's published keys "
+            "(--keys FILE from `guildhall keys public --json`, or --keys-from HOST:PORT)"
+        )
+    published = [PublicKeyLine(key_id, raw.hex()) for key_id, raw in sorted(keys.items())]
+    return archived.as_export(archived.decode(data), published)
+
+
 def report_json(report: ExportReport) -> str:
     return json.dumps(
         {
@@ -124,13 +143,23 @@ def verify_file(
     story: bool,
     as_json: bool,
     show_all: bool = False,
+    bundles: Sequence[Path] = (),
 ) -> tuple[bool, list[str]]:
     """(verified, the lines to print)."""
     try:
         data = path.read_bytes()
     except OSError as error:
         raise UsageError(f"cannot read {path}: {error}") from None
-    report = verify_export(data, keys=keys, games=games, receipts=receipts)
+    missing = [str(place) for place in bundles if not place.exists()]
+    if missing:
+        raise UsageError(f"no such bundle file or directory: {', '.join(missing)}")
+    if path.suffix == archived.SUFFIX or data.startswith(_ZSTD_MAGIC):
+        try:
+            data = archive_as_export(data, keys)
+        except archived.ArchiveError as error:
+            reason = f"{path.name}: {error}"
+            return False, [json.dumps({"ok": False, "reason": reason}) if as_json else reason]
+    report = verify_export(data, keys=keys, games=games, receipts=receipts, bundles=bundles)
     if as_json:
         return report.ok, [report_json(report)]
     header = report.header

@@ -250,7 +250,8 @@ def render_outcome(outcome: Any) -> RenderableType:
     if not isinstance(outcome, Mapping):
         return Text("(no outcome)")
     winners = outcome.get("winners", [])
-    table = Table(title=f"Winner(s): {', '.join(map(str, winners)) or 'nobody'}")
+    reason = outcome.get("reason") or ""
+    table = Table(title=f"Winner(s): {', '.join(map(str, winners)) or 'nobody'}", caption=reason or None)
     for col in ("seat", "score", "note", "facts"):
         table.add_column(col)
     for r in outcome.get("results", []):

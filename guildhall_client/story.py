@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gateway.domain.audit import appends, is_game_event
-from gateway.domain.match import MATCH_CREATED, MATCH_ENDED, SEAT_RESIGNED, TURN_TIMED_OUT
+from gateway.domain.match import ACTION_UNDONE, MATCH_CREATED, MATCH_ENDED, SEAT_RESIGNED, TURN_TIMED_OUT
 from guildhall_client.ghx import ExportReport
 from guildhall_client.names import Names
 from guildhall_client.render import plain_description
@@ -96,6 +96,10 @@ class _Teller:
             return f"{self.seat(int(data.get('seat', -1)))} resigned{forfeit}"
         if kind == TURN_TIMED_OUT:
             return f"{self.seat(int(data.get('seat', -1)))}: turn timer ran out, {data.get('policy')}"
+        if kind == ACTION_UNDONE:
+            first, last = data.get("first_version"), data.get("last_version")
+            taken = f"version {first}" if first == last else f"versions {first}-{last}"
+            return f"{self.seat(int(data.get('seat', -1)))} took back their last move ({taken})"
         if kind == MATCH_ENDED:
             outcome = data.get("outcome") or {}
             winners = ", ".join(self.seat(w) for w in outcome.get("winners", [])) or "nobody"

@@ -57,6 +57,7 @@ class PlayMessage:
 class _State:
     last: int
     closed: bool = False
+    finished: bool = False  # a view showing the match finished came down
     pending: dict[str, _Pending] = field(default_factory=dict)  # in the order sent
 
 
@@ -113,6 +114,8 @@ class PlayStream:
         """Send an action for this seat; the future resolves to its Accepted, or fails with its
         rejection (a `Rejected` subclass) or fault (a `GatewayError`)."""
         if self._state.closed:
+            if self._state.finished:  # the gateway ended the stream with the match
+                raise errors.rejection("game_over", "the match has ended")
             raise errors.Unavailable(grpc.StatusCode.CANCELLED, "the Play stream is closed")
         self._start()
         command_id = command_id or uuid.uuid4().hex
@@ -207,6 +210,13 @@ class PlayStream:
                     await self._dispatch(message)
                 if state.closed:
                     return
+                if state.finished:
+                    # The gateway ends the stream after the match's end and the answers to what it
+                    # had read: an action still unanswered came too late to be played.
+                    self._fail_pending(errors.rejection("game_over", "the match has ended"))
+                    state.closed = True
+                    self._messages.put_nowait(_END)
+                    return
                 # Ended without an error: a draining gateway closes its streams so clients move
                 # to another replica. Open again from where we are.
                 attempt += 1
@@ -254,6 +264,7 @@ class PlayStream:
             events = [Event.from_pb(e) for e in message.events if e.version > state.last]
             view = MatchView.from_pb(message.view)
             state.last = max([state.last, view.version, *(e.version for e in events)])
+            state.finished = state.finished or view.finished
             update = WatchUpdate(events, view)
         command_id = None
         if message.HasField("answer"):

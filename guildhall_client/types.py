@@ -199,6 +199,9 @@ class MatchView:
     resigned_seats: frozenset[int] = frozenset()  # they finish after every other seat
     away_seats: frozenset[int] = frozenset()  # a platform bot plays them until their player is back
     unclaimed_seats: frozenset[int] = frozenset()  # a table's seats nobody took yet: nobody acts
+    rules_version: str = ""  # the rules version the match plays under (its game data's)
+    # You may take back your last move now (AsyncClient.undo).
+    undo_available: bool = False
 
     @classmethod
     def from_pb(cls, v: pb.MatchView) -> MatchView:
@@ -220,6 +223,8 @@ class MatchView:
             resigned_seats=frozenset(v.resigned_seats),
             away_seats=frozenset(v.away_seats),
             unclaimed_seats=frozenset(v.unclaimed_seats),
+            rules_version=v.rules_version,
+            undo_available=v.undo_available,
         )
 
     @property

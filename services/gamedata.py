@@ -37,6 +37,7 @@ def game_data(spec: GameSpec[Any]) -> GameData[Any]:
         decks=tuple(decks),
         boards=boards,
         places=tuple(spec.presentation.places(spec.data)),
+        score=spec.presentation.score,
         catalog=spec.data,
     )
 

@@ -17,6 +17,8 @@ import grpc
 import msgspec
 import structlog
 
+from services import tracing
+
 _configured = False
 
 
@@ -46,7 +48,8 @@ def parse_log_level(text: str) -> int:
 
 
 def configure_logging(service: str, level: str = "INFO") -> None:
-    """Set up structlog and stdlib logging for this process (idempotent)."""
+    """Set up structlog and stdlib logging for this process (idempotent). Configure tracing
+    (services.tracing) first: with it on, every line carries the current trace and span ids."""
     global _configured
     if _configured:
         return
@@ -68,6 +71,8 @@ def configure_logging(service: str, level: str = "INFO") -> None:
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
     ]
+    if tracing.ENABLED:  # only then: a line costs nothing more with tracing off
+        shared.append(tracing.log_trace_ids)
     structlog.configure(
         processors=[*shared, structlog.processors.format_exc_info, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(numeric_level),
@@ -131,9 +136,12 @@ class CanonicalLogInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
         context_of: Callable[[Any], dict[str, Any]] | None = None,
         *,
         request_limits: dict[str, int] | None = None,
+        observe: Callable[[str, str, float], None] | None = None,
     ) -> None:
+        """`observe(rpc, status, seconds)`: called once per finished call (metrics)."""
         self._context_of = context_of or (lambda request: {})
         self._limits = request_limits or {}
+        self._observe = observe
         self._log = structlog.get_logger("rpc")
 
     def intercept_service(self, continuation: Any, details: Any) -> Any:
@@ -187,10 +195,13 @@ class CanonicalLogInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
                 status = code.name if isinstance(code, grpc.StatusCode) else "OK"
                 if status != "OK" and outcome == "ok":
                     outcome = "fault"
+                elapsed = time.perf_counter() - started
+                if self._observe is not None and not quiet:
+                    self._observe(rpc, status, elapsed)
                 fields: dict[str, Any] = {
                     "status": status,
                     "outcome": outcome,
-                    "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+                    "duration_ms": round(elapsed * 1000, 3),
                 }
                 if status != "OK":
                     fields["detail"] = _text(context.details())

@@ -13,6 +13,12 @@ object and a removed or renamed union tag are breaking; a new optional property,
 event type and a widened type are not. A removed game-data entry kind is breaking too (clients
 switch on kinds). Each breaking change is named by a JSON pointer into the released schema.
 
+Views, decisions, descriptions, game data, outcomes and rejections are only written by the server
+and read by clients: there a property that becomes required is not breaking (every document now
+carries it; a client built against the release ignores what it does not know). Actions and
+options (sent by clients) and events (stored, decoded again at every replay) keep the reader's
+rule.
+
 A game may break only with a new major edition (`rules_version("2.0", ...)` in its rules.py:
 the part of the rules version before `+`) whose entry in docs/rules/<game>-changelog.md is
 marked breaking; every edition has an entry there. `python -m services.schema_compat` checks it
@@ -57,6 +63,10 @@ def _pointer(path: str, *keys: str | int) -> str:
     return "/".join((path, *escaped))
 
 
+# The schemas of documents only the server writes and only clients read (see the module's doc).
+SERVER_WRITTEN = frozenset({"view", "decision", "description", "game_data", "outcome", "rejection"})
+
+
 @dataclass
 class _Comparison:
     """Compares one released schema document with today's."""
@@ -66,6 +76,11 @@ class _Comparison:
     new_doc: Mapping[str, Any]
     changes: list[Change] = field(default_factory=list)
     _seen: set[tuple[str, str]] = field(default_factory=set)
+
+    @property
+    def server_written(self) -> bool:
+        """Only the server writes these documents (nothing stored reads them back)."""
+        return self.name.rpartition("/")[2] in SERVER_WRITTEN
 
     def report(self, path: str, what: str) -> None:
         self.changes.append(Change(f"{self.name}.schema.json{path}", what))
@@ -163,7 +178,8 @@ class _Comparison:
                 self.node(schema, at, new_props[name], _pointer(new_path, "properties", name))
             else:
                 self.report(at, f"property {name!r} removed")
-        for name in [n for n in new.get("required", []) if n not in old.get("required", [])]:
+        newly_required = [n for n in new.get("required", []) if n not in old.get("required", [])]
+        for name in [] if self.server_written else newly_required:
             what = (
                 f"property {name!r} is now required"
                 if name in old_props

@@ -30,10 +30,11 @@ from grpc_reflection.v1alpha import reflection
 from guildhall.common.v1 import common_pb2
 from guildhall.rules.v1 import rules_pb2, rules_pb2_grpc
 
-from services import runtime
+from services import runtime, tracing
 from services.kernel import UNKNOWN_ACTION, GameSpec, Rejection, SetupConfig, SetupError, json_schemas
 from services.kernel.present import Decision, Description, choice_table
 from services.kernel.spec import clip
+from services.metrics import RulesMetrics, serve_metrics
 from services.observability import (
     CanonicalLogInterceptor,
     configure_logging,
@@ -50,6 +51,7 @@ MAX_MESSAGE_BYTES = 64 * MiB
 # are RESOURCE_EXHAUSTED before they are parsed.
 REQUEST_LIMITS = {
     "Describe": 4 * 1024,
+    "Bundle": 1024,
     "Setup": 64 * 1024,
     "Validate": 8 * MiB,
     "LegalActions": 8 * MiB,
@@ -80,9 +82,12 @@ _log = structlog.get_logger(__name__)
 class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
     """guildhall.rules.v1.RulesService for one game."""
 
-    def __init__(self, spec: GameSpec[Any]) -> None:
+    def __init__(self, spec: GameSpec[Any], data_path: str | None = None) -> None:
+        """`data_path`: the replacement data file the spec was loaded from (GAME_DATA), if any."""
         self.spec = spec
         self.codec = spec.codec
+        self._data_path = data_path
+        self._bundle: Any = None
         self._action_tags = _tags(spec.action_type)
         presentation = spec.presentation
         self._describe_event = presentation.describe if presentation is not None else None
@@ -108,6 +113,23 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
 
     def Describe(self, request: Any, context: grpc.ServicerContext) -> Any:
         return self._describe
+
+    def Bundle(self, request: Any, context: grpc.ServicerContext) -> Any:
+        """This service's rules as a bundle (services/bundles.py), built once."""
+        if self._bundle is None:
+            from services.bundles import build_bundle
+
+            name, raw = build_bundle(self.spec.game_id, self._data_path)
+            if not name.endswith(f"-{self.spec.rules_version}.zip"):  # the data file changed since
+                _abort(
+                    context,
+                    grpc.StatusCode.FAILED_PRECONDITION,
+                    f"the files here are no longer those of rules {self.spec.rules_version}: {name}",
+                )
+            self._bundle = rules_pb2.BundleResponse(
+                rules_version=self.spec.rules_version, file_name=name, bundle=raw
+            )
+        return self._bundle
 
     def Setup(self, request: Any, context: grpc.ServicerContext) -> Any:
         self._check_game(request.game_id, context)
@@ -162,7 +184,8 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
             else:
                 self._add_redacted(accepted.redacted_events, result, request.player, encoded, described)
         if request.return_state:
-            state = self.spec.evolve(state, result)
+            before, state = state, self.spec.evolve(state, result)
+            accepted.undoable = self.spec.may_take_back(before, request.player, action, result, state)
             accepted.state.CopyFrom(self._pack(state))
             accepted.status.CopyFrom(self._status(state))
             active = set(accepted.status.active_players)
@@ -454,7 +477,7 @@ def _context_of(request: Any) -> dict[str, Any]:
 
 
 def build_server(
-    spec: GameSpec[Any], address: str = "127.0.0.1:0", max_workers: int = 8
+    spec: GameSpec[Any], address: str = "127.0.0.1:0", max_workers: int = 8, data_path: str | None = None
 ) -> tuple[grpc.Server, int, health.HealthServicer]:
     """A server for one game, bound but not started; returns it with its bound port.
 
@@ -462,10 +485,16 @@ def build_server(
     """
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix=f"rules-{spec.game_id}"),
-        interceptors=[CanonicalLogInterceptor(_context_of, request_limits=REQUEST_LIMITS)],
+        interceptors=[
+            CanonicalLogInterceptor(
+                _context_of,
+                request_limits=REQUEST_LIMITS,
+                observe=RulesMetrics.of(spec.game_id, spec.rules_version).observe_locked,
+            )
+        ],
         options=GRPC_OPTIONS,
     )
-    rules_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(spec), server)
+    rules_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(spec, data_path), server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     port = _reflect_and_bind(server, address)
@@ -530,16 +559,43 @@ class AsyncRules:
     def __init__(self, servicer: RulesServicer) -> None:
         self.servicer = servicer
         self._log = structlog.get_logger("rpc")
+        spec = servicer.spec
+        self.metrics = RulesMetrics.of(spec.game_id, spec.rules_version)
+        self._span_attributes = {
+            "guildhall.game": spec.game_id,
+            "guildhall.rules_version": spec.rules_version,
+        }
         # Named in every Session's initial metadata (INSTANCE_METADATA): a caller whose streams
         # reach this same process sends its calls down one of them, in larger batches.
         self.instance = secrets.token_hex(8)
 
-    def _call(self, rpc: str, request: Any, outcomes: Counter[str] | None = None, into: Any = None) -> Any:
+    def _call(
+        self,
+        rpc: str,
+        request: Any,
+        outcomes: Counter[str] | None = None,
+        trace_context: Any = None,
+        into: Any = None,
+    ) -> Any:
         """One call: its response, or _Aborted with the status the caller gets. Logged on its
         own line, unless `outcomes` counts it for its batch's line (a fault or an error still
-        gets its own line, with its detail). `into`: a Validate's response to fill in place."""
+        gets its own line, with its detail). Traced when tracing is on: a Session call's span
+        continues the trace its `trace_context` names; a unary call's, the gRPC call's span.
+        `into`: a Validate's response to fill in place."""
+        if not tracing.ENABLED:
+            return self._decide(rpc, request, outcomes, into)
+        with tracing.span(
+            f"{self.servicer.spec.game_id} {rpc}",
+            kind="server" if trace_context else "internal",
+            carrier=dict(trace_context) if trace_context else None,
+            attributes=self._span_attributes,
+        ):
+            return self._decide(rpc, request, outcomes, into)
+
+    def _decide(self, rpc: str, request: Any, outcomes: Counter[str] | None, into: Any = None) -> Any:
         started = time.perf_counter()
         outcome, status, detail = "ok", "OK", None
+        self.metrics.in_flight += 1
         try:
             method = getattr(self.servicer, rpc)
             response = method(request, _RAISING) if into is None else method(request, _RAISING, into)
@@ -555,6 +611,8 @@ class AsyncRules:
             self._log.exception("unhandled error", rpc=rpc)
             raise _Aborted(grpc.StatusCode.INTERNAL, detail) from None
         finally:
+            self.metrics.in_flight -= 1
+            self.metrics.observe(rpc, status, time.perf_counter() - started)
             if outcomes is not None:
                 outcomes[f"{rpc}:{outcome}"] += 1
             if outcomes is None or detail is not None:
@@ -602,6 +660,14 @@ class AsyncRules:
         A batch logs one line (`rpc` Session, `calls`, and how many of each rpc and outcome)
         instead of one per call: under load a line per call was a tenth of the service's CPU."""
         await context.send_initial_metadata(((INSTANCE_METADATA, self.instance),))
+        self.metrics.sessions += 1
+        try:
+            async for response in self._answers(requests):
+                yield response
+        finally:
+            self.metrics.sessions -= 1
+
+    async def _answers(self, requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
         async for request in requests:
             if request.batch and request.WhichOneof("call") is None:
                 started = time.perf_counter()
@@ -642,9 +708,9 @@ class AsyncRules:
                     grpc.StatusCode.RESOURCE_EXHAUSTED, f"{rpc} requests are at most {limit} bytes"
                 )
             if rpc == "Validate":  # the hot call: answered in place, not copied
-                self._call(rpc, inner, outcomes, into=response.validate)
+                self._call(rpc, inner, outcomes, request.trace_context, into=response.validate)
             else:
-                getattr(response, kind).CopyFrom(self._call(rpc, inner, outcomes))
+                getattr(response, kind).CopyFrom(self._call(rpc, inner, outcomes, request.trace_context))
         except _Aborted as aborted:
             response.fault.code = aborted.code.value[0]
             response.fault.message = aborted.message
@@ -657,7 +723,7 @@ class AsyncRules:
                 getattr(rules_pb2, f"{rpc}Request").FromString,
                 getattr(rules_pb2, f"{rpc}Response").SerializeToString,
             )
-            for rpc in ("Describe", "Setup", "Validate", "Apply", "LegalActions", "View")
+            for rpc in ("Describe", "Bundle", "Setup", "Validate", "Apply", "LegalActions", "View")
         }
         methods["Session"] = grpc.stream_stream_rpc_method_handler(
             self.session,
@@ -673,14 +739,14 @@ def fault_status(code: int) -> grpc.StatusCode:
 
 
 async def build_aio_server(
-    spec: GameSpec[Any], address: str = "127.0.0.1:0"
+    spec: GameSpec[Any], address: str = "127.0.0.1:0", data_path: str | None = None
 ) -> tuple[grpc.aio.Server, int, Any]:
     """The asyncio server for one game, bound but not started; build it inside the running loop.
 
     What `python -m services.<game>` runs; `build_server` (threads) stays for in-process tools.
     """
-    server = grpc.aio.server(options=GRPC_OPTIONS)
-    server.add_generic_rpc_handlers((AsyncRules(RulesServicer(spec)).handler(),))
+    server = grpc.aio.server(options=GRPC_OPTIONS, interceptors=tracing.server_interceptors())
+    server.add_generic_rpc_handlers((AsyncRules(RulesServicer(spec, data_path)).handler(),))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     port = _reflect_and_bind(server, address)
@@ -786,18 +852,27 @@ def main(game_id: str, argv: Sequence[str] | None = None) -> None:
             "asyncio",
         ),
     )
+    parser.add_argument(
+        "--metrics-port",
+        type=int,
+        default=int(env.get("METRICS_PORT", "0")),
+        help=_env_help("port of the Prometheus /metrics endpoint; 0 = none", "METRICS_PORT", 0),
+    )
     args = parser.parse_args(argv)
     try:
+        tracing.configure(f"rules-{game_id}")  # before logging: log lines then carry trace ids
         configure_logging(f"rules-{game_id}", args.log_level)
-    except ValueError as exc:
+    except ValueError as exc:  # a bad LOG_LEVEL or OTEL_* setting
         parser.error(str(exc))
 
     spec = _load_spec(game_id, args.data) if args.data else GAMES[game_id]
     try:
+        RulesMetrics.of(spec.game_id, spec.rules_version)  # its series exist from the first scrape
+        serve_metrics(args.metrics_port, args.host)
         if args.server == "threads":
-            _serve_threads(spec, game_id, args.host, args.port, args.drain, args.grace)
+            _serve_threads(spec, game_id, args.host, args.port, args.drain, args.grace, args.data)
         else:
-            runtime.run(_serve(spec, game_id, args.host, args.port, args.drain, args.grace))
+            runtime.run(_serve(spec, game_id, args.host, args.port, args.drain, args.grace, args.data))
     except RuntimeSettingError as exc:
         parser.error(str(exc))
     except OSError as exc:
@@ -805,9 +880,9 @@ def main(game_id: str, argv: Sequence[str] | None = None) -> None:
 
 
 def _serve_threads(
-    spec: GameSpec[Any], game_id: str, host: str, port: int, drain: float, grace: float
+    spec: GameSpec[Any], game_id: str, host: str, port: int, drain: float, grace: float, data: str | None
 ) -> None:
-    server, bound, health_servicer = build_server(spec, f"{host}:{port}")
+    server, bound, health_servicer = build_server(spec, f"{host}:{port}", data_path=data)
     stopping = threading.Event()
 
     def stop(signum: int, _frame: object) -> None:
@@ -836,8 +911,10 @@ def _serve_threads(
     _ignore_stop_signals()
 
 
-async def _serve(spec: GameSpec[Any], game_id: str, host: str, port: int, drain: float, grace: float) -> None:
-    server, bound, health_servicer = await build_aio_server(spec, f"{host}:{port}")
+async def _serve(
+    spec: GameSpec[Any], game_id: str, host: str, port: int, drain: float, grace: float, data: str | None
+) -> None:
+    server, bound, health_servicer = await build_aio_server(spec, f"{host}:{port}", data)
     stopping = threading.Event()
     loop = asyncio.get_running_loop()
     wake = asyncio.Event()
@@ -872,6 +949,7 @@ async def _serve(spec: GameSpec[Any], game_id: str, host: str, port: int, drain:
     await health_servicer.enter_graceful_shutdown()  # readiness fails first, so traffic moves away
     await asyncio.sleep(max(drain, 0.0))
     await server.stop(grace)
+    tracing.shutdown()  # the spans still buffered go out
     _log.info("stopped", game=game_id)
     _ignore_stop_signals()
 

@@ -40,6 +40,7 @@ from devstack.stack import Stack, TenantSpec
 from gateway.eventstore.base import MatchKey
 from gateway.eventstore.redis_store import match_keys
 from soak.flood import measure_flood, percentile
+from soak.versions import VersionSwitch
 
 TENANT = "acme"  # the tenant whose bots play the soak's matches
 # How long one logical call may keep failing over (both replicas, backoff) before it is given up.
@@ -109,6 +110,9 @@ class Report:
     faults: dict[str, int] = field(default_factory=dict)
     per_game_completed: dict[str, int] = field(default_factory=dict)
     flood: dict[str, float] = field(default_factory=dict)  # soak.flood figures, when measured
+    # VERSION_SWITCH=1 (soak/versions.py): the operator's steps, and matches begun on each version.
+    version_steps: list[str] = field(default_factory=list)
+    matches_per_version: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -147,6 +151,12 @@ class Report:
             ("completed per game", ", ".join(f"{k} {v}" for k, v in sorted(self.per_game_completed.items()))),
             ("verdict", "PASS" if self.ok else "FAIL"),
         ]
+        if self.version_steps:
+            per_version = ", ".join(f"{k} {v}" for k, v in sorted(self.matches_per_version.items()))
+            rows.insert(
+                -1, ("rules version steps (current switched under load)", ", ".join(self.version_steps))
+            )
+            rows.insert(-1, ("matches begun per rules version", per_version))
         if self.cluster:
             delay = self.watch_delay_ms
             rows.insert(3, ("event store", f"Redis Cluster, REDIS_WAIT_REPLICAS={self.wait_replicas}"))
@@ -197,6 +207,7 @@ class Soak:
         progress: Callable[[Report, float], None] | None = None,
         fault_kinds: Sequence[str] = (),
         fault_schedule: Sequence[tuple[float, str]] = (),
+        versions: VersionSwitch | None = None,
     ) -> None:
         """`fault_schedule`: instead of random faults, these (seconds after the previous one, kind)
         in order; the play goes on until the last one is over, even past `duration_s`."""
@@ -208,6 +219,7 @@ class Soak:
         self.max_matches = max_matches
         self.fault_kinds = tuple(fault_kinds)
         self.fault_schedule = tuple(fault_schedule)
+        self.versions = versions  # VERSION_SWITCH=1: the operator's version steps during play
         self.progress = progress
         self.report = Report(replicas=len(stack.gateways))
         self.ledgers: list[MatchLedger] = []
@@ -381,7 +393,7 @@ class Soak:
             await asyncio.sleep(self.rng.uniform(*GATEWAY_DOWN_S))
             await asyncio.to_thread(gateway.start)
         else:
-            rules = self.rng.choice(list(self.stack.rules.values()))
+            rules = self.rng.choice([*self.stack.rules.values(), *self.stack.more_rules])
             await asyncio.to_thread(rules.restart)
         self.faults[kind] += 1
 
@@ -438,6 +450,9 @@ class Soak:
             counts = {g.game: list(g.player_counts) for g in games}
             chaos = asyncio.create_task(self.inject_faults())
             ticker = asyncio.create_task(self._tick(started))
+            switching = (
+                asyncio.create_task(self.versions.run(self._stop, self.duration_s)) if self.versions else None
+            )
             numbers = iter(range(10**9))
 
             async def worker() -> None:
@@ -457,6 +472,9 @@ class Soak:
             self._stop.set()
             await done_all
             await chaos
+            if switching is not None and self.versions is not None:
+                await switching
+                self.report.version_steps = list(self.versions.steps)
             ticker.cancel()
             await self._spectators_catch_up()
             for spectating in self._spectators:
@@ -513,6 +531,9 @@ class Soak:
                 self.report.audits_failed.append(f"{ledger.match_id}: not readable: {error}")
                 continue
             self.report.audited += 1
+            if stored:
+                begun = stored[0].rules_version
+                self.report.matches_per_version[begun] = self.report.matches_per_version.get(begun, 0) + 1
             if not audit.ok:
                 self.report.audits_failed.append(
                     f"{ledger.match_id}: audit failed at version {audit.first_bad_version}: {audit.reason}"
@@ -643,6 +664,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--keep", action="store_true", help="keep the work dir (logs, AOF) even when the soak passes"
     )
     parser.add_argument(
+        "--version-switch",
+        action="store_true",
+        help="version B of every game beside A, the current version switched under load (soak/versions.py)",
+    )
+    parser.add_argument(
         "--flood-seconds",
         type=float,
         default=15.0,
@@ -671,6 +697,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         wait_replicas=0 if args.no_wait else 1,
     ) as stack:
         show, stop_progress = _progress_printer(args.duration)
+        versions = None
+        if args.version_switch:
+            versions = VersionSwitch(stack, stack.games, work_dir)
+            print("soak: starting version B of every game beside A", file=sys.stderr, flush=True)
+            versions.deploy()
         soak = Soak(
             stack,
             duration_s=args.duration,
@@ -680,6 +711,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             max_matches=args.max_matches,
             progress=show,
             fault_kinds=[kind for kind in args.faults.split(",") if kind],
+            versions=versions,
         )
         try:
             report = asyncio.run(soak.run())

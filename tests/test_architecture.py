@@ -222,8 +222,11 @@ PROCESS_CALLS = {
     "concurrent.futures": {"ProcessPoolExecutor"},
 }
 PROCESS_CALL_PREFIXES = {"os": ("exec", "spawn")}
-# path (from the root) -> why that production module has to start a process. None has to today.
-STARTS_PROCESSES_BECAUSE: dict[str, str] = {}
+# path (from the root) -> why that production module has to start a process.
+STARTS_PROCESSES_BECAUSE: dict[str, str] = {
+    "services/bundles.py": "a rules version no longer deployed re-executes its matches from its bundle "
+    "(issue 40): two versions of services.<game> cannot share one interpreter, so it runs in a child",
+}
 GATEWAY_MODULE_MAX_LINES = 800
 
 

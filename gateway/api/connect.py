@@ -18,10 +18,9 @@ optionally the reference web table's static files (`WEB_DIR`).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import logging
 import mimetypes
+import sys
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from http import HTTPStatus
@@ -38,9 +37,11 @@ from guildhall.gateway.v1 import gateway_pb2
 from guildhall.gateway.v1.gateway_pb2_grpc import GatewayServiceServicer
 
 from gateway.api import jsonfields
+from gateway.api.httpstatus import http_semantics, refused_for_size
 from gateway.api.inflate import BoundedGzip
-from gateway.api.wire import MAX_INFLATED_BYTES, MAX_REQUEST_BYTES
+from gateway.api.wire import MAX_INFLATED_BYTES, MAX_REQUEST_BYTES, TooLarge
 from gateway.auth import PUBLIC, SCOPES
+from services import tracing
 
 _log = structlog.get_logger("http")
 
@@ -63,6 +64,7 @@ CORS_ALLOW_HEADERS = (
 CORS_EXPOSE_HEADERS = (
     "x-request-id",
     "trailer-retry-after-ms",
+    "retry-after",
     "content-encoding",
     "connect-content-encoding",
     "grpc-status",
@@ -102,12 +104,20 @@ class _Context:
         host, _, port = (self._ctx.client_address() or "").rpartition(":")
         return f"ipv6:[{host}]:{port}" if ":" in host else f"ipv4:{host}:{port}"
 
+    def time_remaining(self) -> float | None:
+        """Seconds left of the caller's deadline (Connect's timeout, gRPC's grpc-timeout on the
+        admin listener), None without one: as grpc.aio's context says it."""
+        left = self._ctx.timeout_ms()
+        return None if left is None else left / 1000
+
     def set_trailing_metadata(self, metadata: Iterable[tuple[str, str]]) -> None:
         trailers = self._ctx.response_trailers()
         for key, value in metadata:
             trailers[key] = value
 
     async def abort(self, code: grpc.StatusCode, details: str) -> None:
+        if isinstance(sys.exception(), TooLarge):  # the servicer answers a field over its limit
+            refused_for_size()
         raise ConnectError(connect_code(code), details)
 
 
@@ -135,15 +145,29 @@ class ConnectService:
             if handler is None:  # in the proto, not (yet) served: UNIMPLEMENTED, as over gRPC
                 setattr(self, _snake(method.name), _unimplemented(method.name, method.server_streaming))
                 continue
-            adapter = self._streaming(handler) if method.server_streaming else self._unary(handler)
+            adapter: Callable[..., Any] = (
+                self._streaming(handler)
+                if method.server_streaming
+                else self._unary(handler, f"/{service.full_name}/{method.name}")
+            )
             setattr(self, _snake(method.name), adapter)
             self.rpcs.append(method.name)
 
     @staticmethod
-    def _unary(handler: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+    def _unary(handler: Callable[..., Awaitable[Any]], span_name: str) -> Callable[..., Awaitable[Any]]:
+        """The RPC over HTTP; traced when tracing is on, as the gRPC port's calls are (the
+        caller's trace continued from its `traceparent` header). Streams are not: a span would
+        last as long as the stream."""
+        attributes = {"rpc.system": "connect_rpc"}
+
         async def call(request: Any, ctx: RequestContext[Any, Any]) -> Any:
             structlog.contextvars.bind_contextvars(transport="connect")
-            return await handler(request, _Context(ctx, _request_id(ctx)))
+            context = _Context(ctx, _request_id(ctx))
+            if not tracing.ENABLED:
+                return await handler(request, context)
+            carrier = dict(context.invocation_metadata())
+            with tracing.span(span_name, kind="server", carrier=carrier, attributes=attributes):
+                return await handler(request, context)
 
         return call
 
@@ -252,6 +276,11 @@ def build_admin_connect_app(servicer: Any) -> Any:
 
 
 ADMIN_PATH = "/guildhall.admin.v1.AdminService/"
+# Issue 43: what the public ports answer an AdminService call.
+ADMIN_ELSEWHERE = (
+    "guildhall.admin.v1.AdminService is not served on the public ports: call the gateway's admin "
+    "listener (ADMIN_PORT, default 50052; the gateway-admin Service in Kubernetes)"
+)
 
 
 # -- the HTTP port around it ---------------------------------------------------------------------
@@ -273,15 +302,20 @@ def _compressed(scope: Scope) -> bool:
     return query.get("compression", ["identity"])[0].lower() not in ("", "identity")
 
 
-def _public(scope: Scope) -> bool:
-    """Whether the RPC a path names needs no credentials (the scope table's `public`)."""
+def _public(scope: Scope, admin: bool = False) -> bool:
+    """Whether the RPC a path names needs no credentials (the scope table's `public`; every admin
+    RPC needs an admin key)."""
+    if admin:
+        return False
     rpc = str(scope.get("path", "")).removeprefix(SERVICE_PATH)
     return PUBLIC in SCOPES.get(rpc, frozenset())
 
 
 class HttpApp:
     """The gateway's HTTP port: Connect at /guildhall.gateway.v1.GatewayService/<Rpc>, CORS,
-    /healthz, and the web table's static files when a directory is given."""
+    /healthz, and the web table's static files when a directory is given. Issue 43: the admin
+    listener is an HttpApp too, with AdminService alone (`connect_app` None, `admin_app` given):
+    gRPC and Connect on one port, apart from the public ones."""
 
     def __init__(
         self,
@@ -330,17 +364,23 @@ class HttpApp:
         if scope["method"] == "OPTIONS":
             await self._preflight(scope, send, cors)
             return
-        if path.startswith(SERVICE_PATH):
-            await self._rpc(scope, receive, _json_errors(_with_headers(send, cors)))
-        elif path.startswith(ADMIN_PATH) and self._admin is not None:
-            await self._rpc(scope, receive, _json_errors(_with_headers(send, cors)), self._admin)
+        if path.startswith(SERVICE_PATH) and self._connect is not None:
+            await self._rpc(scope, receive, http_semantics(_json_errors(_with_headers(send, cors))))
+        elif path.startswith(ADMIN_PATH):
+            if self._admin is None:
+                await _connect_error(send, 404, "unimplemented", ADMIN_ELSEWHERE, cors)
+            else:
+                admin_send = http_semantics(_json_errors(_with_headers(send, cors)))
+                await self._rpc(scope, receive, admin_send, self._admin)
         elif path.startswith(FEED_PREFIX) and self._feeds is not None:
-            await self._feeds(scope, receive, _with_headers(send, cors))
+            await self._feeds(scope, receive, http_semantics(_with_headers(send, cors)))
         elif path == "/healthz":
             if self._stopping.is_set():
                 await _connect_error(send, 503, "unavailable", "draining: call another replica", cors)
             else:
                 await _plain(send, 200, b"ok\n", cors)
+        elif self._connect is None:  # the admin listener: nothing else
+            await _connect_error(send, 404, "not_found", f"only AdminService is served here ({ADMIN_PATH})")
         elif path == "/config.json" and scope["method"] in ("GET", "HEAD"):
             headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-cache"), *cors]
             await send({"type": "http.response.start", "status": 200, "headers": headers})
@@ -401,22 +441,27 @@ class HttpApp:
     # -- RPCs ------------------------------------------------------------------------------------
 
     async def _rpc(self, scope: Scope, receive: Receive, send: Send, app: Any = None) -> None:
-        # Refused as cheaply as possible, before a byte of the body is read (issue 30): a declared
-        # length over the limit, and a compressed body that needs credentials and carries none
-        # (inflating is the costly step; the servicer would refuse the call anyway).
+        # Refused as cheaply as possible, before a byte of the body is read (issues 30 and 39): a
+        # declared length over the limit (413: it would never fit), and a call that needs
+        # credentials and carries none (the servicer would refuse it anyway: its body is not
+        # inflated nor parsed, so whatever it holds, an anonymous caller learns nothing from it).
+        # Over HTTP/1.1 the unread body would be taken for the next request on the connection:
+        # the answer closes it, so a client does not reuse it (HTTP/2 ends just the stream).
+        unread = [(b"connection", b"close")] if scope.get("http_version", "1.1").startswith("1") else []
         length = _header(scope, b"content-length")
         if length.isdigit() and int(length) > self._max_body:
             await _connect_error(
-                send, 429, "resource_exhausted", f"a request is at most {self._max_body} bytes"
+                send, 413, "resource_exhausted", f"a request is at most {self._max_body} bytes", unread
             )
             return
-        if _compressed(scope) and not _header(scope, b"authorization") and not _public(scope):
+        if not _header(scope, b"authorization") and not _public(scope, app is not None):
             await _connect_error(
                 send,
                 401,
                 "unauthenticated",
-                "no credentials: send 'authorization: Bearer <API key or token>' (a compressed "
-                "request without them is not read)",
+                "no credentials: send 'authorization: Bearer <API key or token>' (a request without "
+                "them is not read)",
+                unread,
             )
             return
         checked = await _check_call(scope, receive, send, GATEWAY if app is None else None)
@@ -426,22 +471,39 @@ class HttpApp:
         task = asyncio.current_task()
         left = self._max_body
         gone = False
+        # A server stream's request is read whole before its first answer, and nothing reads the
+        # connection after that: a listener does, so a client that leaves (an aborted fetch)
+        # ends its call and frees its stream slot now, not at the match's next update (issue 39
+        # item 12), as gRPC cancels a call whose client is gone.
+        streaming = _header(scope, b"content-type").lower().startswith("application/connect+")
+        listener: asyncio.Task[None] | None = None
+
+        def leave() -> None:
+            nonlocal gone
+            if not gone:
+                gone = True
+                if task is not None:
+                    task.cancel()
+
+        async def until_disconnect() -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            leave()
 
         async def limited_receive() -> Mapping[str, Any]:
-            nonlocal left, gone
+            nonlocal left, listener
             message = await receive()
             if message["type"] == "http.request":
                 left -= len(message.get("body", b""))
                 if left < 0:
+                    refused_for_size()
                     raise ConnectError(
                         Code.RESOURCE_EXHAUSTED, f"a request is at most {self._max_body} bytes"
                     )
-            elif message["type"] == "http.disconnect" and not gone:
-                # The client left: end its call now (a parked Watch would otherwise wait for the
-                # match's next update to notice), as gRPC cancels a call whose client is gone.
-                gone = True
-                if task is not None:
-                    task.cancel()
+                if streaming and not message.get("more_body", False) and listener is None:
+                    listener = asyncio.create_task(until_disconnect(), name="http-disconnect")
+            elif message["type"] == "http.disconnect":
+                leave()  # a parked Watch would otherwise wait for the match's next update to notice
             return message
 
         try:
@@ -451,6 +513,9 @@ class HttpApp:
                 raise
             if task is not None:
                 task.uncancel()
+        finally:
+            if listener is not None:
+                listener.cancel()
 
     async def _openapi(self, scope: Scope, send: Send, cors: list[tuple[bytes, bytes]]) -> None:
         """This port's OpenAPI 3.1 document (gateway/api/openapi.py), built from the descriptors once."""
@@ -703,49 +768,6 @@ def _json_errors(send: Send) -> Send:
         await send(message)
 
     return sending
-
-
-class HttpServer:
-    """Hypercorn serving an ASGI app on one address, in the running event loop."""
-
-    def __init__(self, app: Any, host: str, port: int, *, grace_s: float = 10.0) -> None:
-        self._app = app
-        self._host = host
-        self._port = port
-        self._grace_s = grace_s
-        self._stop = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
-        self.port = 0
-
-    async def start(self) -> int:
-        """Bind and serve; returns the bound port (a taken port is an error, as for gRPC)."""
-        from hypercorn.asyncio.run import worker_serve
-        from hypercorn.config import Config
-        from hypercorn.utils import wrap_app
-
-        config = Config()
-        config.bind = [f"{self._host}:{self._port}"]
-        config.graceful_timeout = self._grace_s
-        config.accesslog = None  # one structured log line per RPC comes from the servicer
-        config.errorlog = logging.getLogger("hypercorn.error")  # through the process's log setup
-        config.include_server_header = False
-        config.h2_max_concurrent_streams = 1000  # Watch streams share a browser's connection
-        try:
-            sockets = config.create_sockets()
-        except OSError as exc:
-            raise SystemExit(f"cannot bind HTTP {self._host}:{self._port}: {exc}") from None
-        self.port = int(sockets.insecure_sockets[0].getsockname()[1])
-        app = wrap_app(self._app, config.wsgi_max_body_size, "asgi")
-        self._task = asyncio.create_task(
-            worker_serve(app, config, sockets=sockets, shutdown_trigger=self._stop.wait), name="http"
-        )
-        return self.port
-
-    async def stop(self) -> None:
-        self._stop.set()
-        if self._task is not None:
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                await asyncio.wait_for(self._task, self._grace_s + 5.0)
 
 
 def static_types() -> None:

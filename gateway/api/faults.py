@@ -9,8 +9,10 @@ import grpc
 import structlog
 
 from gateway import metrics
-from gateway.api.wire import BadRequest, TooLarge
+from gateway.api.wire import BadRequest, CapReached, TooLarge
 from gateway.auth import AuthError
+from gateway.domain.audit import RulesUnavailable
+from gateway.eventstore.base import CommandIdReused
 from gateway.quotas import QuotaExceeded
 
 _log = structlog.get_logger("rpc")
@@ -48,13 +50,26 @@ def fault(exc: BaseException) -> tuple[grpc.StatusCode, str, int] | None:
         return grpc.StatusCode.RESOURCE_EXHAUSTED, exc.message, exc.retry_after_ms
     if isinstance(exc, BadRequest):
         return grpc.StatusCode.INVALID_ARGUMENT, str(exc), 0
-    if isinstance(exc, TooLarge):
+    if isinstance(exc, (TooLarge, CapReached)):
         return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc), 0
-    if isinstance(exc, usecases.MatchNotFound) or name in ("TicketNotFound", "TableNotFound"):
+    if isinstance(exc, usecases.MatchNotFound) or name in (
+        "TicketNotFound",
+        "TableNotFound",
+        "BundleNotFound",
+    ):
         return grpc.StatusCode.NOT_FOUND, "no such match" if name == "MatchNotFound" else str(exc), 0
     if isinstance(exc, usecases.UnknownGame):
         return grpc.StatusCode.INVALID_ARGUMENT, str(exc), 0
-    if isinstance(exc, usecases.MatchExists):
+    if name == "MoveRefused":  # issue 40: the match's history does not replay the same under it
+        return grpc.StatusCode.FAILED_PRECONDITION, str(exc), 0
+    if isinstance(exc, RulesUnavailable):  # issue 40: never other rules; the message names the version
+        code = (
+            grpc.StatusCode.UNAVAILABLE
+            if name == "RulesNotAnswering"
+            else grpc.StatusCode.FAILED_PRECONDITION
+        )
+        return code, str(exc), 0
+    if isinstance(exc, (usecases.MatchExists, CommandIdReused)):  # 409 over HTTP
         return grpc.StatusCode.ALREADY_EXISTS, str(exc), 0
     if isinstance(exc, usecases.ContendedMatch):
         return grpc.StatusCode.ABORTED, str(exc), 0

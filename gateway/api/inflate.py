@@ -16,6 +16,8 @@ import zlib
 from connectrpc.code import Code
 from connectrpc.errors import ConnectError
 
+from gateway.api.httpstatus import refused_for_size
+
 CHUNK_BYTES = 64 * 1024  # inflated per step: the most a bomb gets past the limit
 
 
@@ -70,5 +72,7 @@ class BoundedGzip:
             return inflate_gzip(data, self.limit)
         except InflateLimit as error:
             too_big = "more than" in str(error)
+            if too_big:
+                refused_for_size()
             code = Code.RESOURCE_EXHAUSTED if too_big else Code.INVALID_ARGUMENT
             raise ConnectError(code, str(error)) from None

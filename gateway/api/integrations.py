@@ -238,7 +238,9 @@ async def claim_bot_seats(self: Any, request: Any, context: Any, principal: Prin
             await bots.release([lease.lease_id], done=verdict == "drop", retry_in_s=2.0)
             continue
         # Marked as the bot worker's: it may act only while the seat is a bot's or away (issue 41).
-        token, _ = self.ports.tokens.issue(lease.tenant, lease.match_id, lease.seat, origin=BY_BOTWORKER)
+        token, _ = self.ports.auth.issue(
+            principal, lease.match_id, lease.seat, tenant=lease.tenant, origin=BY_BOTWORKER
+        )
         out.append(
             pb.BotAssignment(
                 lease_id=lease.lease_id,

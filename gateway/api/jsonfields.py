@@ -24,6 +24,8 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -103,8 +105,14 @@ def _walk(descriptor: Descriptor) -> tuple[FieldDescriptor, ...]:
 
 
 def to_dict(message: Message) -> dict[str, Any]:
-    """The message as the JSON codec writes it (proto3 JSON names), the game's JSON as values."""
-    out: dict[str, Any] = json_format.MessageToDict(message)
+    """The message as the JSON codec writes it (proto3 JSON names), the game's JSON as values.
+
+    Every field is written, zero values too (issue 39 item 13): proto3 JSON leaves out a field at
+    its default, so seat 0, option 0 and `finished: false` would be missing and `jq
+    '.legalActionsValue[.decision.options[0].action]'` fail. Fields with presence (messages, the
+    oneof members, `optional` scalars) are still written only when set, so a missing `rejection`
+    or `outcomeValue` keeps meaning "none"."""
+    out: dict[str, Any] = json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
     _values_out(message, out)
     return out
 
@@ -122,6 +130,9 @@ def _values_out(message: Message, out: dict[str, Any]) -> None:
         if raw_json not in out:
             continue
         raw = getattr(message, raw_name)
+        if not raw and not fields[raw_name].is_repeated:  # no JSON at all (no outcome yet): no value
+            del out[raw_json]
+            continue
         try:
             value = [_loads(r) for r in raw] if fields[raw_name].is_repeated else _loads(raw)
         except ValueError:
@@ -156,14 +167,7 @@ def decode(data: bytes | bytearray, message: Message) -> Message:
         raise ShapeError(
             f"the {rpc} request is not UTF-8 text (byte {error.start} is not): send JSON in UTF-8"
         ) from None
-    try:
-        body = json.loads(text) if text.strip() else {}
-    except RecursionError:
-        raise ShapeError(f"the {rpc} request nests too deeply (at most {MAX_DEPTH} levels)") from None
-    except json.JSONDecodeError as error:
-        raise ShapeError(
-            f"the {rpc} request is not JSON: {error.msg} at line {error.lineno} column {error.colno}"
-        ) from None
+    body = strict_loads(text, f"the {rpc} request") if text.strip() else {}
     if not isinstance(body, dict):
         raise ShapeError(f'the {rpc} request must be a JSON object of its fields, like {{"match_id": ...}}')
     _values_in(message.DESCRIPTOR, body, "")
@@ -172,6 +176,94 @@ def decode(data: bytes | bytearray, message: Message) -> Message:
     except (json_format.ParseError, TypeError, ValueError) as error:  # what _check_shape let through
         raise ShapeError(f"the {rpc} request does not parse: {_plain(str(error))}") from None
     return message
+
+
+# Integers a request may hold: what fits in 64 bits (protobuf's widest, and past 2**53 a JSON
+# number is not even exact in most parsers, RFC 8259 section 6).
+_INT_MIN, _INT_MAX = -(2**63), 2**64 - 1
+# A \uD800-\uDFFF escape: JSON text may spell a lone surrogate, which is no character (RFC 8259 8.2).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+
+
+class _NotStrictJson(ValueError):
+    pass
+
+
+def strict_loads(text: str, what: str) -> Any:
+    """JSON as RFC 8259 and I-JSON (RFC 7493) define it, or ShapeError saying what is wrong: no
+    NaN or Infinity, no number out of range, no member named twice in an object, no lone
+    surrogate, no nesting past Python's recursion limit (the value fields have their own,
+    MAX_DEPTH). What Python's json module lets through, or refuses with its own text (issue 39
+    item 14: a 500), must not reach a field, a game or a log as something else."""
+
+    def constant(name: str) -> Any:
+        raise _NotStrictJson(f"{what} holds {name}, which is not a JSON number: send a finite number")
+
+    def real(literal: str) -> float:
+        value = float(literal)
+        if not math.isfinite(value):
+            raise _NotStrictJson(f"{what} holds the number {literal[:40]}, too large for a double")
+        return value
+
+    def integer(literal: str) -> int:
+        digits = len(literal.lstrip("-"))
+        if digits > 20 or not _INT_MIN <= int(literal) <= _INT_MAX:
+            raise _NotStrictJson(
+                f"{what} holds an integer of {digits} digits: integers are at most 64 bits "
+                f"({_INT_MIN} to {_INT_MAX})"
+            )
+        return int(literal)
+
+    def members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj: dict[str, Any] = {}
+        for name, value in pairs:
+            if name in obj:
+                raise _NotStrictJson(
+                    f"{what} names {_shown(name)} twice in one object: each member once (RFC 8259 4)"
+                )
+            obj[name] = value
+        return obj
+
+    try:
+        value = json.loads(
+            text, parse_constant=constant, parse_float=real, parse_int=integer, object_pairs_hook=members
+        )
+    except RecursionError:
+        raise ShapeError(f"{what} nests too deeply (at most {MAX_DEPTH} levels)") from None
+    except json.JSONDecodeError as error:
+        where = f"line {error.lineno} column {error.colno}"
+        raise ShapeError(f"{what} is not JSON: {error.msg} at {where}") from None
+    except _NotStrictJson as error:
+        raise ShapeError(str(error)) from None
+    if _SURROGATE_ESCAPE.search(text):
+        lone = _lone_surrogate(value)
+        if lone is not None:
+            raise ShapeError(
+                f"{what} holds \\u{ord(lone):04x}, half of a UTF-16 surrogate pair: not a character "
+                "(send the whole pair, or the character itself in UTF-8)"
+            )
+    return value
+
+
+def _shown(name: str) -> str:
+    return json.dumps(name[:40])  # escaped: a name may hold anything
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    """The first lone surrogate in any string (a member name or a value) of `value`, if any."""
+    if isinstance(value, str):
+        return next((c for c in value if "\ud800" <= c <= "\udfff"), None)
+    if isinstance(value, dict):
+        items: Iterable[Any] = (*value.keys(), *value.values())
+    elif isinstance(value, list):
+        items = value
+    else:
+        return None
+    for item in items:
+        found = _lone_surrogate(item)
+        if found is not None:
+            return found
+    return None
 
 
 def _plain(text: str) -> str:
@@ -369,6 +461,8 @@ def _py(message: Message) -> Any:
         return None
     if which == "number_value":
         number = message.number_value
+        if not math.isfinite(number):
+            raise ShapeError(f"{message.DESCRIPTOR.name} holds {number}, which is not a JSON number")
         return int(number) if number.is_integer() and abs(number) < 2**63 else number
     if which in ("struct_value", "list_value"):
         return _py(getattr(message, which))

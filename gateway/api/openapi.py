@@ -15,7 +15,8 @@ source info (gen/guildhall/descriptors.binpb). A new field or RPC appears by its
 
 The Play stream is bidirectional, gRPC only, and so not in the document; no RPC is marked
 idempotent in the protos, so none is offered as a Connect GET. AdminService (the operator plane,
-docs/gateway.md) is served on the same port and left out: this document is the tenants' API.
+docs/gateway.md) is served on the gateway's admin listener, not this port (issue 43), and left out:
+this document is the tenants' API.
 
 `python -m gateway.api.openapi` writes docs/api/openapi.json (`make openapi`); the gateway serves the
 same document at GET /openapi.json; tests/gateway/test_openapi.py keeps the file current, validates
@@ -92,7 +93,10 @@ SCHEMES: Mapping[str, tuple[str, str, str]] = {
 }
 
 # Connect's HTTP statuses and the codes each carries (connectrpc.com/docs/protocol, "Error codes").
-_STATUS_CODES: dict[int, list[str]] = {415: ["invalid_argument"]}  # 415: the gateway's own (connect.py)
+_STATUS_CODES: dict[int, list[str]] = {
+    413: ["resource_exhausted"],
+    415: ["invalid_argument"],
+}  # the gateway's own
 for _code, _status in HTTP_STATUS.items():
     _STATUS_CODES.setdefault(_status, []).append(_code)
 # What the gateway answers with each (the protos' header comment, gateway/api/connect.py).
@@ -106,13 +110,16 @@ _ERRORS = {
     409: "The match kept changing under the call (retry), or a match id already used otherwise.",
     415: "A content type this call does not read (a stream posted as application/json, a unary "
     "call posted enveloped): the message says what to send.",
-    429: "Over a tenant quota (`trailer-retry-after-ms` says when to retry) or a request over its "
-    "size limit.",
+    413: "The body (or what it inflates to) is over 1 MiB, or a field over its limit: it never fits, "
+    "do not retry.",
+    429: "Over a tenant quota or a cap on open streams: `Retry-After` (seconds) and "
+    "`trailer-retry-after-ms` say when to retry.",
     503: "The gateway is draining or a rules service is down: retry, on another replica.",
 }
-_UNARY_ERRORS = (400, 401, 403, 404, 409, 415, 429, 503)
-# A stream's faults come in its last envelope (HTTP 200); these are the checks made before it opens.
-_STREAM_ERRORS = (400, 401, 415, 429)
+_UNARY_ERRORS = (400, 401, 403, 404, 409, 413, 415, 429, 503)
+# A stream's faults come in its last envelope (HTTP 200); these are the checks made before it opens
+# (a call with no credential at all is refused before its body is read).
+_STREAM_ERRORS = (400, 401, 413, 415, 429)
 _FEED_ERRORS = (400, 401, 403, 404, 429, 503)
 
 _SCALARS: Mapping[int, dict[str, Any]] = {
@@ -323,7 +330,8 @@ def _rpc_paths(service: ServiceDescriptor, prefix: str) -> Iterator[tuple[str, d
                 "`application/connect+json`; the answer is a sequence of envelopes, each a message "
                 "of the schema `contentSchema` names, and a last one (flags 2) holding "
                 '`{"error": {"code", "message"}}` when the call failed (a refused credential, an '
-                "unknown match, a quota: the codes of the unary calls, with HTTP status 200), else `{}`."
+                "unknown match, a quota: the codes of the unary calls, with HTTP status 200), else `{}`. "
+                "A call with no credential at all is refused before it opens: HTTP 401."
             )
             operation["requestBody"] = _envelopes("The request, in one Connect envelope", request, True)
             operation["responses"] = {

@@ -19,6 +19,10 @@ Decisions (question -> decision):
 - Draining: the stream ends (OK) between two actions; actions still queued are not answered, and
   a client sends them again, same command ids, on the stream it opens elsewhere (a repeat answers
   with the first result, so nothing is applied twice).
+- The end of the match (issue 39 item 12): once the update showing it finished is sent, the
+  actions already read are answered (game_over, or their first result) and the stream ends (OK),
+  as Watch and the SSE feed do: nothing more can happen in it. An action still on its way is not
+  answered; a client takes the end after a finished view as the match's end, not a drain.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from gateway.api.jsonfields import json_bytes
 from gateway.api.wire import MAX_ACTION_BYTES, BadRequest, TooLarge
 from gateway.auth import Principal, denied
 from gateway.eventstore.base import MatchKey
+from services import tracing
 
 MAX_QUEUED = 32  # actions read ahead of the one being decided, per stream
 _END = object()  # the client closed its side: answer what is queued, then end
@@ -44,7 +49,7 @@ _END = object()  # the client closed its side: answer what is queued, then end
 
 class PlaySession:
     """One Play stream: open, then actions in and updates out, until the client closes it, the
-    match ends and the client leaves, or the gateway drains. `ports` is gateway.api.server.Ports."""
+    match ends, or the gateway drains. `ports` is gateway.api.server.Ports."""
 
     def __init__(self, ports: Any, principal: Principal, requests: AsyncIterator[Any]) -> None:
         if principal.seat is None:
@@ -57,6 +62,7 @@ class PlaySession:
         self._wake = asyncio.Event()
         self.key: MatchKey | None = None
         self.known = 0  # the last version this stream delivered
+        self.ended = False  # the update showing the match finished was sent
 
     async def run(self) -> AsyncIterator[gateway_pb2.PlayUpdate]:
         opening = await self._open()
@@ -71,6 +77,7 @@ class PlaySession:
             updates = await self._catch_up(0, first=True)
             for update in updates:
                 yield update
+            self.ended = wire.finished(updates)
             polls, tried = feed.polls, 0
             reader = asyncio.create_task(self._read(), name="play-read")
             follower = asyncio.create_task(self._follow(feed), name="play-follow")
@@ -83,20 +90,26 @@ class PlaySession:
                             return
                         if isinstance(request, BaseException):
                             raise request
-                        for message in await self._act(request):
+                        messages = await self._act(request)
+                        for message in messages:
                             yield message
+                        self.ended = self.ended or wire.finished(messages)
                         if self.ports.stopping.is_set():
                             return
-                    if self.ports.stopping.is_set():
-                        return
+                    if self.ports.stopping.is_set() or self.ended:
+                        return  # drained, or the match is over and what was asked is answered
                     if (feed.version > self.known and feed.version != tried) or feed.polls != polls:
                         # Woken for a version: read from it (once: a version announced but not
                         # readable yet waits for the next wake-up, no spin); by a poll or a
                         # resubscription: check with Redis for anything missed.
                         polls, tried = feed.polls, feed.version
                         min_version = feed.version if feed.version > self.known else 0
-                        for update in await self._catch_up(min_version):
+                        updates = await self._catch_up(min_version)
+                        for update in updates:
                             yield update
+                        if wire.finished(updates):
+                            self.ended = True
+                            self._wake.set()  # answer what is queued, then end
                     if self._inbox.empty() and not self._wake.is_set():
                         await self._wake.wait()
             finally:
@@ -138,7 +151,14 @@ class PlaySession:
 
     async def _act(self, request: Any) -> list[gateway_pb2.PlayUpdate]:
         """The messages that answer one action: updates up to its version with the answer on the
-        last, or the answer alone."""
+        last, or the answer alone. Traced (when on) as a trace of its own, linked to the stream's:
+        one action, one trace, however long the stream lives."""
+        if not tracing.ENABLED:
+            return await self._answer(request)
+        with tracing.new_trace("guildhall.gateway.v1.GatewayService/Play action"):
+            return await self._answer(request)
+
+    async def _answer(self, request: Any) -> list[gateway_pb2.PlayUpdate]:
         if request.WhichOneof("message") != "action":
             raise BadRequest("a Play stream opens once: every message after `open` is an `action`")
         action = request.action

@@ -25,14 +25,15 @@ from guildhall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
 from gateway import metrics
 from gateway.admin.registry import OpenStreams
-from gateway.api import audit_wire, integrations, seatnames, tables_rpc, wire
+from gateway.api import audit_wire, integrations, seatnames, tables_rpc, undo, wire
 from gateway.api.faults import answer, fault
 from gateway.api.jsonfields import json_bytes
 from gateway.api.peers import Network
 from gateway.api.play_stream import play
 from gateway.api.streams import StreamLimits
 from gateway.api.wire import MAX_ACTION_BYTES, BadRequest, TooLarge
-from gateway.auth import SEAT, Authenticator, Principal, Tokens, denied
+from gateway.api.wire import seat_of as _seat
+from gateway.auth import Authenticator, Principal, Tokens, denied
 from gateway.domain.timers import MIN_WEB_TURN_SECONDS
 from gateway.eventstore.base import MatchKey
 from gateway.quotas import Quotas
@@ -67,7 +68,7 @@ class Ports:
     check_options: Callable[[str, int, bytes], Awaitable[None]] | None = None
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
     # game id -> its static data as its rules service described it (GetGameData).
-    game_data: Mapping[str, gateway_pb2.GetGameDataResponse] = field(default_factory=dict)
+    game_data: Any = field(default_factory=dict)  # a Mapping; LiveGameData (of_version) when served
     # Issue 23: gateway.ratings.Ratings, gateway.webhooks.dispatch.Webhooks, gateway.botseats.BotSeats
     ratings: Any = None
     webhooks: Any = None
@@ -148,7 +149,8 @@ def streaming(rpc: str) -> Callable[[Any], Any]:
             try:
                 principal = self.ports.auth.authenticate(context.invocation_metadata(), rpc)
                 _bind_principal(principal)
-                with self.ports.open_streams.hold(principal.tenant):  # issue 34: a suspension ends it
+                # Issue 34: a suspension ends it; issue 39: so does revoking the key behind it.
+                with self.ports.open_streams.hold(principal.tenant, principal.key_print):
                     async for message in method(self, request, context, principal):
                         if sent == 0:
                             metrics.LATENCY.labels(rpc).observe(time.perf_counter() - started)
@@ -220,6 +222,8 @@ def _request_id(context: grpc.aio.ServicerContext) -> str:
 
 def _bind_principal(principal: Principal) -> None:
     fields: dict[str, Any] = {"tenant": principal.tenant}
+    if principal.key_id and not principal.is_token:  # issue 43: which API key made the call
+        fields["key_id"] = principal.key_id
     if principal.match_id is not None:
         fields["match_id"] = principal.match_id
         fields["seat"] = principal.seat
@@ -232,13 +236,14 @@ def _bind_principal(principal: Principal) -> None:
 class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[misc]
     def __init__(self, ports: Ports) -> None:
         self.ports = ports
-        self._games = gateway_pb2.ListGamesResponse(games=[ports.games[g] for g in sorted(ports.games)])
 
     # -- games and keys ------------------------------------------------------------------------
 
     @unary("ListGames")
     async def ListGames(self, request: Any, context: Any, principal: Principal) -> Any:
-        return self._games
+        # Built per call: a game's current rules version changes at runtime (issue 40).
+        games = self.ports.games
+        return gateway_pb2.ListGamesResponse(games=[games[g] for g in sorted(games)])
 
     @unary("GetPublicKeys")
     async def GetPublicKeys(self, request: Any, context: Any, principal: Principal) -> Any:
@@ -315,9 +320,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         for seat, player in enumerate(players):
             if seat in bots:
                 continue  # the platform's bot worker gets its own token
-            token, _ = self.ports.tokens.issue(principal.tenant, match_id, seat)
+            token, _ = self.ports.auth.issue(principal, match_id, seat)
             seats.append(gateway_pb2.SeatToken(seat=seat, player_id=player, token=token))
-        spectator, _ = self.ports.tokens.issue(principal.tenant, match_id, None)
+        spectator, _ = self.ports.auth.issue(principal, match_id, None)
         return gateway_pb2.CreateMatchResponse(
             match_id=match_id,
             game_id=game.game_id,
@@ -335,7 +340,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         seat = request.seat if request.HasField("seat") else None
         if seat is not None and not 0 <= seat < _seat_count(view):
             raise BadRequest(f"the match has no seat {seat}")
-        token, expires = self.ports.tokens.issue(principal.tenant, key.match_id, seat)
+        token, expires = self.ports.auth.issue(principal, key.match_id, seat)
         return gateway_pb2.IssueTokenResponse(token=token, expires_at_ms=expires)
 
     @unary("ListMatches")
@@ -474,7 +479,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
                 updates, known = await self._catch_up(key, seat, known, 0, first=True)
                 for update in updates:
                     yield update
-                while not self.ports.stopping.is_set():
+                while not self.ports.stopping.is_set() and not wire.finished(updates):
                     await hub.wait(feed, known)
                     announced = feed.version
                     # Every watcher of this match with the same seat and position needs the same
@@ -493,7 +498,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
                         feed.shared[share] = shared
                     updates, reached = await asyncio.shield(shared)
                     for update in updates:
-                        yield update
+                        yield update  # the loop ends after the update that ends the match
                     if reached == known and announced > known:
                         await hub.wait(feed, announced)  # announced but not readable yet: no spin
                     known = reached
@@ -541,7 +546,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
             ticket.match_id = status.match_id
             ticket.seat = status.seat
             ticket.players.extend(status.players or ())
-            ticket.seat_token, _ = self.ports.tokens.issue(principal.tenant, status.match_id, status.seat)
+            ticket.seat_token, _ = self.ports.auth.issue(principal, status.match_id, status.seat)
         return ticket
 
     def _matchmaker(self) -> Any:
@@ -678,7 +683,13 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
     @unary("GetGameData")
     async def GetGameData(self, request: Any, context: Any, principal: Principal) -> Any:
         game = self._game(request.game_id)
-        data = self.ports.game_data.get(game.game_id)
+        if request.rules_version and request.rules_version != game.rules_version:
+            of_version = getattr(self.ports.game_data, "of_version", None)  # issue 40
+            if of_version is None:
+                raise BadRequest("this gateway serves one rules version per game: leave rules_version empty")
+            data = of_version(game.game_id, request.rules_version)
+        else:
+            data = self.ports.game_data.get(game.game_id)
         if data is None:
             raise BadRequest(f"the rules service of {game.game_id} publishes no game data")
         if request.known_version and request.known_version == data.version:
@@ -703,17 +714,20 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         exported = await self.ports.matches.export(key, audit_wire.up_to_version(request))
         return audit_wire.exported_pb(exported)
 
+    # -- rules bundles (issue 40) ---------------------------------------------------------------
+
+    @unary("GetRulesBundle")
+    async def GetRulesBundle(self, request: Any, context: Any, principal: Principal) -> Any:
+        await self._take_read(principal)
+        bundle = await self.ports.matches.rules_bundle(request.game_id, request.rules_version)
+        return gateway_pb2.GetRulesBundleResponse(file_name=bundle.name, bundle=bundle.raw)
+
 
 # Issue 23's RPCs (ratings, webhook dead letters, the bot worker's leases): gateway/api/integrations.py;
-# private tables' (CreateTable, ClaimSeat, ResumeSeat): gateway/api/tables_rpc.py.
-for _rpc, _handler in {**integrations.HANDLERS, **tables_rpc.HANDLERS}.items():
+# private tables' (CreateTable, ClaimSeat, ResumeSeat): gateway/api/tables_rpc.py; issue 41's Undo:
+# gateway/api/undo.py.
+for _rpc, _handler in {**integrations.HANDLERS, **tables_rpc.HANDLERS, **undo.HANDLERS}.items():
     setattr(GatewayServicer, _rpc, unary(_rpc)(_handler))
-
-
-def _seat(principal: Principal) -> int:
-    if SEAT not in principal.scopes or principal.seat is None:
-        raise denied("only a seat token may act")
-    return principal.seat
 
 
 def _seat_count(view: Any) -> int:
@@ -721,29 +735,3 @@ def _seat_count(view: Any) -> int:
     if players is not None:
         return len(players)
     return int(view.seat_count)
-
-
-def game_data_from_describe(describes: Sequence[Any]) -> dict[str, gateway_pb2.GetGameDataResponse]:
-    """Each game's static data as its rules service publishes it (a service without any is left out)."""
-    return {
-        d.game_id: gateway_pb2.GetGameDataResponse(
-            game_id=d.game_id, version=d.rules_version, data=d.game_data, json_schema=d.game_data_schema
-        )
-        for d in describes
-        if d.game_data
-    }
-
-
-def games_from_describe(describes: Sequence[Any]) -> dict[str, gateway_pb2.Game]:
-    """The served games as the rules services describe themselves."""
-    return {
-        d.game_id: gateway_pb2.Game(
-            game_id=d.game_id,
-            title=d.title,
-            rules_version=d.rules_version,
-            player_counts=list(d.player_counts),
-            json_schemas=dict(d.json_schemas),
-            default_options=d.default_options,
-        )
-        for d in describes
-    }

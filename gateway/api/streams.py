@@ -24,7 +24,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-from gateway.api.wire import TooLarge
+from gateway.api.wire import CapReached
 from gateway.auth import BY_PUBLISHABLE, Principal
 
 # A seat needs a Play stream (or Watch + unary calls) and maybe a few tabs or a reconnect that
@@ -69,7 +69,7 @@ class StreamLimits:
 
     @contextlib.contextmanager
     def hold(self, principal: Principal, rpc: str) -> Iterator[None]:
-        """One open stream of `principal` for the block; TooLarge (RESOURCE_EXHAUSTED) if a cap
+        """One open stream of `principal` for the block; CapReached (RESOURCE_EXHAUSTED) if a cap
         is reached. Released when the block exits, whatever ends it."""
         if principal.seat is None and principal.origin == BY_PUBLISHABLE:
             with self._web_spectator(principal, rpc):
@@ -81,13 +81,13 @@ class StreamLimits:
         if credential is not None and self.by_credential.get(credential, 0) >= per_credential:
             what = "spectator token" if spectator else "seat token"
             setting = "MAX_STREAMS_PER_SPECTATOR_TOKEN" if spectator else "MAX_STREAMS_PER_TOKEN"
-            raise TooLarge(
+            raise CapReached(
                 f"{rpc} refused: this {what} already has {per_credential} Play/Watch streams open on "
                 f"this gateway, the most allowed ({setting}); close one first"
             )
         tenant = principal.tenant
         if self.by_tenant.get(tenant, 0) >= self.per_tenant:
-            raise TooLarge(
+            raise CapReached(
                 f"{rpc} refused: the tenant already has {self.per_tenant} Play/Watch streams open on "
                 "this gateway, the most allowed (MAX_STREAMS_PER_TENANT); close one first"
             )
@@ -118,7 +118,7 @@ class StreamLimits:
         ]  # fmt: skip
         if full:
             cap, what, setting = full[0]
-            raise TooLarge(
+            raise CapReached(
                 f"{rpc} refused: {what} already have {cap} spectator streams open on this gateway, the "
                 f"most allowed for web tables ({setting}); players' streams are not affected"
             )

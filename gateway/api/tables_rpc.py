@@ -74,7 +74,7 @@ async def create_table(self: Any, request: Any, context: Any, principal: Princip
     except BaseException:
         await self.ports.quotas.release_match(principal.tenant, match_id)
         raise
-    spectator, _ = self.ports.tokens.issue(principal.tenant, match_id, None, origin=_origin(principal))
+    spectator, _ = self.ports.auth.issue(principal, match_id, None, origin=_origin(principal))
     return gateway_pb2.CreateTableResponse(match_id=match_id, invite_code=code, spectator_token=spectator)
 
 
@@ -124,7 +124,7 @@ async def _seat_answer(
     """A claimed seat's token and resume secret (a fresh one unless given)."""
     if not secret:
         secret = await self.ports.tables.new_resume_secret(principal.tenant, match_id, seat)
-    token, _ = self.ports.tokens.issue(principal.tenant, match_id, seat, origin=_origin(principal))
+    token, _ = self.ports.auth.issue(principal, match_id, seat, origin=_origin(principal))
     return gateway_pb2.ClaimSeatResponse(
         seat=gateway_pb2.SeatToken(seat=seat, player_id=player, token=token),
         match_id=match_id,

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import structlog
 from guildhall.common.v1 import common_pb2
 from guildhall.gateway.v1 import gateway_pb2
 
-from gateway.auth import Principal, for_match
+from gateway.auth import SEAT, Principal, denied, for_match
 from gateway.domain.names import BadName, check_name
 from gateway.eventstore.base import MatchKey
 
@@ -32,10 +33,23 @@ class BadRequest(ValueError):
 
 
 class TooLarge(ValueError):
-    """A field over its size limit: RESOURCE_EXHAUSTED."""
+    """A field over its size limit: RESOURCE_EXHAUSTED (over HTTP 413: sent again as it is, it
+    never fits)."""
+
+
+class CapReached(ValueError):
+    """A cap on what may be open at once (streams): RESOURCE_EXHAUSTED (over HTTP 429: it fits
+    once something closes)."""
 
 
 # -- request checks ------------------------------------------------------------------------------
+
+
+def seat_of(principal: Principal) -> int:
+    """The seat a seat token acts for; PERMISSION_DENIED for any other credential."""
+    if SEAT not in principal.scopes or principal.seat is None:
+        raise denied("only a seat token may act")
+    return principal.seat
 
 
 def match_key(principal: Principal, match_id: str) -> MatchKey:
@@ -171,6 +185,8 @@ def view_pb(view: Any, match_id: str) -> gateway_pb2.MatchView:
         resigned_seats=list(getattr(view, "resigned", ())),
         away_seats=list(getattr(view, "away", ())),
         unclaimed_seats=list(getattr(view, "unclaimed", ())),
+        rules_version=getattr(view, "rules_version", ""),
+        undo_available=bool(getattr(view, "undo_available", False)),
     )
     if view.decision:
         out.decision.MergeFromString(view.decision)
@@ -195,3 +211,9 @@ def submitted_pb(outcome: Any, key: MatchKey) -> gateway_pb2.SubmitActionRespons
 
 def ended(outcome: Any) -> bool:
     return bool(outcome.accepted) and any(e.type == MATCH_ENDED for e in outcome.events)
+
+
+def finished(updates: Sequence[Any]) -> bool:
+    """Whether these Watch or Play updates deliver the view of a finished match: nothing follows
+    it, so the stream ends there (issue 39 item 12), as the SSE feed does."""
+    return any(u.HasField("view") and u.view.finished for u in updates)

@@ -16,17 +16,22 @@ Decisions (question -> decision):
   untouched first one, for lacking the receipt the edited entry's append ends with).
 - Re-execution compares event by event and names the first recorded entry that differs from
   what the action gives (or where an event is missing), not the append it belongs to.
+- A take-back (action_undone, gateway/domain/undo.py) is re-executed too: it must take back the
+  top of the undo stack the re-execution keeps (the seat's own last moves the rules call
+  undoable, nobody else appending since), and the state is again the one before them; the
+  snapshot check and the next actions then show whether the gateway restored exactly that.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import msgspec
 
 from gateway.domain.match import (
+    ACTION_UNDONE,
     FINISHED,
     GATEWAY,
     GATEWAY_EVENT_DECODER,
@@ -34,9 +39,12 @@ from gateway.domain.match import (
     MATCH_CREATED,
     MATCH_ENDED,
     RESIGNED,
+    RULES_VERSION_MOVED,
     UNCLAIMED,
+    ActionUndone,
     MatchCreated,
     MatchEnded,
+    RulesVersionMoved,
     Seating,
     actor_seat,
     resignation_outcome,
@@ -45,8 +53,10 @@ from gateway.domain.match import (
     unclaimed_outcome,
 )
 from gateway.domain.receipts import decode_receipt, receipt_message, seed_matches
+from gateway.domain.undo import NOTHING, UndoStack, players_own, undo_problem
 from gateway.eventstore.base import GENESIS, StoredEvent, chain_hash
 from services.kernel import Rejection
+from services.kernel.runner import Refused
 
 # What a finding rests on (AuditResponse.evidence; a verifier's check names).
 CHAIN = "chain"
@@ -326,25 +336,50 @@ def check_held_receipts(
     return len(valid), len(held) - len(valid)
 
 
+def moved_to(event: StoredEvent) -> RulesVersionMoved | None:
+    """The move an entry records (the gateway's rules_version_moved), if it is one that decodes."""
+    if event.type != RULES_VERSION_MOVED:
+        return None
+    try:
+        return msgspec.json.decode(event.payload, type=RulesVersionMoved)
+    except msgspec.DecodeError:
+        return None
+
+
 def check_rules_versions(events: Sequence[StoredEvent], created: MatchCreated, findings: Findings) -> None:
-    """Every entry was recorded under the rules version of match_created."""
+    """Every entry was recorded under the match's rules version: match_created's, then from each
+    rules_version_moved entry on (that entry included), the version it moved to."""
     expected = created.rules_version
     for event in events:
+        move = moved_to(event)
+        if move is not None:
+            expected = move.to_version
         if event.rules_version != expected:
             findings.add(
                 event.version,
                 RULES,
                 f"version {event.version} was recorded under rules {event.rules_version!r}, "
-                f"the match under {expected!r}",
+                f"the match was under {expected!r} there",
             )
             return
+
+
+def rules_versions(events: Sequence[StoredEvent], created: MatchCreated) -> list[str]:
+    """The rules versions a re-execution of these entries needs, in order of use."""
+    versions = [created.rules_version]
+    for event in events:
+        move = moved_to(event)
+        if move is not None and move.to_version not in versions:
+            versions.append(move.to_version)
+    return versions
 
 
 # -- re-execution ------------------------------------------------------------------------------
 
 
-class RulesRefusal(Exception):
-    """The rules refuse a recorded action, event or state as malformed: a finding, not a crash."""
+# The rules refuse a recorded action, event or state as malformed: a finding, not a crash. One
+# exception wherever the rules run (a rules service's INVALID_ARGUMENT, in process, a bundle).
+RulesRefusal = Refused
 
 
 class StatusLike(Protocol):
@@ -359,15 +394,37 @@ class StatusLike(Protocol):
 
 
 class RulesPort(Protocol):
-    """The game's rules as an audit needs them: the rules service (gateway) or the game's
-    GameSpec in process (offline). States are opaque here but for `rules_version`."""
+    """One rules version as an audit needs it: a rules service (gateway), the game's GameSpec
+    in process or a rules bundle's runner (offline, or a version no longer deployed). States
+    are opaque here but for `rules_version` and their bytes."""
 
     async def setup(self, players: int, seed: bytes, options: bytes) -> tuple[Any, Any]: ...
 
     async def decide(self, state: Any, player: int, action: bytes) -> Any:
         """A Rejection, or the decision: `.events` (each with `.type` and `.json`), `.state`,
-        `.status`; raises RulesRefusal for an action the rules cannot even read."""
+        `.status`, `.undoable` (the seat may take it back: services/kernel/undo.py); raises
+        RulesRefusal for an action the rules cannot even read."""
         ...
+
+    def state_bytes(self, state: Any) -> bytes:
+        """The state as the rules service encodes it (GameState.state)."""
+        ...
+
+
+class RulesUnavailable(Exception):
+    """No rules of this version here (not deployed, no bundle): the match cannot be re-executed,
+    which says nothing about the match itself."""
+
+    def __init__(self, game: str, version: str, message: str = "") -> None:
+        super().__init__(
+            message or f"rules {version} of {game} are neither deployed nor kept as a bundle here"
+        )
+        self.game = game
+        self.version = version
+
+
+# The rules of one version of the match's game (raises RulesUnavailable when there are none).
+RulesOf = Callable[[str], Awaitable[RulesPort]]
 
 
 @dataclass
@@ -380,6 +437,21 @@ class Replayed:
     seating: Seating = Seating()  # who resigned, is away, or is not claimed yet
     final: bytes = b""  # the outcome match_ended stated; b"" while the match goes on
     created: MatchCreated | None = None
+    # What a seat may take back here (gateway/domain/undo.py), and the state and status before
+    # each of those appends, which a take-back restores.
+    undo: UndoStack = NOTHING
+    before: list[tuple[Any, Any]] = field(default_factory=list)
+
+    def appended(self, actor: str, first: int, last: int, undoable: bool, before: tuple[Any, Any]) -> None:
+        """An append other than a take-back held: the undo stack follows it."""
+        self.undo = self.undo.after(actor, first, last, undoable and not self.final)
+        held = len(self.undo.appends)  # `before` stays in step with the stack (it may restart)
+        self.before = [*self.before, before][-held:] if held else []
+
+    def take_back(self) -> None:
+        """The take-back of the top of the undo stack: the state before that append again."""
+        self.state, self.status = self.before.pop()
+        self.undo = self.undo.popped()
 
 
 # Called after match_created and after each append that holds: (replayed, last entry).
@@ -401,34 +473,46 @@ def match_created(events: Sequence[StoredEvent], findings: Findings) -> MatchCre
         return None
 
 
-async def re_execute(
-    events: Sequence[StoredEvent],
-    created: MatchCreated,
-    seed: bytes,
-    rules: RulesPort,
-    findings: Findings,
-    *,
-    on_version: VersionHook | None = None,
-) -> int:
-    """Re-run the match from its seed: setup, then every append's action, each giving exactly
-    the recorded events, the gateway's own events in their places, and the end where the rules
-    say the game is over. Returns the last version re-executed without a finding."""
-    if not seed_matches(seed, created.seed_commitment):
-        findings.add(1, SEED, "the match's seed does not match the commitment published in match_created")
-        return 0
+async def _start(
+    created: MatchCreated, seed: bytes, rules: RulesPort, version: str, findings: Findings
+) -> Replayed | None:
+    """The match set up under `rules`, which must be rules `version` (None: a finding)."""
     try:
         state, status = await rules.setup(created.players, seed, bytes(created.options))
     except RulesRefusal as refusal:
         findings.add(1, EXECUTION, f"the rules refuse the match's setup: {refusal}")
+        return None
+    if state.rules_version != version:
+        findings.add(1, RULES, f"recorded under rules {version}, the rules here are {state.rules_version}")
+        return None
+    return Replayed(1, state, status, Seating(unclaimed=frozenset(created.awaiting)), created=created)
+
+
+async def re_execute(
+    events: Sequence[StoredEvent],
+    created: MatchCreated,
+    seed: bytes,
+    rules: RulesOf,
+    findings: Findings,
+    *,
+    on_version: VersionHook | None = None,
+    version: str | None = None,
+) -> int:
+    """Re-run the match from its seed: setup, then every append's action, each giving exactly
+    the recorded events, the gateway's own events in their places, and the end where the rules
+    say the game is over; each part under its own rules version (match_created's, then the one
+    each rules_version_moved names, whose move must hold: `_check_move`). `version`: re-run it
+    all under that version instead, ignoring moves (a candidate version's replay check).
+    Returns the last version re-executed without a finding; RulesUnavailable when a version
+    it needs is not to be had."""
+    if not seed_matches(seed, created.seed_commitment):
+        findings.add(1, SEED, "the match's seed does not match the commitment published in match_created")
         return 0
-    if state.rules_version != created.rules_version:
-        findings.add(
-            1,
-            RULES,
-            f"recorded under rules {created.rules_version}, the rules here are {state.rules_version}",
-        )
+    current = version or created.rules_version
+    port = await rules(current)
+    replayed = await _start(created, seed, port, current, findings)
+    if replayed is None:
         return 0
-    replayed = Replayed(1, state, status, Seating(unclaimed=frozenset(created.awaiting)), created=created)
     if on_version is not None:
         on_version(replayed, events[0])
     done = 1
@@ -437,13 +521,77 @@ async def re_execute(
         if replayed.final:
             findings.add(start, EXECUTION, "entries after match_ended")
             return done
-        if not await _run(run, replayed, seed, created, rules, findings):
+        move = moved_to(run[0]) if version is None else None
+        if move is not None:
+            problem = await _check_move(events[: start - 1], move, current, port, replayed, seed, rules)
+            if problem:
+                findings.add(start, RULES, problem)
+                return done
+            current, port = move.to_version, await rules(move.to_version)
+        if not await _run(run, replayed, seed, created, port, findings):
             return done
         replayed.version = run[-1].version
         if on_version is not None:
             on_version(replayed, run[-1])
         done = run[-1].version
     return done
+
+
+async def replay_under(
+    events: Sequence[StoredEvent], created: MatchCreated, seed: bytes, rules: RulesPort, version: str
+) -> tuple[Replayed | None, Finding | None]:
+    """The entries re-executed under one rules version, moves ignored: where it ends (None when
+    setup already fails) and the first finding (None: every recorded event reproduced)."""
+    findings = Findings()
+
+    async def only(_: str) -> RulesPort:
+        return rules
+
+    replayed: Replayed | None = None
+
+    def keep(state: Replayed, _: StoredEvent) -> None:
+        nonlocal replayed
+        replayed = state
+
+    await re_execute(events, created, seed, only, findings, on_version=keep, version=version)
+    return replayed, findings.first()
+
+
+async def _check_move(
+    before: Sequence[StoredEvent],
+    move: RulesVersionMoved,
+    current: str,
+    port: RulesPort,
+    replayed: Replayed,
+    seed: bytes,
+    rules: RulesOf,
+) -> str:
+    """Why a move does not hold ("" if it does): it must leave the version the match was on, and
+    every entry before it, re-executed under the new version, must give what was recorded and
+    end in the same state. On success `replayed` continues with the new version's state."""
+    if move.from_version != current or move.to_version == current:
+        return (
+            f"the match moves from rules {move.from_version} to {move.to_version}, but it was under {current}"
+        )
+    created = replayed.created
+    assert created is not None
+    target = await rules(move.to_version)
+    trial, finding = await replay_under(before, created, seed, target, move.to_version)
+    if finding is not None:
+        return (
+            f"the move to rules {move.to_version} does not hold: re-executed under it, version "
+            f"{finding.version} differs ({finding.reason})"
+        )
+    assert trial is not None
+    same = (tuple(trial.status.active_players), trial.status.finished, bytes(trial.status.outcome)) == (
+        tuple(replayed.status.active_players),
+        replayed.status.finished,
+        bytes(replayed.status.outcome),
+    )
+    if not same or target.state_bytes(trial.state) != port.state_bytes(replayed.state):
+        return f"the move to rules {move.to_version} does not hold: its re-execution ends in another state"
+    replayed.state, replayed.status = trial.state, trial.status
+    return ""
 
 
 async def _run(
@@ -458,6 +606,11 @@ async def _run(
     start = run[0].version
     game_entries = [e for e in run if is_game_event(e.type)]
     action = run[0].action
+    before, undoable = (replayed.state, replayed.status), False
+    takes_back = any(e.type == ACTION_UNDONE for e in run)
+    if takes_back and len(run) > 1:
+        findings.add(start, EXECUTION, "a take-back (action_undone) shares its append with other entries")
+        return False
     if game_entries or action:
         seat = actor_seat(run[0].actor)
         if not action or seat < 0:
@@ -494,6 +647,10 @@ async def _run(
                     f"(version {entry.version}, {entry.type})",
                 )
                 return False
+        bot_seats = {bot.seat for bot in created.bots}
+        undoable = bool(getattr(decision, "undoable", False)) and players_own(
+            seat, replayed.seating.away, bot_seats
+        )
         replayed.state, replayed.status = decision.state, decision.status
     for event in run:
         if not is_game_event(event.type):
@@ -508,6 +665,8 @@ async def _run(
             f"the game is over at version {run[-1].version} but match_ended does not follow",
         )
         return False
+    if not takes_back:
+        replayed.appended(run[0].actor, start, run[-1].version, undoable, before)
     return True
 
 
@@ -522,6 +681,14 @@ def gateway_event_problem(event: StoredEvent, created: MatchCreated, seed: bytes
         return f"the entry's type {event.type} is not its payload's"
     if isinstance(decoded, MatchCreated):
         return "a second match_created"
+    if isinstance(decoded, RulesVersionMoved):
+        return "" if event.actor == GATEWAY else "a rules version move not made by the gateway"
+    if isinstance(decoded, ActionUndone):
+        problem = undo_problem(replayed.undo, event.actor, decoded)
+        if problem:
+            return f"an undo that may not be: {problem}"
+        replayed.take_back()
+        return ""
     seating = replayed.seating
     if isinstance(decoded, MatchEnded):
         problem = _end_problem(decoded, created, seed, replayed)

@@ -1,7 +1,8 @@
 """The gateway's own events in words (issue 31): what a match log shows for match_created,
-seat_resigned, turn_timed_out, seat_claimed, seat_away, seat_returned and match_ended, in the same
-shape as a game's descriptions (services/kernel/present.py), players named "Player 1".."Player N"
-in `text` and `{player}` slots in `template` (a client fills them with the names at its table)."""
+seat_resigned, turn_timed_out, seat_claimed, seat_away, seat_returned, rules_version_moved,
+action_undone and match_ended, in the same shape as a game's descriptions
+(services/kernel/present.py), players named "Player 1".."Player N" in `text` and `{player}` slots
+in `template` (a client fills them with the names at its table)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from gateway.domain.match import (
     GATEWAY_EVENT_DECODER,
     RESIGNED,
     UNCLAIMED,
+    ActionUndone,
     MatchCreated,
     MatchEnded,
+    RulesVersionMoved,
     SeatAway,
     SeatClaimed,
     SeatResigned,
@@ -62,6 +65,16 @@ def describe_gateway_event(payload: bytes) -> Description | None:
         then = _POLICIES.get(event.policy, "")
         return describe(
             "gateway.turn_timed_out", "{player}'s turn timed out" + then, seat_arg("player", event.seat)
+        )
+    if isinstance(event, ActionUndone):
+        return describe(
+            "gateway.action_undone", "{player} takes back their last move", seat_arg("player", event.seat)
+        )
+    if isinstance(event, RulesVersionMoved):
+        return describe(
+            "gateway.rules_version_moved",
+            "The match plays on under rules version {version}: its whole history replays the same under it",
+            arg("version", event.to_version),
         )
     return _ended(event)
 

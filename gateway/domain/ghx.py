@@ -30,6 +30,7 @@ from typing import Any
 
 import msgspec
 
+from gateway.domain.match import MATCH_ENDED, MatchCreated
 from gateway.domain.receipts import Receipt, decode_receipt, encode_receipt
 from gateway.eventstore.base import StoredEvent
 
@@ -65,7 +66,9 @@ class Header(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="heade
     tenant: str
     match_id: str
     game_id: str
-    # The rules version every entry was recorded under: the edition, "+", the data's digest.
+    # The rules version the match began under (match_created's): the edition, "+", the digest.
+    # `data_digest` is that digest, named before issue 40 made it cover the code as well as the
+    # data (docs/versions.md); a moved match names its later versions in its entries.
     rules_version: str
     edition: str
     data_digest: str
@@ -150,6 +153,53 @@ def line_schema() -> dict[str, Any]:
 def encode(header: Header, events: list[EventLine], end: EndLine) -> bytes:
     lines = [_ENCODER.encode(header), *(_ENCODER.encode(e) for e in events), _ENCODER.encode(end)]
     return b"\n".join(lines) + b"\n"
+
+
+def header_of(
+    tenant: str,
+    match_id: str,
+    meta: dict[str, str],
+    source: str,
+    chosen: list[StoredEvent],
+    events: list[StoredEvent],
+    exported_ms: int,
+    public_keys: list[PublicKeyLine],
+) -> Header:
+    """The header of a file holding `chosen`, the first versions of the match's `events`, with
+    what its meta says; the match's own words (match_created, match_ended) first."""
+    try:
+        created: MatchCreated | None = msgspec.json.decode(chosen[0].payload, type=MatchCreated)
+    except msgspec.DecodeError:
+        created = None
+    rules_version = created.rules_version if created is not None else chosen[0].rules_version
+    edition, _, digest = rules_version.partition("+")
+    try:
+        players = msgspec.json.decode(meta.get("players", ""), type=list[str])
+    except msgspec.DecodeError:
+        players = list(created.player_ids) if created is not None else []
+    ended = any(e.type == MATCH_ENDED for e in events)
+    created_ms = meta.get("created_ms", "")
+    return Header(
+        format=FORMAT,
+        format_version=FORMAT_VERSION,
+        tenant=tenant,
+        match_id=match_id,
+        game_id=created.game_id if created is not None else meta.get("game", ""),
+        rules_version=rules_version,
+        edition=edition,
+        data_digest=digest,
+        players=players,
+        seed_commitment=created.seed_commitment if created is not None else meta.get("seed_commitment", ""),
+        seed=meta.get("seed") if ended else None,
+        created_ms=int(created_ms) if created_ms.isdigit() else 0,
+        finished=any(e.type == MATCH_ENDED for e in chosen),
+        version=len(chosen),
+        head_hash=chosen[-1].hash,
+        match_version=len(events),
+        source=source,
+        exported_ms=exported_ms,
+        public_keys=public_keys,
+    )
 
 
 def event_line(event: StoredEvent) -> EventLine:

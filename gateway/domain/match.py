@@ -19,11 +19,23 @@ MATCH_CREATED = "match_created"
 MATCH_ENDED = "match_ended"
 SEAT_RESIGNED = "seat_resigned"
 TURN_TIMED_OUT = "turn_timed_out"
+ACTION_UNDONE = "action_undone"  # issue 41: a seat took back its own last move
 SEAT_CLAIMED = "seat_claimed"  # issue 39: a private table's seat was claimed
 SEAT_AWAY = "seat_away"  # issue 41: a seat's timer ran out; the platform's bot plays it meanwhile
 SEAT_RETURNED = "seat_returned"  # ... and its player took it back
+RULES_VERSION_MOVED = "rules_version_moved"  # issue 40: the match plays on under another version
 GATEWAY_EVENTS = frozenset(
-    {MATCH_CREATED, MATCH_ENDED, SEAT_RESIGNED, TURN_TIMED_OUT, SEAT_CLAIMED, SEAT_AWAY, SEAT_RETURNED}
+    {
+        MATCH_CREATED,
+        MATCH_ENDED,
+        SEAT_RESIGNED,
+        TURN_TIMED_OUT,
+        SEAT_CLAIMED,
+        SEAT_AWAY,
+        SEAT_RETURNED,
+        RULES_VERSION_MOVED,
+        ACTION_UNDONE,
+    }
 )
 
 # Who appended: a seat ("seat:2"), the gateway itself (creation, timeouts that forfeit, the end),
@@ -114,12 +126,34 @@ class TurnTimedOut(msgspec.Struct, frozen=True, tag=TURN_TIMED_OUT):
     policy: str
 
 
+class ActionUndone(msgspec.Struct, frozen=True, tag=ACTION_UNDONE):
+    """A seat took back its own move (gateway/domain/undo.py): the entries `first_version` to
+    `last_version`, one append of that seat, no longer count, and the match is again as it was
+    before them. Nothing is deleted: the taken-back entries stay in the stream."""
+
+    seat: int
+    first_version: int
+    last_version: int
+    # When the decisions it gives back were first asked (Unix ms): their turn clocks run from
+    # then, so taking moves back never buys time.
+    asked_ms: int = 0
+
+
 class MatchEnded(msgspec.Struct, frozen=True, tag=MATCH_ENDED):
     """The last event: the outcome, and the seed revealed (hex of its 32 bytes)."""
 
     reason: str
     outcome: msgspec.Raw
     seed: str
+
+
+class RulesVersionMoved(msgspec.Struct, frozen=True, tag=RULES_VERSION_MOVED):
+    """The match plays on under another rules version from this entry on (an operator's
+    MoveMatch, issue 40): its whole history re-executed under `to_version` gave every recorded
+    event and the same state. The entries before it were recorded under `from_version`."""
+
+    from_version: str
+    to_version: str
 
 
 class SnapshotBody(msgspec.Struct, frozen=True):
@@ -138,7 +172,17 @@ class SnapshotBody(msgspec.Struct, frozen=True):
 ENCODER = msgspec.msgpack.Encoder()
 JSON = msgspec.json.Encoder()
 SNAPSHOT_DECODER = msgspec.msgpack.Decoder(SnapshotBody)
-GatewayEvent = MatchCreated | SeatResigned | TurnTimedOut | MatchEnded | SeatClaimed | SeatAway | SeatReturned
+GatewayEvent = (
+    MatchCreated
+    | SeatResigned
+    | TurnTimedOut
+    | MatchEnded
+    | SeatClaimed
+    | SeatAway
+    | SeatReturned
+    | RulesVersionMoved
+    | ActionUndone
+)
 GATEWAY_EVENT_DECODER = msgspec.json.Decoder(GatewayEvent)
 
 
@@ -260,6 +304,9 @@ def standing_outcome(outcome_json: bytes, players: int, seating: Seating) -> byt
     return JSON.encode(Outcome(winners, results))
 
 
+UNCLAIMED_REASON = "The table closed before every seat was taken: nobody played, nobody wins."
+
+
 def unclaimed_outcome() -> bytes:
     """A table closed before its seats were claimed: nobody played, nobody wins."""
-    return JSON.encode(Outcome((), ()))
+    return JSON.encode(Outcome((), (), reason=UNCLAIMED_REASON))

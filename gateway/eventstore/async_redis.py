@@ -46,6 +46,7 @@ import redis.asyncio.cluster
 import redis.exceptions
 
 from gateway.eventstore.base import (
+    DIGEST_SEPARATOR,
     GENESIS,
     EventStoreUnavailable,
     MatchKey,
@@ -63,10 +64,13 @@ from gateway.eventstore.redis_store import (
     fence_key,
     match_keys,
 )
+from services import tracing
 
 _PAGE = 1000
 _REDIRECTS = 2  # MOVED answers followed within one replicated write
 _FENCE_TTL_MS = 60_000  # the fence key only has to outlive its WAIT
+# The append's span (tracing on), named as the redis instrumentation names its commands.
+_APPEND_SPAN = {"db.system": "redis", "db.operation": "EVALSHA", "guildhall.script": "append"}
 # What hiredis packs exactly as redis-py's encoder does (it rejects bool and None, writes floats
 # with repr): anything else goes through redis-py's own packer.
 _PLAIN_ARGUMENTS = (bytes, str, int)
@@ -162,14 +166,16 @@ class _SlotOwners:
 OK = "ok"
 DUPLICATE = "duplicate"
 TAKEN = "taken"
+REUSED = "reused"
 CONFLICT = "conflict"
 
 
 @dataclass(frozen=True)
 class AppendOutcome:
     """What the script did: `ok` (versions first..last), `duplicate` (the first result of this
-    command by this actor), `taken` (the command id is another actor's), or `conflict` (the
-    match is at version `first`, or its head moved)."""
+    command by this actor), `taken` (the command id is another actor's), `reused` (this actor
+    used it for another action, versions first..last), or `conflict` (the match is at version
+    `first`, or its head moved)."""
 
     status: str
     first: int
@@ -315,9 +321,11 @@ class AsyncRedisEventStore:
         meta: Mapping[str, str] | None = None,
         extra: Sequence[Mapping[str, bytes]] = (),
         hashes: Sequence[str] | None = None,
+        command_digest: str = "",
     ) -> AppendOutcome:
         """One atomic append (see APPEND_SCRIPT); chained from `expected_head`, which the script
-        checks against the stored head, so a stale or forged head is a conflict, never a fork."""
+        checks against the stored head, so a stale or forged head is a conflict, never a fork.
+        `command_digest`: the action the command id is used for (base.action_digest)."""
         check_append_arguments(expected_version, events, command_id, meta)
         args, hashes = append_args(
             key,
@@ -332,6 +340,7 @@ class AsyncRedisEventStore:
             meta,
             extra=extra,
             hashes=hashes,
+            command_digest=command_digest,
         )
         keys = list(match_keys(key))
         async with unavailable_on_store_faults():
@@ -362,7 +371,15 @@ class AsyncRedisEventStore:
 
     async def _pipelined_append(self, keys: list[str], args: Sequence[Any]) -> tuple[Any, int]:
         """The script's reply and the replicas its batch's WAIT counted (0 without a wait), through
-        the group commit of the plain client or of the slot's owner; error replies raised."""
+        the group commit of the plain client or of the slot's owner; error replies raised. A span
+        of its own when tracing is on: the pipeline writes to its connection directly, past the
+        redis instrumentation (one write may carry several actions' appends)."""
+        if not tracing.ENABLED:
+            return await self._group_committed_append(keys, args)
+        with tracing.span("EVALSHA append", kind="client", attributes=_APPEND_SPAN):
+            return await self._group_committed_append(keys, args)
+
+    async def _group_committed_append(self, keys: list[str], args: Sequence[Any]) -> tuple[Any, int]:
         if self._owners is None:
             assert self._pipeline is not None
             reply, acked = await self._pipeline.run(keys, args)
@@ -461,14 +478,16 @@ class AsyncRedisEventStore:
             version, head = await self.client.hmget(match_keys(key).meta, ["version", "head_hash"])
         return (int(version), head.decode()) if version is not None else (0, GENESIS)
 
-    async def command(self, key: MatchKey, command_id: str) -> tuple[int, int, str] | None:
-        """The first result of a command id: (first, last, actor), or None if unused."""
+    async def command(self, key: MatchKey, command_id: str) -> tuple[int, int, str, str] | None:
+        """The first result of a command id: (first, last, actor, digest of its action; "" for a
+        record written before digests were kept), or None if unused."""
         async with unavailable_on_store_faults():
             seen = await self.client.hget(match_keys(key).commands, command_id)
         if seen is None:
             return None
         parts = cast(bytes, seen).decode().split(":", 2)
-        return int(parts[0]), int(parts[1]), parts[2] if len(parts) > 2 else ""
+        actor, _, digest = (parts[2] if len(parts) > 2 else "").partition(DIGEST_SEPARATOR)
+        return int(parts[0]), int(parts[1]), actor, digest
 
     async def read(
         self, key: MatchKey, after_version: int = 0, limit: int | None = None
@@ -556,6 +575,7 @@ __all__ = [
     "DUPLICATE",
     "GENESIS",
     "OK",
+    "REUSED",
     "TAKEN",
     "AppendOutcome",
     "AsyncRedisEventStore",

@@ -6,7 +6,9 @@ depend on this module, and none of them should drag Redis in just to name a type
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -129,6 +131,37 @@ class CommandIdInUse(Exception):
         super().__init__(f"command id {command_id!r} was already used on this match by another actor")
         self.command_id = command_id
         self.actor = actor
+
+
+class CommandIdReused(Exception):
+    """The command id was already used on this match by the same actor for another action (its
+    digest differs): nothing was written. A retry sends the same action; a new action needs a
+    new command id."""
+
+    def __init__(self, command_id: str, first: AppendResult) -> None:
+        super().__init__(
+            f"command id {command_id!r} was already used in this match for another action "
+            f"(versions {first.first_version}-{first.last_version}): a new action needs a new "
+            "command id; the same action sent again answers its first result"
+        )
+        self.command_id = command_id
+        self.first = first
+
+
+# Between the actor and the action's digest in a command record (actors never hold it).
+DIGEST_SEPARATOR = "\x1f"
+
+
+def action_digest(kind: str, action: bytes = b"") -> str:
+    """What identifies the action a command id was used for: a digest of its kind ("action",
+    "resign") and its JSON in a canonical form (keys sorted, no spaces), so the same action
+    serialized another way is the same action. 128 bits: it tells a mistaken reuse apart, and
+    only a command id's own actor can reuse it."""
+    body = action  # not JSON (never from the gateway): the bytes themselves
+    with contextlib.suppress(ValueError, RecursionError):
+        canonical = json.dumps(json.loads(action), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        body = canonical.encode()
+    return hashlib.blake2b(kind.encode() + b"\0" + body, digest_size=16).hexdigest()
 
 
 class EventStoreUnavailable(Exception):
@@ -263,13 +296,16 @@ class EventStore(Protocol):
         rules_version: str,
         snapshot: bytes | None = None,
         meta: Mapping[str, str] | None = None,
+        command_digest: str = "",
     ) -> AppendResult:
         """Append `events` atomically if the match is at `expected_version`.
 
         The version is the number of events in the stream (0 = no stream yet). A different
         version raises VersionConflict and writes nothing. A command id already used on this
         match by the same actor returns its first result with duplicate=True and writes nothing,
-        even if `expected_version` is stale by now; by another actor it raises CommandIdInUse.
+        even if `expected_version` is stale by now; by another actor it raises CommandIdInUse;
+        by the same actor for another action (both uses gave a `command_digest`, see
+        `action_digest`, and they differ) it raises CommandIdReused.
         `snapshot` is stored as the state at the new version; `meta` fields are merged into
         the match's meta. No events is a ValueError.
         """

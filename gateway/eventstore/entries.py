@@ -298,6 +298,21 @@ def decode_entries(
     return [decoder.decode(entry_id, fields) for entry_id, fields in entries]
 
 
+def readable_events(
+    entries: Iterable[tuple[bytes, Mapping[bytes, bytes]]],
+) -> tuple[list[StoredEvent], str]:
+    """A stream's entries decoded from its start up to the first that does not decode, and why
+    that one does not ("" when every entry decodes): what an export of the match holds."""
+    decoder = EntryDecoder()
+    events: list[StoredEvent] = []
+    for position, (entry_id, fields) in enumerate(entries, start=1):
+        try:
+            events.append(decoder.decode(entry_id, fields))
+        except MalformedEntry as error:
+            return events, f"entry {position} does not decode: {error}"
+    return events, ""
+
+
 def decode_after(
     entries: Iterable[tuple[bytes, Mapping[bytes, bytes]]], after_version: int, start: int | None = None
 ) -> list[StoredEvent]:

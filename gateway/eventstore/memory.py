@@ -14,6 +14,7 @@ from gateway.eventstore.base import (
     AppendResult,
     AuditReport,
     CommandIdInUse,
+    CommandIdReused,
     Latest,
     MatchKey,
     NewEvent,
@@ -32,7 +33,8 @@ class _Match:
     events: list[StoredEvent] = field(default_factory=list)
     meta: dict[str, str] = field(default_factory=dict)
     snapshot: Snapshot | None = None
-    results_by_command: dict[str, tuple[str, AppendResult]] = field(default_factory=dict)
+    # command id -> (actor, action digest, first result)
+    results_by_command: dict[str, tuple[str, str, AppendResult]] = field(default_factory=dict)
 
     @property
     def head_hash(self) -> str:
@@ -59,6 +61,7 @@ class InMemoryEventStore:
         rules_version: str,
         snapshot: bytes | None = None,
         meta: Mapping[str, str] | None = None,
+        command_digest: str = "",
     ) -> AppendResult:
         check_append_arguments(expected_version, events, command_id, meta)
         with self._lock:
@@ -67,9 +70,12 @@ class InMemoryEventStore:
             # get its first answer back, even though its expected version is stale by now.
             first = match.results_by_command.get(command_id)
             if first is not None:
-                if first[0] != actor:
-                    raise CommandIdInUse(command_id, first[0])
-                return msgspec.structs.replace(first[1], duplicate=True)
+                used_by, used_for, result = first
+                if used_by != actor:
+                    raise CommandIdInUse(command_id, used_by)
+                if used_for and command_digest and used_for != command_digest:
+                    raise CommandIdReused(command_id, result)
+                return msgspec.structs.replace(result, duplicate=True)
             if len(match.events) != expected_version:
                 raise VersionConflict(expected_version, len(match.events))
 
@@ -95,7 +101,7 @@ class InMemoryEventStore:
                 head = entry_hash
 
             result = AppendResult(first_version=expected_version + 1, last_version=len(match.events))
-            match.results_by_command[command_id] = (actor, result)
+            match.results_by_command[command_id] = (actor, command_digest, result)
             if meta:
                 match.meta.update(meta)
             if snapshot is not None:
@@ -117,7 +123,7 @@ class InMemoryEventStore:
             newer = self._read_locked(key, snapshot.version if snapshot else 0, None)
             first = match.results_by_command.get(command_id) if command_id else None
             meta = {**match.meta, "version": str(len(match.events)), "head_hash": match.head_hash}
-        command = None if first is None else msgspec.structs.replace(first[1], duplicate=True)
+        command = None if first is None else msgspec.structs.replace(first[2], duplicate=True)
         return Latest(meta, snapshot, newer, command)
 
     def version(self, key: MatchKey) -> int:

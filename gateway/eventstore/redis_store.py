@@ -8,6 +8,7 @@ Keys of a match (one hash tag, so the script also runs on Redis Cluster):
     gh:{<tenant>:<match>}:snapshot   hash: version, rules_version, state (the gateway adds
                                      head_hash, key_id, mac: see gateway.eventstore.async_redis)
     gh:{<tenant>:<match>}:commands   hash: command_id -> "<first_version>:<last_version>:<actor>"
+                                     + "\x1f<digest of the action>" (since issue 39; base.action_digest)
 
 Every append publishes "<tenant>\x1f<match>\x1f<version>" on `gh:notify`.
 
@@ -23,6 +24,10 @@ Decisions (question -> decision):
   of the match (no ring that could forget one a late retry still names). A claimed id answers
   its first result (`duplicate`) to its actor and `taken` to another; a wrong version checks the
   table first, so a retry of an applied command still gets its first answer.
+- Same id, another action (issue 39 item 11): the record keeps a digest of the action the id was
+  first used for, and the script compares it with the caller's: `reused` when both have one and
+  they differ (a record written before has none: it answers as before). A digest in the record,
+  not the action itself: a fixed 32 characters per command, compared without reading a stream.
 - All or nothing: every check runs before the first write. HSETNX is that first write (refused
   whole when Redis is out of memory); if the first XADD then fails (a stream ahead of its meta),
   the claim is removed again before the error is returned.
@@ -39,10 +44,12 @@ import redis
 import redis.exceptions
 
 from gateway.eventstore.base import (
+    DIGEST_SEPARATOR,
     GENESIS,
     AppendResult,
     AuditReport,
     CommandIdInUse,
+    CommandIdReused,
     EventStoreUnavailable,
     Latest,
     MatchKey,
@@ -82,13 +89,14 @@ _AUDIT_PAGE = 1000
 APPEND_SCRIPT = """
 -- KEYS: events, meta, snapshot, commands
 -- ARGV: expected_version, expected_head, new_head, command_id, actor, command_record,
---       notification ('' = none), meta_pair_count, event_count,
+--       notification ('' = none), meta_pair_count, event_count, action_digest ('' = none),
 --       then meta field/value pairs, then one entry value (field `e`) per event,
 --       then snapshot field/value pairs, if any (last: the state is the largest argument, and
 --       redis-py copies what precedes each argument while packing a command)
 local function answer(seen)
   -- A command id seen before answers with its first result, whatever the version is now, but
-  -- only to the actor that used it: command ids are scoped to match and actor.
+  -- only to the actor that used it (command ids are scoped to match and actor), and only for
+  -- the action it was used for.
   local a = string.find(seen, ':', 1, true)
   local b = string.find(seen, ':', a + 1, true)
   local first = tonumber(string.sub(seen, 1, a - 1))
@@ -96,8 +104,17 @@ local function answer(seen)
     return {'duplicate', first, tonumber(string.sub(seen, a + 1))}
   end
   local last = tonumber(string.sub(seen, a + 1, b - 1))
-  if string.sub(seen, b + 1) ~= ARGV[5] then
+  local used_by, used_for = string.sub(seen, b + 1), ''
+  local separator = string.find(used_by, '\\31', 1, true)
+  if separator then  -- "<actor>\\31<digest>": written since issue 39
+    used_for = string.sub(used_by, separator + 1)
+    used_by = string.sub(used_by, 1, separator - 1)
+  end
+  if used_by ~= ARGV[5] then
     return {'taken', first, last}
+  end
+  if used_for ~= '' and ARGV[10] ~= '' and used_for ~= ARGV[10] then
+    return {'reused', first, last}
   end
   return {'duplicate', first, last}
 end
@@ -116,7 +133,7 @@ if redis.call('HSETNX', KEYS[4], ARGV[4], ARGV[6]) == 0 then
   return answer(redis.call('HGET', KEYS[4], ARGV[4]))
 end
 
-local meta_start = 10
+local meta_start = 11
 local entries_start = meta_start + 2 * tonumber(ARGV[8])
 local event_count = tonumber(ARGV[9])
 for i = 1, event_count do
@@ -234,6 +251,7 @@ class RedisEventStore:
         rules_version: str,
         snapshot: bytes | None = None,
         meta: Mapping[str, str] | None = None,
+        command_digest: str = "",
     ) -> AppendResult:
         check_append_arguments(expected_version, events, command_id, meta)
         keys = match_keys(key)
@@ -251,6 +269,7 @@ class RedisEventStore:
                 time_ms,
                 {"rules_version": rules_version, "state": snapshot} if snapshot is not None else None,
                 meta,
+                command_digest=command_digest,
             )
             with _unavailable_on_connection_errors():
                 status, first, last = self._append_script(keys=list(keys), args=args)
@@ -272,6 +291,8 @@ class RedisEventStore:
             return AppendResult(first_version=first, last_version=last, duplicate=True)
         if status == b"taken":
             raise CommandIdInUse(command_id, "")
+        if status == b"reused":
+            raise CommandIdReused(command_id, AppendResult(first_version=first, last_version=last))
         self._heads.remember(key, last, new_head)
         return AppendResult(first_version=first, last_version=last)
 
@@ -415,14 +436,19 @@ def append_args(
     *,
     extra: Sequence[Mapping[str, bytes]] = (),
     hashes: Sequence[str] | None = None,
+    command_digest: str = "",
 ) -> tuple[list[str | bytes | int], list[str]]:
     """ARGV of the append script (layout documented in it), and each new entry's hash.
 
     `snapshot` holds the snapshot hash's fields besides `version` (added here: the new last
     version); `extra[i]` holds fields stored beside the chain on entry i (action, receipt);
     `hashes`, when the caller already chained the entries (to sign the head), saves computing
-    them again. ValueError (nothing is sent) for an extra field the entry format has no room for.
+    them again; `command_digest` identifies the action the command id is used for
+    (base.action_digest; "" = not checked). ValueError (nothing is sent) for an extra field the
+    entry format has no room for, or a digest that could not be told from the actor.
     """
+    if DIGEST_SEPARATOR in actor or DIGEST_SEPARATOR in command_digest:
+        raise ValueError("an actor or action digest may not hold \\x1f (the command record's separator)")
     entry_values: list[str | bytes | int] = []
     computed: list[str] = []
     head = chain_from
@@ -453,16 +479,20 @@ def append_args(
     for name, value in (meta or {}).items():
         meta_args += (name, value)
 
+    record = f"{expected_version + 1}:{last_version}:{actor}"
+    if command_digest:
+        record += DIGEST_SEPARATOR + command_digest
     args: list[str | bytes | int] = [
         expected_version,
         chain_from,
         head,
         command_id,
         actor,
-        f"{expected_version + 1}:{last_version}:{actor}",
+        record,
         f"{notify_prefix(key)}\x1f{last_version}",
         len(meta_args) // 2,
         len(events),
+        command_digest,
         *meta_args,
         *entry_values,
         *snapshot_args,

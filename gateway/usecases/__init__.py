@@ -1,4 +1,4 @@
-"""Match use cases, asyncio end to end: create, view, submit, resign, timers, watch reads,
+"""Match use cases, asyncio end to end: create, view, submit, resign, undo, timers, watch reads,
 replay, audit, listing.
 
 One module per concern, each over the shared core in `store.py` (the cached match, loading,
@@ -9,8 +9,10 @@ replay, fold, append), reading downward:
 - `matches.py`  create, list, active counts
 - `views.py`    views, redaction, watch reads, replay, raw entries
 - `play.py`     submit, resign, turn timers, resigned seats' moves (shows events as views do)
+- `undo.py`     a seat takes back its own last move
 - `audit.py`    the audit
 - `export.py`   the match as a file an auditor verifies offline
+- `versions.py` moving a live match to another rules version; a candidate version's replay check
 
 `GameMatches` is the one object the transports hold: every concern on one cache.
 """
@@ -19,7 +21,6 @@ from __future__ import annotations
 
 from gateway.domain.audit import HeldReceipt
 from gateway.domain.receipts import Receipt
-from gateway.usecases.audit import AuditUseCases
 from gateway.usecases.export import Exported, ExportUseCases
 from gateway.usecases.matches import MatchUseCases
 from gateway.usecases.play import PlayUseCases
@@ -39,10 +40,12 @@ from gateway.usecases.results import (
     UnknownGame,
 )
 from gateway.usecases.store import MatchStore, TimerPort
+from gateway.usecases.undo import UndoUseCases
+from gateway.usecases.versions import VersionUseCases
 from gateway.usecases.views import ViewUseCases
 
 
-class GameMatches(MatchUseCases, PlayUseCases, ViewUseCases, AuditUseCases, ExportUseCases):
+class GameMatches(MatchUseCases, UndoUseCases, PlayUseCases, ViewUseCases, VersionUseCases, ExportUseCases):
     """The match use cases over Redis and the rules services, by game id."""
 
 

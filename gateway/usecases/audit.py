@@ -20,7 +20,8 @@ Decisions (question -> decision):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +36,9 @@ from gateway.domain.audit import (
     Findings,
     HeldReceipt,
     Replayed,
+    RulesOf,
     RulesRefusal,
+    RulesUnavailable,
     check_chain,
     check_head,
     check_held_receipts,
@@ -50,12 +53,15 @@ from gateway.domain.audit import (
 from gateway.domain.match import SNAPSHOT_DECODER, MatchCreated, SnapshotBody
 from gateway.domain.receipts import snapshot_message
 from gateway.eventstore.async_redis import unavailable_on_store_faults
-from gateway.eventstore.base import MatchKey, StoredEvent
+from gateway.eventstore.base import DIGEST_SEPARATOR, MatchKey, StoredEvent, action_digest
 from gateway.eventstore.entries import EntryDecoder, MalformedEntry
 from gateway.eventstore.redis_store import match_keys
+from gateway.rules_bundles import GAME_ID
 from gateway.rules_client import AsyncRulesClient
-from gateway.usecases.results import AuditResult, MatchNotFound
+from gateway.usecases.results import AuditResult, BundleNotFound, InvalidRequest, MatchNotFound
 from gateway.usecases.store import MatchStore
+from services.bundles import Bundle, BundleError, BundleRules, RunnerError
+from services.kernel.version import VERSION
 
 MAX_CLIENT_RECEIPTS = 4096
 
@@ -141,18 +147,78 @@ class AuditUseCases(MatchStore):
     async def audit(self, key: MatchKey, receipts: Sequence[HeldReceipt] = ()) -> AuditResult:
         """Re-check everything about a match, trusting nothing stored: the chain entry by entry,
         every receipt's signature, the seed against its commitment, every action re-executed
-        against the rules service (it must give exactly the recorded events), the end, the
-        snapshot, meta and the command table, and the receipts a client holds. Names the first
-        version that does not hold and the evidence that shows it."""
+        against the match's own rules version (it must give exactly the recorded events), the
+        end, the snapshot, meta and the command table, and the receipts a client holds. Names
+        the first version that does not hold and the evidence that shows it. RulesUnavailable
+        (FAILED_PRECONDITION) when a rules version it needs is neither deployed nor stored."""
         record = await load_record(self, key)
-        return await _Auditor(self, record, receipts).run()
+        async with self.replay_rules(record.meta.get("game", "")) as rules:
+            return await _Auditor(self, record, receipts, rules).run()
+
+    @contextlib.asynccontextmanager
+    async def replay_rules(self, game: str) -> AsyncIterator[RulesOf]:
+        """Each rules version of the game for a re-execution (issue 40): a target answering with
+        it, else its bundle from the archive, started here and released afterwards."""
+        started: dict[str, Any] = {}
+
+        async def rules_of(version: str) -> Any:
+            if version in started:
+                return started[version]
+            try:
+                if not self.rules.answering(game, version):  # down now: its bundle does the audit
+                    raise self.rules.unavailable(game, version)
+                port: Any = RulesOverGrpc(self.rules.client(game, version))
+            except RulesUnavailable as missing:
+                port = await self._bundle_rules(game, version, missing)
+            started[version] = port
+            return port
+
+        try:
+            yield rules_of
+        finally:
+            for port in started.values():
+                if isinstance(port, BundleRules) and self.bundles is not None:
+                    await self.bundles.release(port)
+
+    async def rules_bundle(self, game: str, version: str) -> Bundle:
+        """A rules version's stored bundle, checked (its files re-hash to the version):
+        BundleNotFound when none is kept (a game or version never served here, or no archive)."""
+        if not GAME_ID.fullmatch(game) or not VERSION.fullmatch(version):
+            raise InvalidRequest(f"{game[:64]!r} {version[:80]!r} is no game id and rules version")
+        if self.bundles is None:
+            raise BundleNotFound(f"no bundle of rules {version} of {game} is kept here (no archive)")
+        try:
+            bundle = await self.bundles.load(game, version)
+        except BundleError as error:
+            raise RulesUnavailable(
+                game, version, f"the stored bundle of rules {version} is refused: {error}"
+            ) from None
+        if bundle is None:
+            raise BundleNotFound(f"no bundle of rules {version[:80]!r} of {game[:64]!r} is kept here")
+        return bundle
+
+    async def _bundle_rules(self, game: str, version: str, missing: RulesUnavailable) -> BundleRules:
+        if self.bundles is None:
+            raise RulesUnavailable(game, version, f"{missing}; no archive keeps bundles here")
+        try:
+            port = await self.bundles.rules(game, version)
+        except (BundleError, RunnerError) as error:
+            raise RulesUnavailable(
+                game, version, f"{missing}; its stored bundle is refused: {error}"
+            ) from None
+        if port is None:
+            raise RulesUnavailable(game, version, f"{missing}; and no bundle of it is stored")
+        return port
 
 
-class _RulesOverGrpc:
-    """The rules service as the shared checks' RulesPort."""
+class RulesOverGrpc:
+    """A rules service as the shared checks' RulesPort."""
 
     def __init__(self, client: AsyncRulesClient) -> None:
         self.client = client
+
+    def state_bytes(self, state: Any) -> bytes:
+        return bytes(state.state)
 
     async def setup(self, players: int, seed: bytes, options: bytes) -> tuple[Any, Any]:
         try:
@@ -177,8 +243,11 @@ def _refusal(error: grpc.aio.AioRpcError) -> Exception:
 class _Auditor:
     """One audit of one record."""
 
-    def __init__(self, matches: MatchStore, record: MatchRecord, held: Sequence[HeldReceipt]) -> None:
+    def __init__(
+        self, matches: MatchStore, record: MatchRecord, held: Sequence[HeldReceipt], rules: RulesOf
+    ) -> None:
         self.matches = matches
+        self.rules = rules
         self.record = record
         self.key = record.key
         self.held = held
@@ -210,8 +279,9 @@ class _Auditor:
         executed = 0
         if created is not None:
             seed = _hex(meta.get("seed", ""))
-            port = _RulesOverGrpc(self.matches._client(created.game_id))
-            executed = await re_execute(usable, created, seed, port, findings, on_version=self._at_version)
+            executed = await re_execute(
+                usable, created, seed, self.rules, findings, on_version=self._at_version
+            )
         if not events:
             findings.add(1, CHAIN, "the match has no events")
         result = verdict(
@@ -266,6 +336,7 @@ class _Auditor:
         for command_id, value in table.items():
             first_text, _, rest = value.partition(":")
             last_text, _, actor = rest.partition(":")
+            actor, _, digest = actor.partition(DIGEST_SEPARATOR)  # the digest: issue 39 item 11
             run = runs.get(command_id)
             if not (first_text.isdigit() and last_text.isdigit()):
                 self.findings.add(
@@ -294,6 +365,17 @@ class _Auditor:
                     max(bad, 1),
                     COMMANDS,
                     f"command id {command_id!r} is recorded for {value!r}, not what the stream holds",
+                )
+            elif (
+                digest
+                and events[first - 1].action
+                and digest != action_digest("action", events[first - 1].action)
+            ):
+                # A planted digest would refuse the seat's own retry as another action.
+                self.findings.add(
+                    first,
+                    COMMANDS,
+                    f"command id {command_id!r} is recorded for another action than the stream's",
                 )
         for command_id, (first, _, _) in runs.items():
             if command_id not in table:

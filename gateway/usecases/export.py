@@ -14,12 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import msgspec
-
 from gateway.domain import ghx
-from gateway.domain.match import MATCH_ENDED, MatchCreated
 from gateway.eventstore.base import MatchKey, StoredEvent
-from gateway.eventstore.entries import EntryDecoder, MalformedEntry
+from gateway.eventstore.entries import readable_events
 from gateway.usecases.audit import load_record
 from gateway.usecases.results import InvalidRequest
 from gateway.usecases.store import MatchStore
@@ -39,15 +36,7 @@ class ExportUseCases(MatchStore):
         """The match (live or archived, in play or finished) up to `up_to_version` (None: all),
         which must end an append; InvalidRequest names the nearest versions that do."""
         record = await load_record(self, key)
-        events: list[StoredEvent] = []
-        incomplete = ""
-        decoder = EntryDecoder()
-        for position, (entry_id, fields) in enumerate(record.entries, start=1):
-            try:
-                events.append(decoder.decode(entry_id, fields))
-            except MalformedEntry as error:
-                incomplete = f"entry {position} does not decode: {error}"
-                break
+        events, incomplete = readable_events(record.entries)
         if not events:
             raise InvalidRequest("the match has no entry that can be exported")
         last = len(events) if up_to_version is None else up_to_version
@@ -62,54 +51,14 @@ class ExportUseCases(MatchStore):
         if last < len(events):
             incomplete = ""  # the file stops where it was asked to, not at a bad entry
         chosen = events[:last]
-        header = self._header(record.key, record.meta, record.source, chosen, events)
+        keys = [ghx.PublicKeyLine(k.key_id, k.public_key.hex()) for k in self.keyring.public_keys()]
+        header = ghx.header_of(
+            record.key.tenant, record.key.match_id, record.meta, record.source, chosen, events,
+            self.clock(), keys,
+        )  # fmt: skip
         closing = ghx.EndLine(len(chosen), chosen[-1].hash, incomplete)
         data = ghx.encode(header, [ghx.event_line(e) for e in chosen], closing)
         return Exported(data, last, header.finished)
-
-    def _header(
-        self,
-        key: MatchKey,
-        meta: dict[str, str],
-        source: str,
-        chosen: list[StoredEvent],
-        events: list[StoredEvent],
-    ) -> ghx.Header:
-        try:
-            created: MatchCreated | None = msgspec.json.decode(chosen[0].payload, type=MatchCreated)
-        except msgspec.DecodeError:
-            created = None
-        rules_version = created.rules_version if created is not None else chosen[0].rules_version
-        edition, _, digest = rules_version.partition("+")
-        try:
-            players = msgspec.json.decode(meta.get("players", ""), type=list[str])
-        except msgspec.DecodeError:
-            players = list(created.player_ids) if created is not None else []
-        ended = any(e.type == MATCH_ENDED for e in events)
-        created_ms = meta.get("created_ms", "")
-        return ghx.Header(
-            format=ghx.FORMAT,
-            format_version=ghx.FORMAT_VERSION,
-            tenant=key.tenant,
-            match_id=key.match_id,
-            game_id=created.game_id if created is not None else meta.get("game", ""),
-            rules_version=rules_version,
-            edition=edition,
-            data_digest=digest,
-            players=players,
-            seed_commitment=created.seed_commitment
-            if created is not None
-            else meta.get("seed_commitment", ""),
-            seed=meta.get("seed") if ended else None,
-            created_ms=int(created_ms) if created_ms.isdigit() else 0,
-            finished=any(e.type == MATCH_ENDED for e in chosen),
-            version=len(chosen),
-            head_hash=chosen[-1].hash,
-            match_version=len(events),
-            source=source,
-            exported_ms=self.clock(),
-            public_keys=[ghx.PublicKeyLine(k.key_id, k.public_key.hex()) for k in self.keyring.public_keys()],
-        )
 
 
 def _append_around(events: list[StoredEvent], version: int) -> tuple[int, int]:

@@ -20,7 +20,14 @@ from gateway.domain.receipts import seed_commitment
 from gateway.domain.timers import TimerPolicy
 from gateway.eventstore.async_redis import OK
 from gateway.eventstore.base import GENESIS, MatchKey, NewEvent
-from gateway.usecases.results import Created, InvalidRequest, MatchExists, MatchPage, MatchSummary
+from gateway.usecases.results import (
+    Created,
+    InvalidRequest,
+    MatchExists,
+    MatchPage,
+    MatchSummary,
+    RulesNotAnswering,
+)
 from gateway.usecases.store import Match, MatchStore
 
 SEED_BYTES = 32  # 256 bits from the OS CSPRNG: no player can search the seed space from a view
@@ -51,8 +58,10 @@ class MatchUseCases(MatchStore):
         commitment, never the seed). Idempotent on match_id: the same game and players again
         return the existing match (matchmaking may retry a pairing from another replica).
         `awaiting`: a private table's seats that must be claimed before anyone acts."""
-        client = self._client(game)
         key = MatchKey(tenant, match_id or uuid.uuid4().hex)
+        # Issue 40: the game's current version, or the ramp's for this match id (every replica,
+        # and a retried create, chooses alike).
+        version, client = self.rules.for_new_match(game, key.match_id)
         players = tuple(players)
         if seed is None:
             seed = secrets.token_bytes(SEED_BYTES)
@@ -60,6 +69,11 @@ class MatchUseCases(MatchStore):
             raise InvalidRequest(f"a seed is 1 to {SEED_BYTES} bytes")
         options = options_json or b"{}"
         state, status = await client.setup(len(players), seed, options)
+        if version and state.rules_version != version:  # the target was redeployed in place
+            self.rules.suspect(game, version)
+            raise RulesNotAnswering(
+                game, version, f"the target for rules {version} of {game} serves others now; retry"
+            )
         commitment = seed_commitment(seed)
         timer = turn_timer if turn_timer is not None and turn_timer.enabled else None
         created = MatchCreated(
@@ -88,10 +102,15 @@ class MatchUseCases(MatchStore):
             "timer_policy": timer.policy if timer else "",
             "bots": JSON.encode({str(seat): kind for seat, kind in (bots or {}).items()}).decode(),
             "policy": str(POLICY),
+            "rules_version": state.rules_version,
         }
         match = Match(key, game, players, seed, commitment, now, timer, 0, GENESIS, state, status)
         match = replace(
-            match, bots=tuple(sorted((bots or {}).items())), unclaimed=frozenset(awaiting), policy=POLICY
+            match,
+            bots=tuple(sorted((bots or {}).items())),
+            unclaimed=frozenset(awaiting),
+            policy=POLICY,
+            rules_version=state.rules_version,
         )
         command = command_id or _CREATE_COMMAND
         appended = await self._append(
@@ -107,6 +126,7 @@ class MatchUseCases(MatchStore):
         if outcome == OK:
             assert new is not None
             await self.store.index_created(key, now)
+            await self.after_append(key, "pin", lambda: self.pinned.pin(key, game, state.rules_version))
             await self._arm(new)
             return Created(key, game, players, new.version, commitment, True, receipt)
         # The match exists: the same create retried, or another replica's identical pairing.

@@ -26,10 +26,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Protocol
 
-import grpc
 import msgspec
 
 from gateway.domain.match import (
@@ -46,10 +44,11 @@ from gateway.domain.match import (
     seat_actor,
 )
 from gateway.domain.timers import AWAY_BOT_KIND, BOT, FORFEIT, POLICIES, timeout_choice
-from gateway.eventstore.async_redis import DUPLICATE, TAKEN
-from gateway.eventstore.base import MatchKey, NewEvent
+from gateway.domain.undo import players_own
+from gateway.eventstore.async_redis import DUPLICATE, REUSED, TAKEN
+from gateway.eventstore.base import AppendResult, CommandIdReused, MatchKey, NewEvent, action_digest
 from gateway.rules_client import Accepted, Event
-from gateway.usecases.results import ContendedMatch, InvalidRequest, SubmitOutcome
+from gateway.usecases.results import ContendedMatch, InvalidRequest, MatchNotFound, SubmitOutcome
 from gateway.usecases.store import Match
 from gateway.usecases.views import ViewUseCases
 from services.kernel import GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, UNKNOWN_PLAYER, Rejection
@@ -59,6 +58,9 @@ _log = logging.getLogger(__name__)
 
 CONFLICT_RETRIES = 5  # replicas racing on one match: the loser reloads and decides again
 AUTO_PLAY_LIMIT = 10_000  # resigned seats' moves played in one go, at most (a safety bound)
+RESIGN_DIGEST = action_digest("resign")  # what a seat's Resign command id is used for
+RETURN_DIGEST = action_digest("return")  # and its ReturnToSeat's (issue 41)
+UNDO_DIGEST = action_digest("undo")  # and its Undo's (issue 41)
 
 
 class BotSeatsPort(Protocol):
@@ -85,42 +87,41 @@ class PlayUseCases(ViewUseCases):
     # Wiring sets it: the platform's bot seats, which play away seats (issue 41).
     bot_seats: BotSeatsPort | None = None
 
-    async def _decide(self, match: Match, seat: int, action: bytes) -> tuple[Match, Accepted | Rejection]:
-        client = self._client(match.game)
+    async def _decide(self, match: Match, seat: int, action: bytes) -> Accepted | Rejection:
         # The next seats' views come back too, so their GetView costs no rules call; and when
         # someone here watches the match, the events and views of those watching (the fan-out).
         viewers = self._watching_here(match.key)
         # The acting seat's own events come among the viewers' when it watches here (its Play
         # stream): not asked for twice.
         redacted = seat not in viewers
-        try:
-            return match, await client.validate(
-                match.state, seat, action, return_redacted=redacted, return_views=True, viewers=viewers
-            )
-        except grpc.aio.AioRpcError as error:
-            if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
-                raise
-        # The state was made by other rules (a rolling upgrade): rebuild it from the events.
-        _log.info("state of %s made by other rules: replaying", match.key)
-        match = await self._replay(replace(match, resigned=frozenset(), ended=False), None)
-        self._cache.put(match.key, match)
-        return match, await client.validate(
-            match.state, seat, action, return_redacted=redacted, return_views=True, viewers=viewers
+        decision: Accepted | Rejection = await self._rules_call(
+            match,
+            "validate",
+            match.state,
+            seat,
+            action,
+            return_redacted=redacted,
+            return_views=True,
+            viewers=viewers,
         )
+        return decision
 
     async def _first_result(
-        self, key: MatchKey, seat: int | None, command_id: str, *, actor: str
+        self, key: MatchKey, seat: int | None, command_id: str, *, actor: str, digest: str
     ) -> SubmitOutcome | None:
-        """A command id already used: its first result (for its own actor, redacted for the
-        caller), or a rejection when another actor used it. None when it is unused."""
+        """A command id already used: its first result (for its own actor and the same action,
+        redacted for the caller), a rejection when another actor used it, CommandIdReused when
+        this actor used it for another action. None when it is unused."""
         seen = await self.store.command(key, command_id)
         if seen is None:
             return None
-        first, last, used_by = seen
+        first, last, used_by, used_for = seen
         if used_by != actor:
             return _rejected(
                 Rejection(COMMAND_ID_IN_USE, "this command id was already used in this match by another seat")
             )
+        if used_for and digest and used_for != digest:
+            raise CommandIdReused(command_id, AppendResult(first, last))
         # Answered only once replicated, as the first answer was (no-op without REDIS_WAIT_REPLICAS).
         await self.store.confirm_replicated(key)
         match = await self._load(key)
@@ -141,23 +142,25 @@ class PlayUseCases(ViewUseCases):
     ) -> SubmitOutcome:
         """One seat's action: decided by the rules service on the state at some version and
         appended at that version. A repeated command id from the same seat answers with its
-        first result; from another seat it is refused (command_id_in_use).
+        first result; from another seat it is refused (command_id_in_use); for another action,
+        CommandIdReused (ALREADY_EXISTS).
 
         `by_bot`: sent with a token of the platform's bot worker, which may act only for a bot
         seat or an away seat; the player's own action on an away seat takes it back first."""
         actor = seat_actor(seat)
+        digest = action_digest("action", action_json)
         for _ in range(CONFLICT_RETRIES):
             match = await self._load(key)
-            refusal = await self._precheck(match, seat, command_id, actor, expected_version, by_bot)
+            refusal = await self._precheck(match, seat, command_id, actor, digest, expected_version, by_bot)
             if refusal == "reload":
                 continue
             if refusal is not None:
                 assert isinstance(refusal, SubmitOutcome)
                 return refusal
-            match, decision = await self._decide(match, seat, action_json)
+            decision = await self._decide(match, seat, action_json)
             if isinstance(decision, Rejection):
                 # Said on the state we hold: make sure it is the latest, and not a retry.
-                repeated = await self._first_result(key, seat, command_id, actor=actor)
+                repeated = await self._first_result(key, seat, command_id, actor=actor, digest=digest)
                 if repeated is not None:
                     return repeated
                 if not await self._check_fresh(match):
@@ -174,13 +177,16 @@ class PlayUseCases(ViewUseCases):
                 state=decision.state,
                 status=decision.status,
                 action=action_json,
+                command_digest=digest,
+                # Never the bot's moves: a returning player takes back only their own.
+                undoable=decision.undoable and not by_bot and players_own(seat, match.away, dict(match.bots)),
             )
             status = appended.status
             if appended.match is not None:
                 shown: Sequence[Event] = decision.redacted or (decision.shown or {}).get(seat, ())
                 if decision.events and not shown:
                     # A rules service without return_redacted: never show raw events, ask View.
-                    _, shown = await self._client(match.game).view(match.state, seat, decision.events)
+                    _, shown = await self._rules_call(match, "view", match.state, seat, decision.events)
                 events = appended.out(match.version, actor, shown)
                 self._fan_out(match, appended, actor, decision)
                 if returning:
@@ -189,8 +195,8 @@ class PlayUseCases(ViewUseCases):
                 return SubmitOutcome(
                     True, None, appended.match.version, events, appended.receipt, game=match.game
                 )
-            if status in (DUPLICATE, TAKEN):
-                repeated = await self._first_result(key, seat, command_id, actor=actor)
+            if status in (DUPLICATE, TAKEN, REUSED):
+                repeated = await self._first_result(key, seat, command_id, actor=actor, digest=digest)
                 if repeated is not None:
                     return repeated
                 continue
@@ -207,6 +213,7 @@ class PlayUseCases(ViewUseCases):
         seat: int,
         command_id: str,
         actor: str,
+        digest: str,
         expected_version: int | None,
         by_bot: bool = False,
         acting: bool = True,
@@ -233,16 +240,17 @@ class PlayUseCases(ViewUseCases):
             )
         if problem is None:
             return None
-        repeated = await self._first_result(match.key, seat, command_id, actor=actor)
+        repeated = await self._first_result(match.key, seat, command_id, actor=actor, digest=digest)
         if repeated is not None:
             return repeated
         if not await self._check_fresh(match):
             return "reload"
         return _rejected(problem, match.game)
 
-    async def _after(self, match: Match) -> None:
-        """After an append: play resigned seats' decisions, then start the next clocks. The
-        action is acknowledged already: a fault here is retried, never reported as its failure."""
+    async def _after(self, match: Match, asked_ms: int | None = None) -> None:
+        """After an append: play resigned seats' decisions, then start the next clocks (from
+        `asked_ms` when the decisions are older than this append: a take-back). The action is
+        acknowledged already: a fault here is retried, never reported as its failure."""
 
         attempts = 0
 
@@ -250,7 +258,8 @@ class PlayUseCases(ViewUseCases):
             nonlocal attempts
             attempts += 1
             latest = match if attempts == 1 else await self._load(match.key, fresh=True)  # a retry: reload
-            await self._arm(await self._auto_play(latest))
+            settled = await self._auto_play(latest)
+            await self._arm(settled, asked_ms if settled.version == match.version else None)
 
         await self.after_append(match.key, "auto-play and timers", work)
 
@@ -258,31 +267,30 @@ class PlayUseCases(ViewUseCases):
         """A resigned seat still owes decisions while others play on: the gateway makes them,
         choosing among the legal actions with the match's keyed generator (deterministic, so
         replicas racing here agree and the command id makes the second a no-op)."""
-        client = self._client(match.game)
         for _ in range(AUTO_PLAY_LIMIT):
             owed = sorted(set(match.status.active_players) & match.resigned)
             if match.ended or match.unclaimed or not owed:  # a table not yet full plays nothing
                 return match
             seat = owed[0]
-            legal = await client.legal_actions(match.state, seat)
+            legal = await self._rules_call(match, "legal_actions", match.state, seat)
             if not legal:
                 return match
             action = legal[timeout_choice(len(legal), match.seed, match.version, seat)]
-            decided, decision = await self._decide(match, seat, action)
+            decision = await self._decide(match, seat, action)
             if isinstance(decision, Rejection):  # a listed action refused: the rules' bug, not ours
                 _log.error("auto-play of seat %s in %s was refused: %s", seat, match.key, decision)
-                return decided
+                return match
             assert decision.state is not None and decision.status is not None
             appended = await self._append(
-                decided,
+                match,
                 [NewEvent(e.type, e.json) for e in decision.events],
                 actor=on_behalf_actor(seat),
-                command_id=f"gw auto {decided.version} {seat}",
+                command_id=f"gw auto {match.version} {seat}",
                 state=decision.state,
                 status=decision.status,
                 action=action,
             )
-            self._fan_out(decided, appended, on_behalf_actor(seat), decision)
+            self._fan_out(match, appended, on_behalf_actor(seat), decision)
             match = appended.match or await self._load(match.key, fresh=True)
         return match
 
@@ -299,32 +307,46 @@ class PlayUseCases(ViewUseCases):
     ) -> SubmitOutcome:
         """A seat's own gateway event (resigning, coming back), appended once per command id."""
         actor = seat_actor(seat)
+        digest = RESIGN_DIGEST if isinstance(event, SeatResigned) else RETURN_DIGEST
         for _ in range(CONFLICT_RETRIES):
             match = await self._load(key)
-            refusal = await self._precheck(match, seat, command_id, actor, None, acting=False)
+            refusal = await self._precheck(match, seat, command_id, actor, digest, None, acting=False)
             if refusal == "reload":
                 continue
             if refusal is not None:
                 assert isinstance(refusal, SubmitOutcome)
                 return refusal
             if isinstance(event, SeatReturned) and seat not in match.away:
-                repeated = await self._first_result(key, seat, command_id, actor=actor)
+                repeated = await self._first_result(key, seat, command_id, actor=actor, digest=digest)
                 return repeated or _rejected(
                     Rejection(NOT_YOUR_TURN, "you are not away: nobody plays this seat but you"), match.game
                 )
-            outcome = await self._gateway_append(match, seat, actor, command_id, [event])
+            outcome = await self._gateway_append(match, seat, actor, command_id, [event], digest)
             if outcome is not None:
                 return outcome
         raise ContendedMatch(f"match {key.match_id!r} changed {CONFLICT_RETRIES} times; retry")
 
     async def _gateway_append(
-        self, match: Match, seat: int, actor: str, command_id: str, said: Sequence[msgspec.Struct]
+        self,
+        match: Match,
+        seat: int,
+        actor: str,
+        command_id: str,
+        said: Sequence[msgspec.Struct],
+        digest: str = "",
     ) -> SubmitOutcome | None:
         """Append gateway events that change no game state (resigning, a timeout's forfeit or
-        away mark, a return, a claim); None when another append came first (decide again)."""
+        away mark, a return, a claim); None when another append came first (decide again).
+        `digest`: what a seat's own command id is used for (none for the gateway's own)."""
         events = [NewEvent(str(event.__struct_config__.tag), JSON.encode(event)) for event in said]
         appended = await self._append(
-            match, events, actor=actor, command_id=command_id, state=match.state, status=match.status
+            match,
+            events,
+            actor=actor,
+            command_id=command_id,
+            state=match.state,
+            status=match.status,
+            command_digest=digest,
         )
         if appended.match is not None:
             out = appended.out(match.version, actor, [])
@@ -334,8 +356,8 @@ class PlayUseCases(ViewUseCases):
                 await self._bot_takes(appended.match, seat)
             await self._after(appended.match)
             return SubmitOutcome(True, None, appended.match.version, out, appended.receipt, game=match.game)
-        if appended.status in (DUPLICATE, TAKEN):
-            return await self._first_result(match.key, seat, command_id, actor=actor)
+        if appended.status in (DUPLICATE, TAKEN, REUSED):
+            return await self._first_result(match.key, seat, command_id, actor=actor, digest=digest)
         return None
 
     async def _bot_takes(self, match: Match, seat: int) -> None:
@@ -391,6 +413,19 @@ class PlayUseCases(ViewUseCases):
                 return None
         raise ContendedMatch(f"match {key.match_id!r} changed {CONFLICT_RETRIES} times; retry")
 
+    async def restart_clocks(self, key: MatchKey) -> None:
+        """Issue 39: every seat the match waits for gets its whole turn time again, from now (a
+        suspended tenant's match, resumed: its players could not act meanwhile)."""
+        try:
+            match: Match | None = await self._load(key, fresh=True)
+        except MatchNotFound:
+            match = None  # archived or removed meanwhile
+        if match is None or match.ended or match.timer is None or not match.waiting_seats():
+            if self.timers is not None:
+                await self.timers.disarm(key)  # no clock to restart: none left parked either
+            return
+        await self._arm(match)
+
     async def on_timer(self, key: MatchKey, version: int, seat: int, policy: str) -> SubmitOutcome | None:
         """A turn timer ran out: if the match still waits for `seat` at `version`, play a legal
         action for it ("random_action"), make it resign ("forfeit"), or mark it away for the
@@ -411,11 +446,11 @@ class PlayUseCases(ViewUseCases):
             mark = SeatResigned(seat, forfeit=True) if policy == FORFEIT else SeatAway(seat, AWAY_BOT_KIND)
             outcome = await self._gateway_append(match, seat, GATEWAY, command_id, [timed_out, mark])
             return outcome if outcome is not None and not outcome.repeated else None
-        legal = await self._client(match.game).legal_actions(match.state, seat)
+        legal = await self._rules_call(match, "legal_actions", match.state, seat)
         if not legal:
             return None
         action = legal[timeout_choice(len(legal), match.seed, version, seat)]
-        match, decision = await self._decide(match, seat, action)
+        decision = await self._decide(match, seat, action)
         if isinstance(decision, Rejection):
             _log.error("timeout action of seat %s in %s was refused: %s", seat, key, decision)
             return None

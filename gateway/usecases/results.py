@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gateway.domain.audit import Finding, Verdict
+from gateway.domain.audit import Finding, RulesUnavailable, Verdict
 from gateway.domain.match import MATCH_ENDED
 from gateway.domain.receipts import Receipt
 from gateway.eventstore.base import MatchKey
@@ -21,6 +21,19 @@ class MatchExists(ValueError):
 
 class UnknownGame(LookupError):
     """No rules service is configured for this game."""
+
+
+class BundleNotFound(LookupError):
+    """No bundle of that rules version is kept (NOT_FOUND)."""
+
+
+class RulesNotDeployed(RulesUnavailable):
+    """The match's rules version is served by no target (FAILED_PRECONDITION): it never runs on
+    other rules (issue 40)."""
+
+
+class RulesNotAnswering(RulesUnavailable):
+    """A target known to serve the match's rules version does not answer now (UNAVAILABLE)."""
 
 
 class ContendedMatch(RuntimeError):
@@ -68,6 +81,9 @@ class MatchView:
     decision: bytes = b""
     away: tuple[int, ...] = ()  # issue 41: seats a bot plays while their player is away
     unclaimed: tuple[int, ...] = ()  # issue 39: a table's seats nobody claimed yet
+    rules_version: str = ""  # issue 40: the rules version the match plays under
+    # The seat may take back its last move now (Undo): gateway/domain/undo.py.
+    undo_available: bool = False
 
     @property
     def seat_count(self) -> int:

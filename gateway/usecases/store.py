@@ -13,7 +13,8 @@ Decisions (question -> decision):
 - The action that caused an append is stored beside the chain on its first entry (`action`),
   so an audit can re-execute the stream (gateway/usecases/audit.py).
 - How often is the snapshot written? Every `snapshot_every` versions (SNAPSHOT_EVERY, default
-  16; issue 25 item 4), and when an append creates or ends the match: the snapshot's HSET was
+  16; issue 25 item 4), and when an append creates or ends the match or takes a move back (a
+  fold from an older snapshot across an undo replays from setup): the snapshot's HSET was
   most of an append's cost in Redis (a 2 KB state written and fsynced with every action). A
   load takes the snapshot and folds the K - 1 events after it at most, in one Apply call; the
   replica that appended keeps the new state in its cache and needs neither. The snapshot stays
@@ -35,6 +36,7 @@ from guildhall.rules.v1 import rules_pb2
 
 from gateway import metrics
 from gateway.domain.match import (
+    ACTION_UNDONE,
     ENCODER,
     FINISHED,
     GATEWAY_EVENT_DECODER,
@@ -43,6 +45,7 @@ from gateway.domain.match import (
     MATCH_CREATED,
     MATCH_ENDED,
     RESIGNED,
+    RULES_VERSION_MOVED,
     SNAPSHOT_DECODER,
     UNCLAIMED,
     MatchCreated,
@@ -57,6 +60,7 @@ from gateway.domain.match import (
 )
 from gateway.domain.receipts import Receipt, decode_receipt, encode_receipt, receipt_message, snapshot_message
 from gateway.domain.timers import RANDOM_ACTION, TimerPolicy
+from gateway.domain.undo import NOTHING, UndoStack, decode_stack, encode_stack, taken_back
 from gateway.eventstore.async_redis import (
     CONFLICT,
     OK,
@@ -68,11 +72,13 @@ from gateway.eventstore.async_redis import (
 from gateway.eventstore.base import MatchKey, NewEvent, StoredEvent, wall_clock_ms
 from gateway.eventstore.entries import EntryDecoder
 from gateway.retention import index_finished
+from gateway.rules_bundles import BundleStore
 from gateway.rules_client import AsyncRulesClient, Event, Status
+from gateway.rules_directory import PinnedMatches, RulesDirectory, StaticRules
 from gateway.signing import KeyRing, PublicKey
 from gateway.usecases.cache import DEFAULT_CACHE_MB, MB, Caches
 from gateway.usecases.described import gateway_description
-from gateway.usecases.results import EventOut, MatchNotFound, UnknownGame
+from gateway.usecases.results import EventOut, MatchNotFound, RulesNotAnswering
 
 _log = logging.getLogger(__name__)
 # Seconds between retries of work after an append that failed (indexes, timers, auto-play).
@@ -124,6 +130,9 @@ class Match:
     away: frozenset[int] = frozenset()  # seats a bot plays while their player is away (issue 41)
     unclaimed: frozenset[int] = frozenset()  # a table's seats nobody claimed yet (issue 39)
     policy: int = 0  # the gateway's match policy it began under (gateway.domain.match.POLICY)
+    # The rules version the match plays under (issue 40): every rules call goes to it.
+    rules_version: str = ""
+    undo: UndoStack = NOTHING  # the moves a seat may take back now (gateway/domain/undo.py)
 
     @property
     def seats(self) -> int:
@@ -205,17 +214,24 @@ def receipt_of(entry: StoredEvent) -> Receipt | None:
         return None
 
 
+class TakenBackBeforeBase(Exception):
+    """A fold from a snapshot met an undo of versions before the snapshot: replay from setup."""
+
+
 class MatchStore:
     """The shared core: a per-replica cache of each match's latest state over the event
     store; loading, replaying, folding and appending, for every use case."""
 
     # Wiring sets it: told of every match an append here ended (its quota place is released).
     on_ended: Callable[[MatchKey], Awaitable[None]] | None = None
+    # Wiring sets it: usage for billing, counted in memory per append, per game (issue 43:
+    # gateway.admin.usage.UsageMeter.count_append).
+    usage: Any = None
 
     def __init__(
         self,
         redis: Any,
-        rules: Mapping[str, AsyncRulesClient],
+        rules: Mapping[str, AsyncRulesClient] | RulesDirectory,
         keyring: KeyRing,
         *,
         timers: TimerPort | None = None,
@@ -224,6 +240,7 @@ class MatchStore:
         fresh_reads: bool = True,
         archive: Callable[[MatchKey], Awaitable[Any]] | None = None,
         snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
+        bundles: BundleStore | None = None,
     ) -> None:
         """`snapshot_every`: an append writes the match's snapshot when its new version reaches
         a multiple of it, ends the match or creates it (see `_append`). `fresh_reads=False`
@@ -232,18 +249,25 @@ class MatchStore:
         the notification's delay (never a decision: appends check the version), and a GetView
         costs no Redis round trip."""
         self.store = redis if isinstance(redis, AsyncRedisEventStore) else AsyncRedisEventStore(redis)
-        self.rules = dict(rules)
+        # Issue 40: the rules client for a match's own version (gateway/rules_directory.py); a
+        # plain mapping is one client per game, whatever version it serves.
+        self.rules: RulesDirectory | StaticRules = (
+            rules if isinstance(rules, RulesDirectory) else StaticRules(rules)
+        )
         self.keyring = keyring
         self.timers = timers
         self.clock = clock
-        self.games = frozenset(self.rules)
         self.fresh_reads = fresh_reads
         # Finished matches moved out of Redis (gateway.archive.load_async): replay, audit and
         # raw reads find them there; play does not (they are over).
         self.archive = archive
+        # Rules versions no longer deployed, for audits (issue 40; gateway/rules_bundles.py).
+        self.bundles = bundles
         if snapshot_every < 1:
             raise ValueError(f"snapshot_every must be >= 1, got {snapshot_every}")
         self.snapshot_every = snapshot_every
+        # Issue 40: the live matches of each (game, rules version), for operators.
+        self.pinned = PinnedMatches(self.store.client)
         # Bounded by `cache_mb` MiB between them, each by its share (gateway/usecases/cache.py).
         self.caches = Caches.within(int(cache_mb * MB))
         self._cache = self.caches.states
@@ -256,11 +280,28 @@ class MatchStore:
         self._repairs: set[asyncio.Task[None]] = set()  # after-append work being retried
         self._appending: dict[MatchKey, int] = {}  # matches with appends in flight here, how many
 
-    def _client(self, game: str) -> AsyncRulesClient:
+    def _client(self, match: Match) -> AsyncRulesClient:
+        """The rules of the match's own version: a dict lookup (the version is in the cached
+        match), never a Redis call; RulesNotDeployed / RulesNotAnswering when none answers."""
+        client: AsyncRulesClient = self.rules.client(match.game, match.rules_version)
+        return client
+
+    async def _rules_call(self, match: Match, method: str, *args: Any, **kwargs: Any) -> Any:
+        """`method(*args, **kwargs)` of the match's rules client. FAILED_PRECONDITION from it means
+        the target serves another version than it did (redeployed in place): it is re-probed and
+        the call answered UNAVAILABLE, never repeated on other rules (issue 40: a match mixed)."""
         try:
-            return self.rules[game]
-        except KeyError:
-            raise UnknownGame(f"this gateway serves no game {game!r}") from None
+            return await getattr(self._client(match), method)(*args, **kwargs)
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                raise
+            self.rules.suspect(match.game, match.rules_version)
+            raise RulesNotAnswering(
+                match.game,
+                match.rules_version,
+                f"the target routed for rules {match.rules_version} of {match.game} serves other "
+                "rules now; it is being re-probed: retry",
+            ) from None
 
     def public_keys(self) -> list[PublicKey]:
         return self.keyring.public_keys()
@@ -312,8 +353,23 @@ class MatchStore:
         match = await self._from_snapshot(base, meta, loaded.snapshot)
         if match is None:
             match = await self._replay(base, None)
+        if match.version != base.version:
+            # Meta's undo stack holds at meta's version: an append landed between the reads, and
+            # until the next load nothing may be taken back (never a take-back it does not allow).
+            match = replace(match, undo=NOTHING)
         self._cache.put(key, match)
         return match
+
+    async def _at_version(self, key: MatchKey, version: int) -> Match:
+        """The match as it was at `version` (what an undo restores): the snapshot and the events
+        after it up to there, in one Apply call, or a replay from setup when the snapshot is
+        past that version. Not cached: the cache holds the latest version only."""
+        loaded = await self.store.load(key)
+        if not loaded.meta or "seed" not in loaded.meta:
+            raise MatchNotFound(f"no match {key.match_id!r}")
+        base = self._base(key, loaded.meta)
+        match = await self._from_snapshot(base, loaded.meta, loaded.snapshot, up_to=version)
+        return match if match is not None else await self._replay(base, version)
 
     async def _check_fresh(self, match: Match) -> bool:
         """Whether the cached match is still the latest (one round trip); drops it if not."""
@@ -340,13 +396,17 @@ class MatchStore:
             state=rules_pb2.GameState(),
             status=Status((), False),
             bots=tuple(sorted(msgspec.json.decode(meta.get("bots") or "{}", type=dict[int, str]).items())),
+            undo=decode_stack(meta.get("undo")),
             policy=int(meta.get("policy") or 0),
+            # Matches created before issue 40 have none in meta: the snapshot's, else the stream's.
+            rules_version=meta.get("rules_version", ""),
         )
 
     async def _from_snapshot(
-        self, base: Match, meta: Mapping[str, str], snap: Mapping[str, bytes]
+        self, base: Match, meta: Mapping[str, str], snap: Mapping[str, bytes], up_to: int | None = None
     ) -> Match | None:
-        """The snapshot, if it is this match's at a version of this chain, plus newer events."""
+        """The snapshot, if it is this match's at a version of this chain, plus newer events (up
+        to version `up_to` when given: None when the snapshot is past it)."""
         if not snap:
             return None
         key = base.key
@@ -363,19 +423,29 @@ class MatchStore:
         if not trusted or version > base.version:
             _log.warning("snapshot of %s/%s is not this match's: replaying", key.tenant, key.match_id)
             return None
+        if up_to is not None and version > up_to:
+            return None
+        if base.rules_version and rules_version != base.rules_version:
+            # Made by other rules than the match's (before a move): replay under the match's own.
+            _log.info("snapshot of %s/%s is of rules %s: replaying", key.tenant, key.match_id, rules_version)
+            return None
         newer: list[StoredEvent] = []
         if version == base.version:
             if head != base.head:
                 _log.warning("snapshot of %s/%s is off the chain: replaying", key.tenant, key.match_id)
                 return None
         else:
-            newer = await self.store.read(key, after_version=version)
+            # Up to `up_to` and one entry past it: its prev_hash shows the snapshot is on the chain.
+            limit = None if up_to is None else up_to - version + 1
+            newer = await self.store.read(key, after_version=version, limit=limit)
             if not newer or newer[0].prev_hash != head:
                 _log.warning("snapshot of %s/%s is off the chain: replaying", key.tenant, key.match_id)
                 return None
+            newer = [e for e in newer if up_to is None or e.version <= up_to]
         state = rules_pb2.GameState(game_id=base.game, rules_version=rules_version, state=body.state)
         match = replace(
             base,
+            rules_version=rules_version,
             version=version,
             head=head,
             state=state,
@@ -389,12 +459,8 @@ class MatchStore:
         if newer:
             try:
                 match = await self._fold(match, newer)
-            except grpc.aio.AioRpcError as error:
-                if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
-                    raise
-                # The snapshot's state was made by other rules (a rolling upgrade): replay.
-                _log.info("snapshot of %s/%s made by other rules: replaying", key.tenant, key.match_id)
-                return None
+            except TakenBackBeforeBase:
+                return None  # an undo after the snapshot reaches before it: replay
         return match
 
     async def _replay(self, base: Match, up_to: int | None, source: Entries | None = None) -> Match:
@@ -407,8 +473,14 @@ class MatchStore:
         if not events or events[0].type != MATCH_CREATED:
             raise MatchNotFound(f"no match {base.key.match_id!r}")
         created = msgspec.json.decode(events[0].payload, type=MatchCreated)
-        state, status = await self._client(base.game).setup(
-            created.players, base.seed, bytes(created.options)
+        # The match's version: meta's, else the last one its stream moved to, else its first.
+        version = base.rules_version or next(
+            (e.rules_version for e in reversed(events) if e.type == RULES_VERSION_MOVED),
+            events[0].rules_version,
+        )
+        base = replace(base, rules_version=version)
+        state, status = await self._rules_call(
+            base, "setup", created.players, base.seed, bytes(created.options)
         )
         start = replace(
             base,
@@ -425,14 +497,23 @@ class MatchStore:
         return await self._fold(start, events[1:])
 
     async def _fold(self, match: Match, events: Sequence[StoredEvent]) -> Match:
-        """Apply stored events: game events through the rules service, the gateway's here."""
-        game_events = [Event(e.type, e.payload) for e in events if is_game_event(e.type)]
+        """Apply stored events: game events through the rules service, the gateway's here; the
+        entries an action_undone among them takes back are skipped (gateway/domain/undo.py).
+        TakenBackBeforeBase when one takes back versions `match` already holds."""
+        gone = taken_back(events)
+        if gone and min(gone) <= match.version:
+            raise TakenBackBeforeBase(
+                f"versions from {min(gone)} are taken back, the fold starts after {match.version}"
+            )
+        game_events = [
+            Event(e.type, e.payload) for e in events if is_game_event(e.type) and e.version not in gone
+        ]
         state, status = match.state, match.status
         if game_events:
-            state, status = await self._client(match.game).apply(state, game_events)
+            state, status = await self._rules_call(match, "apply", state, game_events)
         seating, ended, outcome = match.seating, match.ended, match.outcome
         for event in events:
-            if is_game_event(event.type):
+            if is_game_event(event.type) or event.version in gone:
                 continue
             decoded = GATEWAY_EVENT_DECODER.decode(event.payload)
             if isinstance(decoded, MatchEnded):
@@ -482,10 +563,20 @@ class MatchStore:
         action: bytes = b"",
         meta: Mapping[str, str] | None = None,
         close_unclaimed: bool = False,
+        command_digest: str = "",
+        snapshot_now: bool = False,
+        undoable: bool = False,
+        undo: UndoStack | None = None,
     ) -> Appended:
         """Append at the match's version and head; end the match in the same append when the
         rules say it is over, too few seats are left, or (`close_unclaimed`) a table is closed
-        before its seats were claimed."""
+        before its seats were claimed. `command_digest`: the action a seat's command id is used
+        for (eventstore.base.action_digest), "" for the gateway's own. `snapshot_now`: write the
+        snapshot whatever the version (a move to other rules: loads then need no replay).
+        `undoable`: the rules called the action undoable; `undo`: the undo stack after this
+        append when the caller knows it (a take-back pops it), else it follows from the actor and
+        `undoable` (gateway/domain/undo.py). A take-back also writes the snapshot, so later loads
+        need not replay across it."""
         seating = match.seating
         for event in events:
             if not is_game_event(event.type):
@@ -512,12 +603,17 @@ class MatchStore:
         rules_version = state.rules_version
         hashes = entry_hashes(match.head, match.version, events, actor, command_id, rules_version, time_ms)
         last, head = match.version + len(events), hashes[-1]
+        if undo is None:
+            undo = match.undo.after(actor, match.version + 1, last, undoable and not ended)
+        # Written with every append (a cache of the stream, like the snapshot): never left stale.
+        meta = {**(meta or {}), "undo": encode_stack(undo)}
         key_id, signature = self.keyring.sign(receipt_message(key.tenant, key.match_id, last, head))
         receipt = Receipt(key_id, last, head, signature)
         snapshot: dict[str, str | bytes] | None = None
-        # A snapshot when the append creates the match, ends it, or reaches a multiple of K
-        # versions: a load folds at most K - 1 newer events (issue 25 item 4).
-        if match.version == 0 or ended or last // self.snapshot_every > match.version // self.snapshot_every:
+        # A snapshot when the append creates the match, ends it, takes a move back, or reaches a
+        # multiple of K versions: a load folds at most K - 1 newer events (issue 25 item 4).
+        every = last // self.snapshot_every > match.version // self.snapshot_every
+        if match.version == 0 or ended or snapshot_now or every or events[0].type == ACTION_UNDONE:
             body = ENCODER.encode(
                 SnapshotBody(
                     state.state, status.active_players, status.finished, outcome or status.outcome,
@@ -553,6 +649,7 @@ class MatchStore:
                 meta=meta,
                 extra=extra,
                 hashes=hashes,
+                command_digest=command_digest,
             )
         except NotReplicated:
             # Maybe stored, maybe lost in a failover: the next load decides from the store.
@@ -565,6 +662,8 @@ class MatchStore:
                 self.notice_store_version(key, match.version, result.first)
                 self._cache.pop(key, None)
             return Appended(None, None, result.status, time_ms, events)
+        if self.usage is not None:
+            self.usage.count_append(key.tenant, match.game, match.version, events, actor, time_ms)
         new = replace(
             match,
             version=last,
@@ -576,16 +675,19 @@ class MatchStore:
             unclaimed=seating.unclaimed,
             ended=ended,
             outcome=outcome,
+            undo=undo,
         )
         cached = self._cache.get(key)
         if cached is None or cached.version < new.version:  # a racing coroutine may be ahead
             self._cache.put(key, new)
         if ended:
-            await self.after_append(key, "index_ended", lambda: self._index_ended(key))
+            await self.after_append(key, "index_ended", lambda: self._index_ended(new))
         return Appended(new, receipt, OK, time_ms, events)
 
-    async def _index_ended(self, key: MatchKey) -> None:
+    async def _index_ended(self, match: Match) -> None:
+        key = match.key
         await self.store.index_ended(key)
+        await self.pinned.unpin(key, match.game, match.rules_version)
         await index_finished(self.store.client, key, self.clock())  # for retention (gateway/retention.py)
         if self.timers is not None:
             await self.timers.disarm(key)
@@ -633,11 +735,12 @@ class MatchStore:
                 key, acknowledged, stored,
             )  # fmt: skip
 
-    async def _arm(self, match: Match) -> None:
-        """Start the clock of every seat the match now waits for."""
+    async def _arm(self, match: Match, asked_ms: int | None = None) -> None:
+        """Start the clock of every seat the match now waits for: from now, or from `asked_ms`
+        (a take-back gives the seats back the clock they had, never a fresh one)."""
         if self.timers is None or match.timer is None or match.ended:
             return
-        deadline = match.timer.deadline_ms(self.clock())
+        deadline = match.timer.deadline_ms(self.clock() if asked_ms is None else asked_ms)
         timers, policy = self.timers, match.timer.policy
         await asyncio.gather(
             *(timers.arm(match.key, match.version, s, deadline, policy) for s in match.waiting_seats())

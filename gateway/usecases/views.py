@@ -10,11 +10,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import replace
 from typing import Any
 
 from guildhall.common.v1 import common_pb2
 
 from gateway.domain.match import acting_seat
+from gateway.domain.undo import NOTHING
 from gateway.eventstore.base import MatchKey, NewEvent, StoredEvent
 from gateway.rules_client import Accepted, Event
 from gateway.usecases.cache import stored_cost
@@ -114,11 +116,11 @@ class ViewUseCases(MatchStore):
         memo = self._views.get_fresh(memo_key)
         if memo is not None:  # a state never changes at a version: watchers share one call
             return memo  # type: ignore[no-any-return]
-        client = self._client(match.game)
         if seat is not None and seat in match.waiting_seats():
-            view, legal, decision = await client.view_and_legal_actions(match.state, seat)
+            view, legal, decision = await self._rules_call(match, "view_and_legal_actions", match.state, seat)
         else:
-            (view, _), legal, decision = await client.view(match.state, seat), [], b""
+            view, _ = await self._rules_call(match, "view", match.state, seat)
+            legal, decision = [], b""
         result = self._match_view(match, seat, view, legal, decision)
         self._views.put(memo_key, result)
         return result
@@ -142,6 +144,11 @@ class ViewUseCases(MatchStore):
             decision=with_inline_choices(decision) if self.inline_choices and decision else decision,
             away=tuple(sorted(match.away)),
             unclaimed=tuple(sorted(match.unclaimed)),
+            rules_version=match.rules_version,
+            undo_available=seat is not None
+            and not match.ended
+            and seat not in match.resigned
+            and match.undo.top(seat) is not None,
         )
 
     async def _redact(self, match: Match, seat: int | None, stored: Sequence[StoredEvent]) -> list[EventOut]:
@@ -156,7 +163,7 @@ class ViewUseCases(MatchStore):
         game_events = [Event(e.type, e.payload) for e in stored if is_game_event(e.type)]
         shown: list[Event] = []
         if game_events:
-            _, shown_list = await self._client(match.game).view(match.state, seat, game_events)
+            _, shown_list = await self._rules_call(match, "view", match.state, seat, game_events)
             shown = list(shown_list)
         out: list[EventOut] = []
         for entry in stored:
@@ -226,8 +233,8 @@ class ViewUseCases(MatchStore):
             raise InvalidRequest(f"the match has versions 1 to {base.version}, not {version}")
         if seat is not None and not 0 <= seat < base.seats:
             raise InvalidRequest(f"the match has no seat {seat}")
-        match = await self._replay(base, version, source)
-        view, _ = await self._client(match.game).view(match.state, seat)
+        match = replace(await self._replay(base, version, source), undo=NOTHING)  # history: no undo
+        view, _ = await self._rules_call(match, "view", match.state, seat)
         return self._match_view(match, seat, view, [])
 
     async def raw_events(self, key: MatchKey, after_version: int = 0, limit: int = 1000) -> list[RawEvent]:

@@ -338,10 +338,9 @@ class Webhooks:
 class HookedEventStore(AsyncRedisEventStore):
     """The event store with the webhook outbox's intent around the append (bootstrap wires it)."""
 
-    def __init__(self, client: Any, webhooks: Webhooks, usage: Any = None, **kwargs: Any) -> None:
+    def __init__(self, client: Any, webhooks: Webhooks, **kwargs: Any) -> None:
         super().__init__(client, **kwargs)
         self.webhooks = webhooks
-        self.usage = usage  # issue 34: gateway.admin.usage.UsageMeter (memory only on this path)
 
     async def append(
         self,
@@ -356,21 +355,4 @@ class HookedEventStore(AsyncRedisEventStore):
         result = await super().append(key, expected_version, expected_head, events, **kwargs)
         if owes and result.status == OK:
             self.webhooks.appended(key, score)
-        if self.usage is not None and result.status == OK:
-            count_append(self.usage, key.tenant, expected_version, events, kwargs.get("actor", ""))
         return result
-
-
-def count_append(
-    usage: Any, tenant: str, expected_version: int, events: Sequence[NewEvent], actor: str
-) -> None:
-    """An append's usage (issue 34): events and bytes stored, a match created or finished, and an
-    accepted action (an append by a seat, or by the gateway on a seat's behalf: a timer)."""
-    usage.count(tenant, "events_stored", len(events))
-    usage.count(tenant, "bytes_stored", sum(len(e.payload) for e in events))
-    if expected_version == 0:
-        usage.count(tenant, "matches_created")
-    if any(e.type == "match_ended" for e in events):
-        usage.count(tenant, "matches_finished")
-    if actor.startswith("seat:") or actor.startswith("gateway:seat:"):
-        usage.count(tenant, "actions_accepted")

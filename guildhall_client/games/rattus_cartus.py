@@ -65,8 +65,12 @@ class Options(TypedDict):
 
 
 class Outcome(TypedDict):
-    """A finished game: who won (several on a shared win, none if all lost) and every result."""
+    """A finished game: who won (several on a shared win, none if all lost) and every result.
+    `reason`: how it ended, in a sentence a person reads (names from the game data, no seat
+    named: a client says who won with the names chosen at the table).
+    """
 
+    reason: NotRequired[str]
     results: list[PlayerResult]
     winners: list[int]
 
@@ -84,6 +88,7 @@ class GameData(TypedDict):
     notice: str
     places: NotRequired[list[Place]]
     schema_version: NotRequired[int]
+    score: NotRequired[ScoreSheet]
     stand_in: bool
     title: str
     version: str
@@ -104,6 +109,7 @@ class Rejection(TypedDict):
         "command_id_in_use",
         "seat_taken",
         "bad_invite",
+        "cannot_undo",
     ]
     message: str
 
@@ -500,6 +506,20 @@ class RoundEnded(TypedDict):
     type: Literal["round_ended"]
 
 
+class ScoreSheet(TypedDict):
+    """What a game's score means, for a client's players table and end screen.
+
+    Every view's `seats[i].score` is the score a table shows for seat i: while the game runs,
+    what `during_play` says (the public part of the score, "so far"); once it is over, the
+    final score, equal to the outcome's. `breakdown` and `facts` name the keys of the outcome's
+    PlayerResult.breakdown and .facts in words.
+    """
+
+    breakdown: NotRequired[dict[str, str]]
+    during_play: NotRequired[str]
+    facts: NotRequired[dict[str, str]]
+
+
 class SeatView(TypedDict):
     hand_size: int
     looks_owed: int
@@ -507,6 +527,7 @@ class SeatView(TypedDict):
     played: int
     player: int
     rats: int
+    score: int
     supply_choice: int
     vp_tokens: int
 

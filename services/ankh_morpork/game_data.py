@@ -5,16 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.kernel.gamedata import Built, Component, Deck, DeckPart, title_words, words
+from services.kernel.gamedata import Built, Component, Deck, DeckPart, title_words
+from services.kernel.present import ScoreSheet
 
 # What a symbol at the top of a card does, as a short phrase ("$n" takes money).
 SYMBOLS = {
     "M": "place a minion",
     "B": "place a building",
-    "A": "assassinate",
+    "A": "assassinate a minion in an area with trouble",
     "T": "remove a trouble marker",
     "S": "the scroll text",
-    "E": "a random event",
+    "E": "draw a random event (not optional)",
     "P": "play another card",
     "I": "interrupt",
 }
@@ -83,7 +84,7 @@ INTERRUPT_TEXT = {
     "gaspode": "stop another player's card moving or removing one of your minions",
     "relocate": "when one of your minions is removed, place it again in another area",
     "shield": "stop one of your minions being removed",
-    "mossy": "during your turn: end it at once and take the card you were playing back into your hand",
+    "mossy": "during your turn, end it at once and take the card you were playing back into your hand",
 }
 ABILITY_TEXT = {
     "place_minion_paid": "pay ${amount}: place a minion here or in an adjacent area",
@@ -131,10 +132,10 @@ def scroll_text(c: Any, area_names: dict[int, str]) -> str:
         return ""
     area = area_names.get(c.area, "")
     if c.effect == "gamble":
-        win = _fill(GAMBLE_TEXT.get(c.win, words(c.win)), c.amount, c.count, area, c.penalty)
-        lose = _fill(GAMBLE_TEXT.get(c.lose, words(c.lose)), c.amount, c.count, area, c.penalty)
+        win = _fill(GAMBLE_TEXT[c.win], c.amount, c.count, area, c.penalty)
+        lose = _fill(GAMBLE_TEXT[c.lose], c.amount, c.count, area, c.penalty)
         return f"roll the die: 7 or more, {win}; 1, {lose}; otherwise nothing"
-    return _fill(SCROLL_TEXT.get(c.effect, words(c.effect)), c.amount, c.count, area, c.penalty)
+    return _fill(SCROLL_TEXT[c.effect], c.amount, c.count, area, c.penalty)
 
 
 def symbol_text(symbol: str) -> str:
@@ -145,23 +146,82 @@ def symbol_text(symbol: str) -> str:
 
 
 def ability_text(a: Any) -> str:
-    return _fill(ABILITY_TEXT.get(a.ability, words(a.ability)), a.amount)
+    return _fill(ABILITY_TEXT[a.ability], a.amount)
+
+
+def area_text(a: Any) -> str:
+    """An area: its number (the die roll that hits it), a building's cost, its City Area card."""
+    return f"Area {a.number}. A building here costs ${a.cost}. Its City Area card: {ability_text(a)}."
 
 
 def event_text(e: Any) -> str:
-    return _fill(EVENT_TEXT.get(e.effect, words(e.effect)), e.amount)
+    return _fill(EVENT_TEXT[e.effect], e.amount)
+
+
+def _sentence(phrase: str) -> str:
+    return phrase[:1].upper() + phrase[1:] + "."
 
 
 def _am_card_text(c: Any, area_names: dict[int, str]) -> str:
+    """A player card: its symbols left to right, each a sentence (each optional but the random
+    event) [FS 2, "Turn"]; an interrupt card says when it may be played instead."""
     steps = []
     for s in c.symbols:
         if s == "S" and c.effect:
-            steps.append("scroll: " + scroll_text(c, area_names))
+            steps.append("Scroll: " + scroll_text(c, area_names) + ".")
         elif s == "I" and c.interrupt:
-            steps.append("interrupt: " + INTERRUPT_TEXT.get(c.interrupt, words(c.interrupt)))
+            steps.append("Interrupt: " + INTERRUPT_TEXT[c.interrupt] + ".")
         else:
-            steps.append(symbol_text(s))
-    return "; ".join(steps) if steps else "no effect"
+            steps.append(_sentence(symbol_text(s)))
+    return " ".join(steps) if steps else "No effect."
+
+
+# A personality's secret goal, checked at the start of its owner's turn [FS 3.1], as the
+# condition after "Win at the start of your turn if"; "{n}" is the threshold.
+GOAL_TEXT = {
+    "spread": "your minions are in {n} different areas without a demon",
+    "control": "you control {n} areas",
+    "trouble": "{n} or more trouble markers are on the board",
+    "wealth": "your money and your buildings' costs, less $12 per loan, come to ${n} or more",
+    "deck_out": "the game ends because the draw pile runs out",
+}
+# Commander Vimes wins when the game ends, not at the start of a turn [FS 3.1].
+DECK_OUT = "deck_out"
+
+
+def goal_text(p: Any, threshold: int | None = None) -> str:
+    """The goal's condition: with `threshold` for one table, else for 2 / 3 / 4 players."""
+    if threshold is not None or len(set(p.thresholds)) == 1:
+        return GOAL_TEXT[p.goal].replace("{n}", str(p.thresholds[0] if threshold is None else threshold))
+    figures = " / ".join(str(t) for t in p.thresholds)
+    return GOAL_TEXT[p.goal].replace("{n}", figures) + " (with 2 / 3 / 4 players)"
+
+
+def personality_text(p: Any, threshold: int | None = None) -> str:
+    """The personality card's goal, for 2 / 3 / 4 players or with the `threshold` of one table."""
+    if p.goal == DECK_OUT:
+        return f"Win if {goal_text(p)}."
+    return f"Win at the start of your turn if {goal_text(p, threshold)}."
+
+
+# What the score means (docs/rules/ankh_morpork.md, "Score") [FS 3.3].
+SCORE = ScoreSheet(
+    during_play=(
+        "Points if the game ended on points now: 5 per minion on the board, each building's cost, "
+        "$1 per dollar, less each loan. Each personality's goal is secret: a player may win by it "
+        "before the points count."
+    ),
+    breakdown={
+        "minions": "Minions on the board (5 each)",
+        "buildings": "Buildings (their area's cost)",
+        "money": "Money",
+        "loans": "Loans (repaid $12, or -15 points)",
+    },
+    facts={
+        "best_city_card": "best City Area card (breaks ties)",
+        "goal_progress": "progress toward the goal",
+    },
+)
 
 
 def components(catalog: Any) -> Built:
@@ -179,7 +239,7 @@ def components(catalog: Any) -> Built:
             "area",
             str(a.number),
             a.name,
-            text=f"building costs ${a.cost}; City Area card: {ability_text(a)}",
+            text=area_text(a),
             values={
                 "cost": a.cost,
                 "adjacent": list(a.adjacent),
@@ -218,7 +278,7 @@ def components(catalog: Any) -> Built:
             "personality",
             p.id,
             p.name,
-            text=f"{words(p.goal)}: {p.thresholds[0]}/{p.thresholds[1]}/{p.thresholds[2]} (2/3/4 players)",
+            text=personality_text(p),
             values={"goal": p.goal, "thresholds": list(p.thresholds)},
             stand_in=p.stand_in,
             source=p.source,
@@ -240,7 +300,7 @@ def components(catalog: Any) -> Built:
             "reaction",
             c.id,
             c.name,
-            text=INTERRUPT_TEXT.get(c.interrupt, words(c.interrupt)),
+            text=INTERRUPT_TEXT[c.interrupt],
             source=c.source,
         )
         for c in catalog.cards

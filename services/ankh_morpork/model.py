@@ -462,6 +462,8 @@ class AreaView(msgspec.Struct, frozen=True):
 
 class SeatView(msgspec.Struct, frozen=True):
     player: int
+    # The score a table shows: the points if the game ended on points now (the same at the end).
+    score: int
     money: int
     hand_size: int
     hand: tuple[str, ...] | None  # the seat itself only

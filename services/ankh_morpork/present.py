@@ -17,7 +17,7 @@ from typing import Any
 
 from services.ankh_morpork import game_data
 from services.ankh_morpork.catalog import Catalog, default_catalog
-from services.ankh_morpork.game_data import ability_text, scroll_text, symbol_text
+from services.ankh_morpork.game_data import area_text, scroll_text, symbol_text
 from services.ankh_morpork.model import (
     DEMON,
     TROLL,
@@ -456,7 +456,7 @@ def make_places(n: Names) -> Any:
                     y=y,
                     neighbours=tuple(str(b) for b in a.adjacent),
                     group="river" if a.river else "dry",
-                    text=f"Area {a.number}: building ${a.cost}; City Area card: {ability_text(a)}",
+                    text=area_text(a),
                     values={"number": a.number, "cost": a.cost, "river": a.river, "ability": a.ability},
                     source=a.source,
                 )
@@ -572,6 +572,7 @@ def make_presentation(catalog: Catalog) -> Presentation:
         places=make_places(names),
         refs=REFS,
         view_sections=VIEW_SECTIONS,
+        score=game_data.SCORE,
     )
 
 

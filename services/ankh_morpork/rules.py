@@ -47,6 +47,7 @@ from services.ankh_morpork.model import (
     View,
 )
 from services.ankh_morpork.present import make_presentation
+from services.ankh_morpork.undo import UNDO
 from services.kernel import GameSpec, Outcome, Rejection, Rng, SetupError, illegal, rules_version
 
 PLAYER_COUNTS = (2, 3, 4)
@@ -133,7 +134,9 @@ class Rules:
         return scoring.outcome(self.t, state)
 
     def view(self, state: State, viewer: int | None) -> View:
-        return views.view(self.t, state, viewer, self.active_players(state))
+        return views.view(
+            self.t, state, viewer, self.active_players(state), scoring.table_scores(self.t, state)
+        )
 
     def resample_hidden(self, state: State, viewer: int, rng: Rng) -> State:
         return views.resample_hidden(state, viewer, rng)
@@ -225,7 +228,7 @@ def _why(frame: Frame, action: Action) -> str:
 
 
 def make_game(catalog: Catalog) -> GameSpec[State]:
-    """Ankh-Morpork played with this data file; the data's digest is part of the rules version."""
+    """Ankh-Morpork played with this data file; its rules version digests the code and this data."""
     return _make_game(Rules(catalog))
 
 
@@ -233,7 +236,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
     return GameSpec(
         game_id="ankh_morpork",
         title="Discworld: Ankh-Morpork",
-        rules_version=rules_version("1.0", rules.catalog),
+        rules_version=rules_version("1.0", rules.catalog, package=__package__),
         player_counts=PLAYER_COUNTS,
         options_type=Options,
         state_type=State,
@@ -254,6 +257,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
         check_state=rules.check_state,
         data=rules.catalog,
         presentation=make_presentation(rules.catalog),
+        undoable=UNDO,
     )
 
 

@@ -5,6 +5,7 @@ the engine asks them when a turn starts and when the game ends early."""
 from __future__ import annotations
 
 from services.ankh_morpork.board import Tables, buildings_of, controller, trouble_count
+from services.ankh_morpork.game_data import personality_text
 from services.ankh_morpork.model import AREAS, State
 from services.kernel import Outcome, PlayerResult
 
@@ -57,25 +58,38 @@ def vimes_seat(t: Tables, state: State) -> int:
     return -1
 
 
-def breakdown(t: Tables, state: State, seat: int) -> dict[str, int]:
-    """Points: 5 a minion on the board, each building its area cost, $1 a point, each loan
-    repaid with $12 or -15 points when you cannot [FS 3.3]."""
-    minions = sum(state.minions[a - 1][seat] for a in range(1, AREAS + 1) if counted(state, a))
-    built = sum(t.cost[a - 1] for a in buildings_of(state, seat) if counted(state, a))
-    cash = state.money[seat]
-    loans = 0
-    for _ in state.loans[seat]:
-        if cash >= LOAN_REPAY:
-            cash -= LOAN_REPAY
-            loans -= LOAN_REPAY
-        else:
-            loans -= LOAN_PENALTY
-    return {
-        "minions": MINION_POINTS * minions,
-        "buildings": built,
-        "money": state.money[seat],
-        "loans": loans,
-    }
+def breakdowns(t: Tables, state: State) -> list[dict[str, int]]:
+    """Each seat's points, in one pass over the board: 5 a minion on the board, each building its
+    area cost, $1 a point, each loan repaid with $12 or -15 points when you cannot [FS 3.3]."""
+    minions = [0] * state.players
+    built = [0] * state.players
+    for a in range(AREAS):
+        if not counted(state, a + 1):
+            continue
+        for seat in range(state.players):
+            minions[seat] += state.minions[a][seat]
+        owner = state.buildings[a]
+        if owner >= 0:
+            built[owner] += t.cost[a]
+    sheets = []
+    for seat in range(state.players):
+        cash = state.money[seat]
+        loans = 0
+        for _ in state.loans[seat]:
+            if cash >= LOAN_REPAY:
+                cash -= LOAN_REPAY
+                loans -= LOAN_REPAY
+            else:
+                loans -= LOAN_PENALTY
+        sheets.append(
+            {
+                "minions": MINION_POINTS * minions[seat],
+                "buildings": built[seat],
+                "money": state.money[seat],
+                "loans": loans,
+            }
+        )
+    return sheets
 
 
 def best_card(t: Tables, state: State, seat: int) -> int:
@@ -86,27 +100,50 @@ def best_card(t: Tables, state: State, seat: int) -> int:
 
 def points_winners(t: Tables, state: State) -> tuple[int, ...]:
     """Most points; among tied seats the most valuable City Area card; still tied: shared."""
-    keys = [(sum(breakdown(t, state, s).values()), best_card(t, state, s)) for s in range(state.players)]
+    sheets = breakdowns(t, state)
+    keys = [(sum(sheets[s].values()), best_card(t, state, s)) for s in range(state.players)]
     best = max(keys)
     return tuple(s for s in range(state.players) if keys[s] == best)
+
+
+def table_scores(t: Tables, state: State) -> tuple[int, ...]:
+    """The score a table shows for each seat (docs/rules/ankh_morpork.md, "Score"): the points it
+    would have if the game ended on points now (all public), and the same count at the end. The
+    personalities, which may win before that, stay secret."""
+    return tuple(sum(sheet.values()) for sheet in breakdowns(t, state))
+
+
+def end_reason(t: Tables, state: State) -> str:
+    """How the game ended, in a sentence (names from the data; the winners are named by clients)."""
+    if state.end_reason == "personality" and state.winners:
+        person = t.personalities[state.personalities[state.winners[0]]]
+        goal = personality_text(person, threshold(t, person.id, state.players))
+        return f'{person.name}\'s secret goal was met at the start of their turn ("{goal}").'
+    if state.end_reason == "riots":
+        return (
+            "The Riots event came with 8 or more trouble markers on the board: the most points won "
+            "(a tie goes to the most valuable City Area card)."
+        )
+    if any(t.personalities[state.personalities[w]].goal == "deck_out" for w in state.winners):
+        return "The draw pile ran out, which is Commander Vimes's goal."
+    return "The draw pile ran out: the most points won (a tie goes to the most valuable City Area card)."
 
 
 def outcome(t: Tables, state: State) -> Outcome | None:
     if not state.over:
         return None
     results = []
-    for seat in range(state.players):
-        parts = breakdown(t, state, seat)
+    for seat, parts in enumerate(breakdowns(t, state)):
         results.append(
             PlayerResult(
                 player=seat,
                 score=sum(parts.values()),
                 breakdown=parts,
-                note=state.personalities[seat],
+                note=f"Personality: {t.personalities[state.personalities[seat]].name}",
                 facts={
                     "best_city_card": best_card(t, state, seat),
                     "goal_progress": goal_progress(t, state, seat),
                 },
             )
         )
-    return Outcome(winners=state.winners, results=tuple(results))
+    return Outcome(winners=state.winners, results=tuple(results), reason=end_reason(t, state))

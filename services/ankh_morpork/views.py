@@ -48,7 +48,10 @@ def shown_hand(state: State, viewer: int | None) -> tuple[str, ...] | None:
     return None
 
 
-def view(t: Tables, state: State, viewer: int | None, active: tuple[int, ...]) -> View:
+def view(
+    t: Tables, state: State, viewer: int | None, active: tuple[int, ...], scores: tuple[int, ...]
+) -> View:
+    """`scores`: what the table shows as each seat's score (scoring.table_scores)."""
     n = state.players
     areas = tuple(
         AreaView(
@@ -67,6 +70,7 @@ def view(t: Tables, state: State, viewer: int | None, active: tuple[int, ...]) -
     seats = tuple(
         SeatView(
             player=p,
+            score=scores[p],
             money=state.money[p],
             hand_size=len(state.hands[p]),
             hand=state.hands[p] if p == viewer else None,

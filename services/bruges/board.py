@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from services.bruges.model import COLOURS, REPUTATION_STEPS, SECTION_SPACES, THREAT_LIMIT
-from services.kernel.gamedata import title_words
+from services.kernel.gamedata import count_text, title_words
 from services.kernel.present import Place
 
 SIDES = ("left", "right")
+PILE_TEXT = "Face down, its top card's colour showing: draw from either pile."
 GUARD_HOUSE_XY = ((0.25, 0.6), (0.75, 0.6), (0.25, 0.8), (0.75, 0.8))
 CANAL_STEP = 0.045
 
@@ -54,7 +55,11 @@ def places(catalog: Any) -> tuple[Place, ...]:
                 0.08,
                 neighbours,
                 group="reputation",
-                text="Every pawn starts here." if step == 0 else "",
+                text=(
+                    "Every pawn starts here."
+                    if step == 0
+                    else f"Worth {board.reputation_points[step - 1]} points at the end of the game."
+                ),
                 values={"step": step, "points": board.reputation_points[step - 1] if step else 0},
                 stand_in=stand_in and step != 6 and step != 0,
                 source=board.source if step else "",
@@ -69,6 +74,11 @@ def places(catalog: Any) -> tuple[Place, ...]:
                 0.08 + i * 0.06,
                 0.22,
                 group="dice",
+                text=(
+                    f"Rolled each round: a 5 or 6 gives everyone a {colour} threat marker, a 1 or "
+                    f"2 adds to the reputation cost; a {colour} card played for guilders takes what "
+                    "it shows."
+                ),
                 values={"colour": colour},
             )
         )
@@ -80,13 +90,32 @@ def places(catalog: Any) -> tuple[Place, ...]:
             0.42,
             0.22,
             group="supply",
+            text="A player who completes a canal section takes the top statue, worth its points.",
             values={"statues": list(board.statues)},
             source=board.source,
         )
     )
     out += [
-        Place(pile_id(0), "Draw pile 1", "draw_pile", 0.58, 0.22, group="cards", values={"pile": 0}),
-        Place(pile_id(1), "Draw pile 2", "draw_pile", 0.70, 0.22, group="cards", values={"pile": 1}),
+        Place(
+            pile_id(0),
+            "Draw pile 1",
+            "draw_pile",
+            0.58,
+            0.22,
+            group="cards",
+            text=PILE_TEXT,
+            values={"pile": 0},
+        ),
+        Place(
+            pile_id(1),
+            "Draw pile 2",
+            "draw_pile",
+            0.70,
+            0.22,
+            group="cards",
+            text=PILE_TEXT,
+            values={"pile": 1},
+        ),
         Place(
             "pile.extra",
             "Extra draw pile",
@@ -96,7 +125,15 @@ def places(catalog: Any) -> tuple[Place, ...]:
             group="cards",
             text="Set aside at the start; it comes into play in the last round.",
         ),
-        Place("discard", "Discard pile", "discard_pile", 0.94, 0.22, group="cards"),
+        Place(
+            "discard",
+            "Discard pile",
+            "discard_pile",
+            0.94,
+            0.22,
+            group="cards",
+            text="Cards played for workers, guilders, threats or canals, face up.",
+        ),
     ]
     # A seat's threat markers of a colour: the third one strikes the colour's calamity.
     for i, colour in enumerate(COLOURS):
@@ -111,7 +148,11 @@ def places(catalog: Any) -> tuple[Place, ...]:
                     0.36,
                     neighbours,
                     group=f"threat.{colour}",
-                    text="The third marker strikes the calamity." if n == THREAT_LIMIT else "",
+                    text=(
+                        "The third marker strikes the calamity."
+                        if n == THREAT_LIMIT
+                        else f"A {colour} threat marker; the third strikes the calamity."
+                    ),
                     values={"colour": colour, "marker": n},
                 )
             )
@@ -145,7 +186,11 @@ def places(catalog: Any) -> tuple[Place, ...]:
                         cy,
                         (inner, *outer),
                         group=f"guard_house.{g}",
-                        text="3 points at the end of the game with a token here." if n == 3 else "",
+                        text=(
+                            f"Build here with a {colours[n - 1]} card and "
+                            + count_text(board.canal_costs[n - 1], "guilder")
+                            + ("; 3 points at the end of the game with a token here." if n == 3 else ".")
+                        ),
                         values={
                             "guard_house": g,
                             "section": s,

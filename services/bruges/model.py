@@ -477,6 +477,7 @@ class HouseView(msgspec.Struct, frozen=True):
 
 class SeatView(msgspec.Struct, frozen=True):
     player: int
+    # The score a table shows: the scoring track during play, the final score once it is over.
     score: int
     guilders: int
     workers: dict[str, int]

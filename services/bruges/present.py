@@ -364,6 +364,7 @@ def make_presentation(catalog: Catalog) -> Presentation:
         refs=REFS,
         key_refs=KEY_REFS,
         view_sections=VIEW_SECTIONS,
+        score=game_data.SCORE,
     )
 
 

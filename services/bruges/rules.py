@@ -101,6 +101,7 @@ from services.bruges.model import (
 )
 from services.bruges.present import make_presentation
 from services.bruges.primitives import Log, Tables
+from services.bruges.undo import UNDO
 from services.kernel import (
     EventLog,
     GameSpec,
@@ -998,7 +999,7 @@ def _apply_game_ended(state: State, e: GameEnded) -> State:
 
 
 def make_game(catalog: Catalog) -> GameSpec[State]:
-    """Bruges played with this data file; the data's digest is part of the rules version."""
+    """Bruges played with this data file; its rules version digests the code and this data."""
     return _make_game(Rules(catalog))
 
 
@@ -1006,7 +1007,9 @@ def _make_game(rules: Rules) -> GameSpec[State]:
     catalog = rules.catalog
 
     def view(state: State, viewer: int | None) -> View:
-        return views.view(rules, state, viewer, rules.active_players(state))
+        return views.view(
+            rules, state, viewer, rules.active_players(state), scoring.table_scores(rules, state)
+        )
 
     def outcome(state: State) -> Any:
         return scoring.outcome(rules, state)
@@ -1017,7 +1020,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
     return GameSpec(
         game_id="bruges",
         title="Bruges",
-        rules_version=rules_version("1.0", catalog),
+        rules_version=rules_version("1.0", catalog, package=__package__),
         player_counts=PLAYER_COUNTS,
         options_type=Options,
         state_type=State,
@@ -1038,6 +1041,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
         check_state=lambda state: views.check_state(rules, state),
         data=catalog,
         presentation=make_presentation(catalog),
+        undoable=UNDO,
     )
 
 

@@ -49,6 +49,21 @@ def breakdown(tables: Tables, seat: Seat) -> dict[str, int]:
     }
 
 
+def table_scores(tables: Tables, state: State) -> tuple[int, ...]:
+    """The score a table shows for each seat (docs/rules/bruges.md, "Score"): the scoring track
+    while the game runs, the final score once it is over."""
+    if state.phase == OVER:
+        return tuple(sum(breakdown(tables, seat).values()) for seat in state.seats)
+    return tuple(seat.score for seat in state.seats)
+
+
+REASON = (
+    "The round after the extra draw pile came into play is over; each player added their persons, "
+    "houses, laurel persons, majority markers, canals, statues and reputation. The most points "
+    "wins; a tie goes to the most guilders."
+)
+
+
 def outcome(tables: Tables, state: State) -> Outcome | None:
     if state.phase != OVER:
         return None
@@ -60,4 +75,4 @@ def outcome(tables: Tables, state: State) -> Outcome | None:
         )
     best = max((r.score, r.facts["guilders"]) for r in results)
     winners = tuple(r.player for r in results if (r.score, r.facts["guilders"]) == best)
-    return Outcome(winners, tuple(results))
+    return Outcome(winners, tuple(results), REASON)

@@ -41,14 +41,17 @@ def _seen_hand(state: State, player: int) -> tuple[int, ...]:
     return seat.hand[: len(seat.hand) - seat.unseen]
 
 
-def view(tables: Tables, state: State, viewer: int | None, active: tuple[int, ...]) -> View:
+def view(
+    tables: Tables, state: State, viewer: int | None, active: tuple[int, ...], scores: tuple[int, ...]
+) -> View:
+    """`scores`: what the table shows as each seat's score (scoring.table_scores)."""
     seats = []
     for p, seat in enumerate(state.seats):
         mine = p == viewer
         seats.append(
             SeatView(
                 player=p,
-                score=seat.score,
+                score=scores[p],
                 guilders=seat.guilders,
                 workers=dict(zip(COLOURS, seat.workers, strict=True)),
                 threats=dict(zip(COLOURS, seat.threats, strict=True)),

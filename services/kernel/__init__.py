@@ -1,6 +1,6 @@
 """The rules kernel: pure (stdlib + msgspec). Every game is a GameSpec built from these parts."""
 
-from services.kernel.data import data_digest, packaged_data, parse_data, read_data, rules_version
+from services.kernel.data import data_digest, packaged_data, parse_data, read_data
 from services.kernel.log import EventLog
 from services.kernel.rejection import (
     CODES,
@@ -22,6 +22,8 @@ from services.kernel.rng import Rng, RngCursor
 from services.kernel.schema import json_schemas
 from services.kernel.spec import Codec, GameSpec, Outcome, PlayerResult, SetupConfig
 from services.kernel.tuples import put, seats_from, shift, without
+from services.kernel.undo import UndoRule
+from services.kernel.version import rules_version
 
 __all__ = [
     "GAME_OVER",
@@ -44,6 +46,7 @@ __all__ = [
     "RngCursor",
     "SetupConfig",
     "SetupError",
+    "UndoRule",
     "data_digest",
     "illegal",
     "json_schemas",

@@ -56,11 +56,7 @@ def packaged_data(package: str, name: str) -> bytes:
 
 
 def data_digest(data: object) -> str:
-    """12 hex digits of SHA-256 over the data's sorted-key JSON, so a replay notices changed data."""
+    """12 hex digits of SHA-256 over the data's sorted-key JSON: which data a game plays with
+    (GetGameData's `data_digest`; the rules version hashes the whole digest: kernel/version.py)."""
     canonical = msgspec.json.encode(msgspec.to_builtins(data), order="sorted")
     return hashlib.sha256(canonical).hexdigest()[:12]
-
-
-def rules_version(edition: str, data: object) -> str:
-    """The rules edition plus the data's digest: a match replays only under the same rules and data."""
-    return f"{edition}+{data_digest(data)}"

@@ -14,7 +14,7 @@ from typing import Any, Generic, TypeVar
 
 import msgspec
 
-from services.kernel.present import Place
+from services.kernel.present import Place, ScoreSheet
 
 C = TypeVar("C")
 
@@ -72,6 +72,8 @@ class GameData(msgspec.Struct, Generic[C], frozen=True):
     # Every place of the board with its kind, neighbours and a schematic position.
     places: tuple[Place, ...] = ()
     schema_version: int = GAME_DATA_SCHEMA_VERSION
+    # What the score in the views means during play, and the outcome's breakdown in words.
+    score: ScoreSheet = ScoreSheet()
 
 
 def words(identifier: str) -> str:

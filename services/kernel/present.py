@@ -21,7 +21,7 @@ knows the names chosen at the table renders the template again with those (`rend
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -108,6 +108,19 @@ class Place(msgspec.Struct, frozen=True, omit_defaults=True):
     values: dict[str, Any] = {}
     stand_in: bool = False
     source: str = ""
+
+
+class ScoreSheet(msgspec.Struct, frozen=True, omit_defaults=True):
+    """What a game's score means, for a client's players table and end screen.
+
+    Every view's `seats[i].score` is the score a table shows for seat i: while the game runs,
+    what `during_play` says (the public part of the score, "so far"); once it is over, the
+    final score, equal to the outcome's. `breakdown` and `facts` name the keys of the outcome's
+    PlayerResult.breakdown and .facts in words."""
+
+    during_play: str = ""
+    breakdown: dict[str, str] = {}
+    facts: dict[str, str] = {}
 
 
 # -- building them ----------------------------------------------------------------------------
@@ -199,6 +212,7 @@ class Presentation:
       an id or a list (of lists) of ids; -1, "" and null mean "none".
     - `key_refs`: JSON field -> kind, for objects keyed by ids (e.g. prices by gem colour).
     - `view_sections`: top-level view field -> one of VIEW_SECTIONS.
+    - `score`: what the score in the views and the outcome's breakdown mean (ScoreSheet).
     """
 
     decision: Callable[[Any, int, Sequence[Any]], Decision]
@@ -208,6 +222,7 @@ class Presentation:
     refs: Mapping[str, str] = field(default_factory=dict)
     key_refs: Mapping[str, str] = field(default_factory=dict)
     view_sections: Mapping[str, str] = field(default_factory=dict)
+    score: ScoreSheet = ScoreSheet()
 
 
 # -- checking them (the conformance suite and the game's own tests) ---------------------------
@@ -233,30 +248,38 @@ class Names:
         return (kind, str(value)) in self.known
 
 
-def unresolved_ids(
-    document: Any, presentation: Presentation, names: Names, where: str, tag: str = ""
-) -> list[str]:
-    """Every declared id field in a JSON document (decoded) whose value has no name."""
-    found: list[str] = []
+def referenced_ids(
+    document: Any, presentation: Presentation, where: str = "", tag: str = ""
+) -> Iterator[tuple[str, str, Any]]:
+    """(where, kind, id) for every declared id in a JSON document (decoded): the values of the
+    fields `refs` names, and the keys of the objects `key_refs` names (a seat key as an int)."""
     if isinstance(document, dict):
         tag = document.get("type", tag) if isinstance(document.get("type"), str) else tag
         for key, value in document.items():
             kind = _ref_kind(presentation.refs, document, tag, key)
             if kind:
                 for item in _leaves(value):
-                    if not names.resolves(kind, item):
-                        found.append(f"{where}.{key}: {kind} {item!r} has no name")
+                    yield f"{where}.{key}", kind, item
             key_kind = presentation.key_refs.get(f"{tag}.{key}", presentation.key_refs.get(key))
             if key_kind and isinstance(value, dict):
                 for item in value:
                     id_ = int(item) if key_kind == SEAT and item.lstrip("-").isdigit() else item
-                    if not names.resolves(key_kind, id_):
-                        found.append(f"{where}.{key}: key {key_kind} {item!r} has no name")
-            found += unresolved_ids(value, presentation, names, f"{where}.{key}", tag)
+                    yield f"{where}.{key} key", key_kind, id_
+            yield from referenced_ids(value, presentation, f"{where}.{key}", tag)
     elif isinstance(document, list):
         for i, item in enumerate(document):
-            found += unresolved_ids(item, presentation, names, f"{where}[{i}]", tag)
-    return found
+            yield from referenced_ids(item, presentation, f"{where}[{i}]", tag)
+
+
+def unresolved_ids(
+    document: Any, presentation: Presentation, names: Names, where: str, tag: str = ""
+) -> list[str]:
+    """Every declared id field in a JSON document (decoded) whose value has no name."""
+    return [
+        f"{at}: {kind} {value!r} has no name"
+        for at, kind, value in referenced_ids(document, presentation, where, tag)
+        if not names.resolves(kind, value)
+    ]
 
 
 def _ref_kind(refs: Mapping[str, str], document: dict[str, Any], tag: str, key: str) -> str | None:

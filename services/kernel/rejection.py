@@ -19,9 +19,18 @@ WRONG_GAME = "wrong_game"  # the match is of another game than the call names
 COMMAND_ID_IN_USE = "command_id_in_use"  # another seat of the match already used this command id
 SEAT_TAKEN = "seat_taken"  # every seat of the private table is already claimed
 BAD_INVITE = "bad_invite"  # no private table has this invite code (for this tenant)
+CANNOT_UNDO = "cannot_undo"  # the seat has no move it may take back now (the message says why)
 
 RULES_CODES = (NOT_YOUR_TURN, ILLEGAL_ACTION, GAME_OVER, UNKNOWN_PLAYER, UNKNOWN_ACTION)
-GATEWAY_CODES = (STALE_VERSION, UNKNOWN_MATCH, WRONG_GAME, COMMAND_ID_IN_USE, SEAT_TAKEN, BAD_INVITE)
+GATEWAY_CODES = (
+    STALE_VERSION,
+    UNKNOWN_MATCH,
+    WRONG_GAME,
+    COMMAND_ID_IN_USE,
+    SEAT_TAKEN,
+    BAD_INVITE,
+    CANNOT_UNDO,
+)
 CODES = RULES_CODES + GATEWAY_CODES
 
 

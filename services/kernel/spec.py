@@ -18,6 +18,7 @@ from services.kernel.rejection import (
     SetupError,
 )
 from services.kernel.rng import Rng
+from services.kernel.undo import draws
 
 S = TypeVar("S")  # the game's state Struct
 Action = Any  # a member of the game's tagged action union
@@ -32,15 +33,19 @@ class PlayerResult(msgspec.Struct, frozen=True):
     score: int
     breakdown: dict[str, int] = {}
     eliminated: bool = False
+    # A sentence a person reads (a secret role revealed, why a seat was eliminated), never an id.
     note: str = ""
     facts: dict[str, int] = {}
 
 
 class Outcome(msgspec.Struct, frozen=True):
-    """A finished game: who won (several on a shared win, none if all lost) and every result."""
+    """A finished game: who won (several on a shared win, none if all lost) and every result.
+    `reason`: how it ended, in a sentence a person reads (names from the game data, no seat
+    named: a client says who won with the names chosen at the table)."""
 
     winners: tuple[int, ...]
     results: tuple[PlayerResult, ...]
+    reason: str = ""
 
 
 class SetupConfig(msgspec.Struct, frozen=True):
@@ -80,6 +85,10 @@ class GameSpec(Generic[S]):
     - `check_state(state)`: optional; raises ValueError naming the fault when a state that
       decodes does not fit the game (lengths, seats, cards), so a forged or corrupted state
       is a caller's fault (INVALID_ARGUMENT), never a crash deep in the rules.
+    - `undoable(state, player, action, events)`: optional; whether an accepted action reveals
+      nothing, so its seat may take it back until another seat acts (services/kernel/undo.py;
+      `may_take_back` adds the kernel's own refusal of any action that drew randomness).
+      None: nothing may be taken back.
     """
 
     game_id: str
@@ -107,6 +116,7 @@ class GameSpec(Generic[S]):
     data: Any = None
     # Decisions, event descriptions, board places and id kinds for clients (kernel/present.py).
     presentation: Presentation | None = None
+    undoable: Callable[[S, int, Action, Sequence[Event]], bool] | None = None
 
     # -- shared rules -----------------------------------------------------------------
 
@@ -135,6 +145,14 @@ class GameSpec(Generic[S]):
         if player not in self.active_players(state):
             return Rejection(NOT_YOUR_TURN, "It is not your turn.")
         return self.validate(state, player, action)
+
+    def may_take_back(self, state: S, player: int, action: Action, events: Sequence[Event], after: S) -> bool:
+        """Whether `player` may take back this accepted action (`state` before it, `after` it)
+        until another seat acts: the game declares it reveals nothing, it drew no randomness (a
+        player must never draw again until the draw suits them), and it did not end the game."""
+        if self.undoable is None or draws(state) != draws(after):
+            return False
+        return bool(self.undoable(state, player, action, events)) and self.outcome(after) is None
 
     def seat_count(self, state: S) -> int:
         """Every game state has `players: int`, the number of seats."""

@@ -13,9 +13,11 @@ from typing import Any
 
 import msgspec
 
+from services.kernel.data import data_digest
 from services.kernel.rejection import NOT_YOUR_TURN, Rejection
 from services.kernel.rng import Rng, RngCursor
 from services.kernel.spec import GameSpec, Outcome, SetupConfig
+from services.kernel.version import edition_of
 
 
 @dataclass
@@ -79,6 +81,57 @@ def _pick(spec: GameSpec[Any], state: Any, bots: RngCursor) -> tuple[int, Any]:
     if not actions:
         raise AssertionError(f"{spec.game_id}: active seat {player} has no legal action")
     return player, bots.choice(actions)
+
+
+@dataclass
+class Move:
+    """One accepted action of a playout, with the state before and after it."""
+
+    state: Any
+    player: int
+    action: Any
+    events: Sequence[Any]
+    after: Any
+
+    @property
+    def kind(self) -> str:
+        """The action's tag, e.g. "place_broker"."""
+        return str(self.action.__struct_config__.tag)
+
+    @property
+    def event_kinds(self) -> set[str]:
+        return {str(e.__struct_config__.tag) for e in self.events}
+
+    def undoable(self, spec: GameSpec[Any]) -> bool:
+        return spec.may_take_back(self.state, self.player, self.action, self.events, self.after)
+
+
+def find_move(
+    spec: GameSpec[Any],
+    players: int,
+    wanted: Any,
+    *,
+    seeds: Sequence[int] = tuple(range(1, 21)),
+    options: Any = None,
+) -> Move:
+    """The first move of seeded random playouts that `wanted(move)` accepts: a scenario for a
+    rule about one kind of action, found rather than built by hand."""
+    for seed in seeds:
+        config = _config(spec, players, seed, options)
+        state = spec.start(config)
+        bots = Rng.from_seed(seed ^ 0x5EED).cursor()
+        for _ in range(20_000):
+            if spec.outcome(state) is not None:
+                break
+            player, action = _pick(spec, state, bots)
+            events = spec.decide(state, player, action)
+            assert not isinstance(events, Rejection), f"listed action {action!r} was rejected: {events}"
+            after = spec.evolve(state, events)
+            move = Move(state, player, action, events, after)
+            if wanted(move):
+                return move
+            state = after
+    raise AssertionError(f"{spec.game_id}: no such move in seeds {seeds[0]}-{seeds[-1]}")
 
 
 def check_conformance(
@@ -231,7 +284,11 @@ def render_trace(spec: GameSpec[Any], playout: Playout) -> str:
     """A golden playthrough: one line per action and per event, diffable line by line."""
     codec = spec.codec
     lines = [
-        f"# {spec.game_id} {spec.rules_version} players={playout.config.players} seed={playout.config.seed}",
+        # The edition and the data's digest, not the rules version: that digests the code too,
+        # and a trace must change only when the game plays differently (docs/versions.md).
+        f"# {spec.game_id} edition {edition_of(spec.rules_version)}"
+        + (f" data {data_digest(spec.data)}" if spec.data is not None else "")
+        + f" players={playout.config.players} seed={playout.config.seed}",
         f"# options {bytes(playout.config.options).decode()}",
     ]
     for number, step in enumerate(playout.steps, start=1):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.kernel.gamedata import Built, Component, Deck, DeckPart, count_text, title_words
+from services.kernel.present import ScoreSheet
 from services.rattus_cartus.model import BUILDING_CLASS, CLASSES, SUPPLY_KINDS
 
 # -- name tables (English names: docs/rules/rattus_cartus.md "Names used by clients") ----------
@@ -93,6 +94,26 @@ ORDINALS = ("1st", "2nd", "3rd", "4th", "5th")
 ROW_SLOTS = 3
 
 
+# What the score means (docs/rules/rattus_cartus.md, "Score") [FS §7].
+SCORE = ScoreSheet(
+    during_play=(
+        "Points so far from what everyone can see: the influence awards as the tracks stand "
+        "(10, 5 and 2 a class) and the victory-point tokens. At the end the hand, Sword, Flute and "
+        "Pass majorities and Gold are added, then the plague check."
+    ),
+    breakdown={
+        **{f"influence_{k}": f"Influence: {name}" for k, name in CLASS_NAMES.items()},
+        "hand_majority": "Most cards in hand",
+        "sword_majority": "Most Swords",
+        "flute_majority": "Most Flutes",
+        "pass_majority": "Most Passes",
+        "gold": "Gold",
+        "vp_tokens": "Victory-point tokens",
+    },
+    facts={"rats": "rats", "nuns": "nuns in the Nun-row"},
+)
+
+
 def card_name(card: str) -> str:
     """`church:3` -> `Church (3 nuns)`; `joker` -> `Joker`."""
     klass, colon, nuns = card.partition(":")
@@ -125,6 +146,28 @@ def supply_text(copy: Any) -> str:
     return _supply_text(copy)
 
 
+def population_text(klass: str, nuns: int) -> str:
+    """A population card [SEED phase D, "fila de Religiosas"]."""
+    name = CLASS_NAMES.get(klass, title_words(klass))
+    return (
+        f"Play into a building: +1 influence in its class, and 1 rat unless it is a {name} "
+        f"building. Shows {count_text(nuns, 'nun')}."
+    )
+
+
+def building_text(b: Any) -> str:
+    """A building: its class, its two actions [FS §3] and the supply actions of its cards [FS §4]
+    (stand-ins where the printed ones are not public)."""
+    premium, standard = BUILDING_ACTIONS[b.id]
+    supplies = "; ".join(_supply_text(c) for c in b.copies)
+    invented = any("INVENTED" in c.source for c in b.copies)
+    label = " (stand-ins: the printed ones are not public)" if invented else ""
+    return (
+        f"{CLASS_NAMES.get(b.klass, title_words(b.klass))} building. Premium action: {premium}. "
+        f"Standard action: {standard}. Supply actions of its cards{label}: {supplies}."
+    )
+
+
 def components(catalog: Any) -> Built:
     kinds = {
         "class": "class of society",
@@ -148,7 +191,7 @@ def components(catalog: Any) -> Built:
                     "card",
                     f"{klass}:{n}",
                     card_name(f"{klass}:{n}"),
-                    text=f"a {klass} population card showing {count_text(n, 'nun')}",
+                    text=population_text(klass, n),
                     values={"class": klass, "nuns": n},
                     count=copies,
                     source=catalog.population.source,
@@ -165,14 +208,17 @@ def components(catalog: Any) -> Built:
     }
     texts = {
         "joker": (
-            "counts as a population card of the building's class when played into a building; "
-            "never gives rats"
+            "Counts as a population card of the building's class when played into a building; "
+            "never gives a rat."
         ),
-        "sword": "played into a building: the most Swords takes half the hand of the fewest",
-        "flute": "played into a building: the fewest Flutes takes a rat from the most",
-        "pass": "at the start of your turn in phase C: enter later instead of now",
-        "gold": "never played; scores at the end if the Treasury was in the game",
-        "vp_token": "victory points at the end of the game",
+        "sword": "Played into a building: whoever played the most Swords there takes half the hand "
+        "of whoever played the fewest.",
+        "flute": "Played into a building: whoever played the most Flutes there passes one of their "
+        "rats to whoever played the fewest.",
+        "pass": "At the start of your turn in phase C: play it to enter a building later instead of now.",
+        "gold": "Never played. Scores at the end for the most and second most Gold, if the Treasury "
+        "was in the game.",
+        "vp_token": "Worth victory points at the end of the game.",
     }
     for kind in SUPPLY_KINDS:
         components.append(
@@ -199,20 +245,12 @@ def components(catalog: Any) -> Built:
             )
         )
     for b in catalog.buildings:
-        supplies = [
-            f"copy {n}: {_supply_text(c)}" + (" (stand-in)" if "INVENTED" in c.source else "")
-            for n, c in enumerate(b.copies, start=1)
-        ]
-        premium, standard = BUILDING_ACTIONS.get(b.id, ("", ""))
         components.append(
             Component(
                 "building",
                 b.id,
                 b.name or BUILDING_NAMES.get(b.id, title_words(b.id)),
-                text=(
-                    f"{title_words(b.klass)} building. Premium action: {premium}. Standard action: "
-                    f"{standard}. Supply actions: " + "; ".join(supplies)
-                ),
+                text=building_text(b),
                 values={"class": b.klass, "copies": len(b.copies), "name_es": b.name_es},
                 count=len(b.copies),
                 stand_in=any("INVENTED" in c.source for c in b.copies),
@@ -225,7 +263,7 @@ def components(catalog: Any) -> Built:
                 "building_action",
                 building,
                 f"{BUILDING_NAMES[building]} action",
-                text=f"premium: {premium}; standard: {standard}",
+                text=f"Premium: {premium}. Standard: {standard}.",
                 values={
                     "building": building,
                     "class": BUILDING_CLASS[building],

@@ -444,6 +444,9 @@ Event = (
 
 class SeatView(msgspec.Struct, frozen=True):
     player: int
+    # The score a table shows: during play the public part (influence awards as the tracks stand
+    # and victory-point tokens), the final score once the game is over.
+    score: int
     hand_size: int
     played: int  # cards in front of them this round (face down until their building resolves)
     vp_tokens: int

@@ -38,6 +38,7 @@ from services.kernel import (
     seats_from,
     without,
 )
+from services.kernel.gamedata import count_text
 from services.rattus_cartus.catalog import Catalog, default_catalog
 from services.rattus_cartus.model import (
     BUILDING_CLASS,
@@ -108,6 +109,7 @@ from services.rattus_cartus.model import (
     population_card,
 )
 from services.rattus_cartus.present import PRESENTATION
+from services.rattus_cartus.undo import UNDO
 
 # players -> (cards moved to the reserve, rounds, buildings revealed per round) [SEED setup table;
 # rounds also EN/DE]. 30 building cards = rounds x buildings + reserve in every row.
@@ -1046,8 +1048,7 @@ def standing(state: State, track: str) -> tuple[int, ...]:
     in the stack (the one that got there first) is ahead."""
     k = _CLASS_INDEX[track]
     values, arrival = state.influence[k], state.arrival[k]
-    seats = [p for p in range(state.players) if values[p] > 0]
-    return tuple(sorted(seats, key=lambda p: (-values[p], arrival[p])))
+    return tuple(p for _, _, p in sorted((-v, arrival[p], p) for p, v in enumerate(values) if v > 0))
 
 
 def influence_awards(state: State, track: str) -> list[int]:
@@ -1118,6 +1119,34 @@ def score_breakdowns(state: State) -> list[dict[str, int]]:
     return sheets
 
 
+def table_scores(state: State) -> tuple[int, ...]:
+    """The score a table shows for each seat (docs/rules/rattus_cartus.md, "Score"): while the
+    game runs, the public part of the final score, the influence awards as the tracks stand plus
+    the victory-point tokens (hands and their majorities are secret); the final score once over."""
+    if state.phase == OVER:
+        return tuple(sum(sheet.values()) for sheet in score_breakdowns(state))
+    awards = TWO_PLAYER_INFLUENCE_AWARDS if state.players == 2 else INFLUENCE_AWARDS
+    points = [tokens * state.options.vp_token_value for tokens in state.vp_tokens]
+    for track in CLASSES:
+        for award, player in zip(awards, standing(state, track), strict=False):
+            points[player] += award
+    return tuple(points)
+
+
+def outcome_reason(nuns: int, eliminated: Sequence[bool], winners: Sequence[int]) -> str:
+    """How the game ended, in a sentence: the plague check and what it left."""
+    plague = f"The last round was played and scored; the Nun-row showed {count_text(nuns, 'nun')}"
+    if not any(eliminated):
+        return f"{plague}, and the plague spared everyone. The most points wins; a tie goes to fewer rats."
+    if all(eliminated):
+        tail = " (the lowest rat total wins by the optional rule)" if winners else ": nobody wins"
+        return f"{plague}, and the plague took every player{tail}."
+    return (
+        f"{plague}: the plague took every player with more rats than that. The best surviving score "
+        "wins; a tie goes to fewer rats."
+    )
+
+
 def outcome(state: State) -> Outcome | None:
     """After the last round: score, then the plague kills everyone with more rats than the
     Nun-row shows nuns; the best surviving score wins, ties to fewer rats, then shared."""
@@ -1129,7 +1158,11 @@ def outcome(state: State) -> Outcome | None:
     eliminated = [rats > nuns for rats in state.rats]
     results = []
     for p, sheet in enumerate(sheets):
-        note = "eliminated by the plague" if eliminated[p] else ""
+        note = (
+            f"Eliminated by the plague: {count_text(state.rats[p], 'rat')} against {count_text(nuns, 'nun')}"
+            if eliminated[p]
+            else ""
+        )
         facts = {"rats": state.rats[p], "nuns": nuns}
         results.append(PlayerResult(p, scores[p], sheet, eliminated[p], note, facts))
     survivors = [p for p in range(state.players) if not eliminated[p]]
@@ -1142,7 +1175,7 @@ def outcome(state: State) -> Outcome | None:
         tied = []  # the plague took everyone: everybody loses
     fewest = min((state.rats[p] for p in tied), default=0)
     winners = tuple(p for p in tied if state.rats[p] == fewest)
-    return Outcome(winners, tuple(results))
+    return Outcome(winners, tuple(results), outcome_reason(nuns, eliminated, winners))
 
 
 # -- hidden information ----------------------------------------------------------------------------
@@ -1169,9 +1202,11 @@ def view(state: State, viewer: int | None) -> View:
     starts at 10, so a player with perfect memory of the table knows every total."""
     over = state.phase == OVER
     n = state.players
+    scores = table_scores(state)
     seats = tuple(
         SeatView(
             player=p,
+            score=scores[p],
             hand_size=len(state.hands[p]),
             played=len(state.played[p]),
             vp_tokens=state.vp_tokens[p],
@@ -1360,7 +1395,7 @@ def check_state(state: State) -> None:
 
 
 def make_game(catalog: Catalog) -> GameSpec[State]:
-    """Rattus Cartus played with this card catalog; the data's digest is part of the rules version."""
+    """Rattus Cartus played with this card catalog; its rules version digests the code and this data."""
 
     def setup_with_catalog(players: int, seed: int, options: Options) -> State:
         return setup(catalog, players, seed, options)
@@ -1368,7 +1403,7 @@ def make_game(catalog: Catalog) -> GameSpec[State]:
     return GameSpec(
         game_id="rattus_cartus",
         title="Rattus Cartus",
-        rules_version=rules_version("2.0", catalog),
+        rules_version=rules_version("2.0", catalog, package=__package__),
         player_counts=tuple(PLAYER_COUNT_RULES),
         options_type=Options,
         state_type=State,
@@ -1389,6 +1424,7 @@ def make_game(catalog: Catalog) -> GameSpec[State]:
         check_state=check_state,
         data=catalog,
         presentation=PRESENTATION,
+        undoable=UNDO,
     )
 
 

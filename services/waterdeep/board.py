@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.kernel.present import Place
-from services.waterdeep.game_data import _effects
+from services.waterdeep.game_data import effects_text
 
 LOTS = 10  # empty spaces for purchased Building tiles printed on the board [FACTS 0]
 ROUNDS = 8
@@ -60,7 +60,7 @@ def places(catalog: Any) -> list[Place]:
     row = dict(_ROW)
     for space in catalog.spaces:
         building = building_of(space.id)
-        text = _effects(space.action)
+        text = effects_text(space.action)
         if building:
             _, x, y, _ = _MULTI[building]
             n = int(space.id.rpartition("_")[2])

@@ -394,6 +394,8 @@ Event = (
 
 class SeatView(msgspec.Struct, frozen=True):
     player: int
+    # The score a table shows: the VP track during play, the final score once the game is over.
+    score: int
     gold: int
     vp: int
     cubes: dict[str, int]

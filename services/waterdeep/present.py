@@ -61,7 +61,7 @@ class Labels:
             if building:
                 name = s.name.partition(" (")[0]
                 number = s.id.rpartition("_")[2]
-                what = game_data._effects(s.action)
+                what = game_data.effects_text(s.action)
                 steps: tuple[Choice, ...] = (
                     Choice("Which building?", name, PLACE, building),
                     Choice(f"Which space of {name}?", f"Space {number}: {what}", PLACE, s.id),
@@ -420,6 +420,7 @@ def make_presentation(catalog: Catalog) -> Presentation:
         refs=REFS,
         key_refs=KEY_REFS,
         view_sections=VIEW_SECTIONS,
+        score=game_data.SCORE,
     )
 
 

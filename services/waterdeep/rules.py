@@ -79,6 +79,7 @@ from services.waterdeep.model import (
     View,
 )
 from services.waterdeep.present import make_presentation
+from services.waterdeep.undo import UNDO
 
 PLAYER_COUNTS = (2, 3, 4, 5)
 # Decisions whose options come from an effect of their source card.
@@ -1181,18 +1182,19 @@ VARIANTS: dict[str, Options] = {
 
 
 def make_game(catalog: Catalog) -> GameSpec[State]:
-    """Lords of Waterdeep played with this data file; the data's digest is part of the rules version."""
+    """Lords of Waterdeep played with this data file; its rules version digests the code and this data."""
     return _make_game(Rules(catalog))
 
 
 def _make_game(rules: Rules) -> GameSpec[State]:
     def view(state: State, viewer: int | None) -> View:
-        return views.view(state, viewer, rules.active_players(state))
+        scores = scoring.table_scores(rules.catalog, state)
+        return views.view(state, viewer, rules.active_players(state), scores)
 
     return GameSpec(
         game_id="waterdeep",
         title="Lords of Waterdeep",
-        rules_version=rules_version("1.0", rules.catalog),
+        rules_version=rules_version("1.0", rules.catalog, package=__package__),
         player_counts=PLAYER_COUNTS,
         options_type=Options,
         state_type=State,
@@ -1213,6 +1215,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
         data=rules.catalog,
         variants=VARIANTS,
         presentation=make_presentation(rules.catalog),
+        undoable=UNDO,
     )
 
 

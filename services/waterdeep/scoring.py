@@ -32,16 +32,33 @@ def breakdown(catalog: Catalog, state: State, player: int) -> dict[str, int]:
     }
 
 
+def table_scores(catalog: Catalog, state: State) -> tuple[int, ...]:
+    """The score a table shows for each seat (docs/rules/waterdeep.md, "Score"): the VP track while
+    the game runs (the Lords stay secret), the final score once it is over."""
+    if state.phase == OVER:
+        return tuple(sum(breakdown(catalog, state, p).values()) for p in range(state.players))
+    return tuple(x.vp for x in state.seats)
+
+
+REASON = (
+    "Eight rounds were played; each player added 1 VP per adventurer, 1 VP per 2 Gold and their "
+    "Lord's bonus. The most VP wins; a tie goes to the most Gold."
+)
+
+
 def outcome(state: State, catalog: Catalog) -> Outcome | None:
     if state.phase != OVER:
         return None
+    lords = {lord.id: lord.name for lord in catalog.lords}
     results = []
     for p, x in enumerate(state.seats):
         sheet = breakdown(catalog, state, p)
         facts = {"gold": x.gold, "buildings": sum(b.owner == p for b in state.buildings)}
         facts["completed_quests"] = len(x.completed)
-        results.append(PlayerResult(p, sum(sheet.values()), sheet, note=x.lord, facts=facts))
+        note = f"Lord: {lords.get(x.lord, x.lord)}"
+        results.append(PlayerResult(p, sum(sheet.values()), sheet, note=note, facts=facts))
     best = max(r.score for r in results)
     tied = [r for r in results if r.score == best]
     most = max(state.seats[r.player].gold for r in tied)
-    return Outcome(tuple(r.player for r in tied if state.seats[r.player].gold == most), tuple(results))
+    winners = tuple(r.player for r in tied if state.seats[r.player].gold == most)
+    return Outcome(winners, tuple(results), REASON)

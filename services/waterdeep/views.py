@@ -25,11 +25,13 @@ from services.waterdeep.model import (
 )
 
 
-def view(state: State, viewer: int | None, active: tuple[int, ...]) -> View:
+def view(state: State, viewer: int | None, active: tuple[int, ...], scores: tuple[int, ...]) -> View:
+    """`scores`: what the table shows as each seat's score (scoring.table_scores)."""
     over = state.phase == OVER
     seats = tuple(
         SeatView(
             player=p,
+            score=scores[p],
             gold=x.gold,
             vp=x.vp,
             cubes=dict(zip(CUBES, x.cubes, strict=True)),

@@ -119,7 +119,7 @@ def places() -> tuple[Place, ...]:
                     round(_COLUMN_X[colour], 3),
                     y,
                     group=f"m{row}",
-                    text=_ROW_TEXT[row],
+                    text=_square_text(row, colour),
                     values={"row": row, "column": colour},
                     source=SOURCE,
                 )
@@ -159,11 +159,22 @@ _AREA_TEXT = {
     "palace": "majority: the neighbourhood's character card",
 }
 _ROW_TEXT = {
-    0: "row 0: only for the 5-6 player edition, never used here",
-    1: "row 1: used with 4 players only",
-    2: "row 2",
-    3: "row 3",
+    0: "Row 0: only for the 5-6 player edition, never used here.",
+    1: "Row 1: used with 4 players only; the highest total of brokers in the row takes its gem.",
+    2: "Row 2: the highest total of brokers in the row takes its gem.",
+    3: "Row 3: the highest total of brokers in the row takes its gem.",
 }
+
+
+def _square_text(row: int, colour: str) -> str:
+    """A market square: what a broker there earns, and what it counts for [SEED p.7-8]."""
+    if row == 0:
+        return _ROW_TEXT[0]
+    return ("Used with 4 players only. " if row == 1 else "") + (
+        f"One broker per square; placing one here earns 1 gold at once. It counts for row {row}'s "
+        f"gem and for the {colour} column, whose total moves the {colour} gem's price."
+    )
+
 
 PLACES: tuple[Place, ...] = places()
 PLACE_NAMES: dict[str, str] = {p.id: p.name for p in PLACES}

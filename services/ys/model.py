@@ -559,6 +559,7 @@ class BrokerView(msgspec.Struct, frozen=True):
 
 class SeatView(msgspec.Struct, frozen=True):
     player: int
+    # The score a table shows: the gold won so far during play, the final score once it is over.
     score: int
     gems: dict[str, int]
     order_card: int

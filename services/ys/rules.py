@@ -135,6 +135,7 @@ from services.ys.tables import (
     rank_parties,
     tie_key,
 )
+from services.ys.undo import UNDO
 
 PLAYER_COUNTS = (2, 3, 4)
 _COLOUR_INDEX = {c: i for i, c in enumerate(COLOURS)}
@@ -1262,7 +1263,7 @@ VARIANTS: dict[str, Options] = {
 
 
 def make_game(catalog: Catalog) -> GameSpec[State]:
-    """Ys played with this data file; the data's digest is part of the rules version."""
+    """Ys played with this data file; its rules version digests the code and this data."""
     return _make_game(Rules(catalog))
 
 
@@ -1271,12 +1272,12 @@ def _make_game(rules: Rules) -> GameSpec[State]:
 
     def view(state: State, viewer: int | None) -> View:
         complete = state.phase == PLACE and bool(state.queue) and rules._complete(state)
-        return views.view(state, viewer, rules.active_players(state), complete)
+        return views.view(state, viewer, rules.active_players(state), complete, scoring.table_scores(state))
 
     return GameSpec(
         game_id="ys",
         title="Ys",
-        rules_version=rules_version("1.0", catalog),
+        rules_version=rules_version("1.0", catalog, package=__package__),
         player_counts=PLAYER_COUNTS,
         options_type=Options,
         state_type=State,
@@ -1296,6 +1297,7 @@ def _make_game(rules: Rules) -> GameSpec[State]:
         variants=VARIANTS,
         data=catalog,
         presentation=make_presentation(catalog),
+        undoable=UNDO,
     )
 
 

@@ -69,6 +69,20 @@ def score_breakdowns(state: State) -> list[dict[str, int]]:
     return sheets
 
 
+def table_scores(state: State) -> tuple[int, ...]:
+    """The score a table shows for each party (docs/rules/ys.md, "Score"): the gold won so far
+    while the game runs, the final score once it is over."""
+    if state.phase == OVER:
+        return tuple(sum(sheet.values()) for sheet in score_breakdowns(state))
+    return tuple(state.scores)
+
+
+REASON = (
+    "The last turn was counted; then gems scored by the rank of their price, black gems by how "
+    "many each player holds. The most gold wins; a tie goes to the most gems."
+)
+
+
 def outcome(state: State) -> Outcome | None:
     """Most gold wins; a tie goes to the most gems (coloured and black); still tied: shared.
     With 2 players the neutral party scores (it can take places from the humans) but cannot win."""
@@ -92,4 +106,4 @@ def outcome(state: State) -> Outcome | None:
     tied = [p for p in range(state.players) if scores[p] == best]
     most = max(gems[p] for p in tied)
     winners = tuple(p for p in tied if gems[p] == most)
-    return Outcome(winners, tuple(results))
+    return Outcome(winners, tuple(results), REASON)

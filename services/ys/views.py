@@ -46,7 +46,10 @@ def _sees(broker: Broker, viewer: int | None, over: bool, everyone: int) -> bool
     return bool(broker.known & (1 << viewer))
 
 
-def view(state: State, viewer: int | None, active: tuple[int, ...], complete: bool) -> View:
+def view(
+    state: State, viewer: int | None, active: tuple[int, ...], complete: bool, scores: tuple[int, ...]
+) -> View:
+    """`scores`: what the table shows as each party's score (scoring.table_scores)."""
     over = state.phase == OVER
     n = state.players
     everyone = (1 << n) - 1
@@ -57,7 +60,7 @@ def view(state: State, viewer: int | None, active: tuple[int, ...], complete: bo
         seats.append(
             SeatView(
                 player=p,
-                score=state.scores[p],
+                score=scores[p],
                 gems=dict(zip(GEM_KINDS, state.gems[p], strict=True)),
                 order_card=state.order_cards[p],
                 screen_size=len(state.screens[p]),
@@ -81,7 +84,7 @@ def view(state: State, viewer: int | None, active: tuple[int, ...], complete: bo
         )
     neutral = None
     if state.parties > n:
-        neutral = {"score": state.scores[n], **dict(zip(GEM_KINDS, state.gems[n], strict=True))}
+        neutral = {"score": scores[n], **dict(zip(GEM_KINDS, state.gems[n], strict=True))}
     board = tuple(
         BrokerView(
             i, b.owner, b.place, b.face_up, b.value if _sees(b, viewer, over, everyone) else None, b.mercenary

@@ -307,3 +307,16 @@ def test_the_decision_follows_the_top_pending_step() -> None:
     state = table(hands={RED: ["queen_molly", *FILLER]})
     assert top(state).kind == "turn"
     assert PRESENTATION.decision(state, RED, legal(state, RED)).key == "turn"
+
+
+def test_every_effect_a_data_file_may_name_has_a_text() -> None:
+    """A replacement data file gets player-facing card texts for any effect the rules know."""
+    from services.ankh_morpork import catalog
+    from services.ankh_morpork import game_data as texts
+
+    assert set(texts.SCROLL_TEXT) == set(catalog.EFFECTS)
+    assert set(texts.INTERRUPT_TEXT) == set(catalog.INTERRUPTS)
+    assert set(texts.GAMBLE_TEXT) == set(catalog.GAMBLE_WINS) | set(catalog.GAMBLE_LOSSES)
+    assert set(texts.ABILITY_TEXT) == set(catalog.ABILITIES)
+    assert set(texts.EVENT_TEXT) == set(catalog.EVENT_EFFECTS)
+    assert set(texts.GOAL_TEXT) == set(catalog.GOALS)

@@ -339,3 +339,13 @@ def _json(value: Any) -> Any:
 def test_a_whole_game_is_presentable_at_every_player_count(players: int) -> None:
     for seed in (3, 11):
         assert presentation_faults(GAME, players, seed) == []
+
+
+def test_every_person_effect_and_icon_a_data_file_may_name_has_a_text() -> None:
+    """A replacement data file gets player-facing person texts for any effect the rules know."""
+    from services.bruges import game_data as texts
+    from services.bruges.catalog import EFFECT_ICONS
+
+    assert set(texts.EFFECT_TEXT) == set(EFFECT_ICONS)
+    icons = {icon for allowed in EFFECT_ICONS.values() for icon in allowed}
+    assert icons - {"worker", "trigger"} <= set(texts.WHEN_TEXT)

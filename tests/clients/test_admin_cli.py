@@ -39,12 +39,15 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         yield running
 
 
-def admin(stack: Stack, *args: str, key: str | None = None) -> subprocess.CompletedProcess[str]:
+def admin(
+    stack: Stack, *args: str, key: str | None = None, timeout_s: float = 15.0
+) -> subprocess.CompletedProcess[str]:
     env = {
         "PATH": "/usr/bin:/bin",
-        "GUILDHALL_TARGET": stack.gateway_targets[0],
+        "GUILDHALL_TARGET": stack.admin_targets[0],  # issue 43: the admin listener
         "GUILDHALL_API_KEY": key if key is not None else stack.admin_key,
         "GUILDHALL_CONFIG": str(ROOT / "no-such-config.toml"),
+        "GUILDHALL_TIMEOUT": str(timeout_s),
         "COLUMNS": "200",
         "NO_COLOR": "1",
     }
@@ -111,3 +114,43 @@ def test_onboard_bill_revoke_log_and_offboard_from_the_terminal(stack: Stack) ->
     assert log.returncode == 0 and "chain verifies" in log.stderr
     actions = [json.loads(line)["action"] for line in log.stdout.splitlines()]
     assert actions[-5:] == ["create_tenant", "create_key", "revoke_key", "delete_tenant", "tenant_deleted"]
+
+
+def test_a_followed_offboarding_and_a_kept_checkpoint_from_the_terminal(stack: Stack, tmp_path: Path) -> None:
+    """Issue 39: `delete-tenant --wait` follows the job with its progress (each call answers
+    within the client's 2 s deadline); `log checkpoint > file` keeps the log's signed head and
+    `log verify --checkpoint file` finds the tail cut under it."""
+    import redis
+
+    assert admin(stack, "create-tenant", "brief").returncode == 0
+    followed = admin(stack, "delete-tenant", "brief", "--force", "--wait", timeout_s=2.0)
+    assert followed.returncode == 0, followed.stderr
+    progress, last = followed.stdout.splitlines()[:-1], followed.stdout.splitlines()[-1]
+    assert progress and all(line.startswith("brief: ") for line in progress)  # e.g. "brief: settling: ..."
+    assert last.startswith("brief deleted: 0 matches archived") and "archive verified: yes" in last
+
+    kept = admin(stack, "log", "checkpoint")
+    assert kept.returncode == 0, kept.stderr
+    checkpoint = tmp_path / "admin-log.checkpoint.json"
+    checkpoint.write_text(kept.stdout)
+    assert json.loads(kept.stdout)["format"] == "guildhall-admin-log-checkpoint-v1"
+    verified = admin(stack, "log", "verify", "--checkpoint", str(checkpoint))
+    assert verified.returncode == 0 and "verifies" in verified.stdout, verified.stdout + verified.stderr
+
+    # The tail cut: the last entry gone from the stream, the head set back to the one before.
+    entries = [
+        json.loads(line) for line in admin(stack, "log", "--json", "--limit", "1000").stdout.splitlines()
+    ]
+    client = redis.Redis.from_url(stack.redis_url)
+    stream = client.xrange("gh:{admin}:log")
+    pipe = client.pipeline(transaction=True)
+    pipe.delete("gh:{admin}:log")
+    for entry_id, fields in stream[:-1]:
+        pipe.xadd("gh:{admin}:log", fields, id=entry_id)
+    pipe.hset("gh:{admin}:log:meta", mapping={"version": len(stream) - 1, "head_hash": entries[-2]["hash"]})
+    pipe.execute()
+    cut = admin(stack, "log", "verify", "--checkpoint", str(checkpoint))
+    assert cut.returncode == 3 and "PROBLEM: the log was cut" in cut.stdout, cut.stdout
+    checkpoint.write_text("{}")
+    unreadable = admin(stack, "log", "verify", "--checkpoint", str(checkpoint))
+    assert unreadable.returncode == 2 and "checkpoint" in unreadable.stderr

@@ -61,7 +61,10 @@ def played(stack):
     while True:
         # A decision's later steps offer "b = back" too: every menu is answered by number.
         index = child.expect(
-            [r"Your choice \[1-(\d+)(?:, b = back)?, r = resign\]: ", r"over at version (\d+)"]
+            [
+                r"Your choice \[1-(\d+)(?:, b = back)?(?:, u = undo your last move)?, r = resign\]: ",
+                r"over at version (\d+)",
+            ]
         )
         if index == 1:
             version = int(child.match.group(1))
@@ -87,6 +90,30 @@ def test_a_wrong_choice_is_asked_again_not_sent(stack):
     child.sendline(str(count + 5))
     child.expect(f"Type a number from 1 to {count}")
     child.sendline("r")  # resign: the match ends for this seat
+    child.expect(pexpect.EOF)
+    child.close()
+
+
+def test_a_move_is_taken_back_at_the_terminal_menu(stack):
+    """Issue 41: while a seat's last move may be taken back (Rattus Cartus: entered a building,
+    cards still to put down) its menu offers "u"; the move is taken back and the seat decides
+    again from where it was."""
+    child = spawn(stack, "--player-id", "undoer", "play", GAME, "--seats", "2", "--bots", "1", timeout=90)
+    menu = r"Your choice \[1-(\d+)(?:, b = back)?(, u = undo your last move)?, r = resign\]: "
+    for _ in range(300):
+        assert child.expect([menu, r"over at version"]) == 0, "the match ended with no move to take back"
+        if not child.match.group(2):
+            child.sendline(child.match.group(1))  # the last choice: it enters buildings
+            continue
+        child.sendline("u")
+        # The bot deciding at the same time (supplies) may act first: then it is refused, go on.
+        if child.expect([r"your last move is taken back \(version \d+\)", r"not taken back"]) == 0:
+            break
+    else:
+        raise AssertionError("no move was taken back")
+    child.expect(menu)
+    assert not child.match.group(2)  # one move taken back: the one before it was not the seat's
+    child.sendline("r")
     child.expect(pexpect.EOF)
     child.close()
 

@@ -184,3 +184,76 @@ def test_read_events_after_the_largest_version_is_an_invalid_argument(
 
     with pytest.raises(errors.InvalidArgument, match="beyond the match's version"):
         run(go())
+
+
+# -- issue 43: an archived match's .ghz verifies offline as an export does --------------------------
+
+
+@pytest.fixture(scope="module")
+def archived(stack: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A finished match moved to an archive directory by `python -m gateway.archive` (its .ghz),
+    and the operator's published keys as `guildhall keys public --json` prints them."""
+
+    async def play() -> str:
+        async with AsyncClient(stack.target, api_key=stack.api_key) as gh:
+            created = await gh.create_match(GAME, ["ann", "bob"])
+            seats = [gh.seat(created.match_id, s.token) for s in created.seats]
+            await asyncio.gather(
+                *(play_seat(seat, make_bot("greedy", GAME, seed=n)) for n, seat in enumerate(seats))
+            )
+            return created.match_id
+
+    match_id = run(play())
+    work = tmp_path_factory.mktemp("archive")
+    env = {"PATH": "/usr/bin:/bin", "REDIS_URL": stack.redis_url}
+    command = [sys.executable, "-m", "gateway.archive", "--tenant", "acme", "--dir", str(work / "archive")]
+    moved = subprocess.run(
+        [*command, match_id], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert moved.returncode == 0, moved.stderr
+    keys = guildhall(stack.cli_env(), "keys", "public", "--json")
+    assert keys.returncode == 0, keys.stderr
+    (work / "keys.json").write_bytes(keys.stdout)
+    return work / "archive" / "acme" / f"{match_id}.ghz", work / "keys.json"
+
+
+def test_an_archived_match_verifies_offline_from_its_ghz(stack: Any, archived: tuple[Path, Path]) -> None:
+    blob, keys = archived
+    done = guildhall(nowhere(stack), "verify", str(blob), "--keys", str(keys))
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout.decode()
+    assert "every action re-executed in process" in out and "the operator's published keys" in out
+    assert out.rstrip().endswith("VERIFIED")
+    # A blob carries no keys of its own: the published ones are required, and said so.
+    unkeyed = guildhall(nowhere(stack), "verify", str(blob))
+    assert unkeyed.returncode == 2 and b"--keys" in unkeyed.stderr, unkeyed.stderr
+
+
+def test_a_tampered_ghz_fails_naming_the_version_and_why(
+    stack: Any, archived: tuple[Path, Path], tmp_path: Path
+) -> None:
+    import msgspec
+
+    from gateway.domain.archived import decode, encode
+
+    blob, keys = archived
+    match = decode(blob.read_bytes())
+
+    def verify(tampered: Any, name: str) -> subprocess.CompletedProcess[bytes]:
+        path = tmp_path / name
+        path.write_bytes(encode(tampered) if not isinstance(tampered, bytes) else tampered)
+        return guildhall(nowhere(stack), "verify", str(path), "--keys", str(keys))
+
+    # An entry's payload edited in the blob: the chain breaks at that version.
+    entries = [dict(fields) for fields in match.entries]
+    record = list(msgspec.msgpack.decode(entries[4]["e"]))
+    record[1] = record[1].replace(b":", b": ", 1)
+    entries[4]["e"] = msgspec.msgpack.encode(record)
+    edited = verify(msgspec.structs.replace(match, entries=entries), "edited.ghz")
+    assert edited.returncode == 1 and b"FAILED at version 5 (chain)" in edited.stdout, edited.stdout
+    # The stream's last append cut away: the archive's own record of its head names the loss.
+    cut = verify(msgspec.structs.replace(match, entries=match.entries[:-1]), "cut.ghz")
+    assert cut.returncode == 1 and b"FAILED" in cut.stdout and b"(file)" in cut.stdout, cut.stdout
+    # Not a blob at all: named, not a traceback.
+    garbage = verify(blob.read_bytes()[:40], "garbage.ghz")
+    assert garbage.returncode == 1 and b"not an archived match" in garbage.stdout, garbage.stdout

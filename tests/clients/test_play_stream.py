@@ -115,6 +115,28 @@ def test_the_blocking_client_plays_over_a_stream(stack: Any) -> None:
             stream.close()
 
 
+def test_an_action_sent_after_the_match_ended_its_stream_is_a_game_over_rejection(stack: Any) -> None:
+    """The gateway ends a seat's Play stream once the match is over (issue 39 item 12): an action
+    sent afterwards (a player still reading an older view) is refused as game_over, a rejection a
+    client handles like any other, not a closed-stream fault."""
+
+    async def go() -> None:
+        async with AsyncClient(stack.target, api_key=stack.api_key) as gh:
+            created = await gh.create_match(GAME, _players())
+            seat = gh.seat(created.match_id, created.seats[0].token)
+            opening = await seat.view()
+            async with seat.stream(opening.version) as stream:
+                resigned = await seat.resign()  # two seats: the match ends
+                async for update in stream.updates():
+                    assert update.view.version <= resigned.version
+                with pytest.raises(errors.Rejected) as refused:
+                    await stream.submit(opening.legal_actions[0] if opening.legal_actions else {})
+                assert refused.value.code == "game_over"
+            await seat.client.close()
+
+    asyncio.run(go())
+
+
 class _FakeClient:
     retries = 2
     reconnects = 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -14,11 +15,26 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from devstack.processes import free_port
+from tests.deploy.test_dockerfile import packaged_top_level
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+# What the Dockerfile copies into its build stage: these and every package pyproject.toml declares.
+BUILD_FILES = ("pyproject.toml", "setup.py", "constraints.txt", "README.md", "protos")
+
+
 def _build_wheel(out: Path) -> Path:
+    """The wheel, built as the image builds it: from a clean copy of what the Dockerfile copies
+    (built in place, setuptools' build/ directory would carry modules of an earlier build into
+    it, and hide one this tree no longer generates)."""
+    source = out.parent / "source"
+    for name in (*BUILD_FILES, *sorted(packaged_top_level())):
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            source.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name)
     # No build isolation: the dev environment already has the build requirements (setuptools,
     # grpcio-tools), so the test needs no network.
     subprocess.run(
@@ -32,7 +48,7 @@ def _build_wheel(out: Path) -> Path:
             "-q",
             "-w",
             str(out),
-            str(ROOT),
+            str(source),
         ],
         check=True,
         capture_output=True,

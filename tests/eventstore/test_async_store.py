@@ -17,6 +17,7 @@ from gateway.eventstore.async_redis import (
     CONFLICT,
     DUPLICATE,
     OK,
+    REUSED,
     TAKEN,
     AsyncRedisEventStore,
     entry_hashes,
@@ -60,7 +61,7 @@ async def _scenario(client: Any) -> None:
     assert (again.status, again.first, again.last) == (DUPLICATE, 1, 2)
     taken = await _append(store, 2, first.hashes[-1], "c1", 3, actor="seat:1")
     assert taken.status == TAKEN
-    assert await store.command(KEY, "c1") == (1, 2, "seat:0")
+    assert await store.command(KEY, "c1") == (1, 2, "seat:0", "")  # no digest given: none kept
 
     # A stale version or a head that is not the stored one is a conflict.
     stale = await _append(store, 1, first.hashes[0], "c2", 3)
@@ -78,6 +79,22 @@ async def _scenario(client: Any) -> None:
     assert loaded.snapshot == {
         "version": b"3", "rules_version": b"1", "state": b"S", "head_hash": b"h", "key_id": b"k", "mac": b"m",
     }  # fmt: skip
+
+    # Issue 39 item 11: the digest of the action a command id was used for is kept; the same id
+    # for another action is `reused` (with the first result's versions), the same action a
+    # duplicate, another actor still `taken`. Nothing is written by any of them.
+    digested = await _append(store, 3, ok.hashes[-1], "c9", 4, command_digest="d" * 32)
+    assert digested.status == OK
+    assert await store.command(KEY, "c9") == (4, 4, "seat:0", "d" * 32)
+    reused = await _append(store, 4, digested.hashes[-1], "c9", 5, command_digest="e" * 32)
+    assert (reused.status, reused.first, reused.last) == (REUSED, 4, 4)
+    same = await _append(store, 4, digested.hashes[-1], "c9", 5, command_digest="d" * 32)
+    assert (same.status, same.first, same.last) == (DUPLICATE, 4, 4)
+    stale = await _append(store, 1, first.hashes[0], "c9", 5, command_digest="e" * 32)
+    assert stale.status == REUSED  # a wrong version checks the command table first
+    other = await _append(store, 4, digested.hashes[-1], "c9", 5, actor="seat:1", command_digest="e" * 32)
+    assert other.status == TAKEN
+    assert len(await store.read(KEY)) == 4
     assert [e.version for e in await store.read_range(KEY, 2, 3)] == [2, 3]
     assert [e.version for e in await store.read(KEY, after_version=1, limit=1)] == [2]
 

@@ -16,11 +16,13 @@ from gateway.eventstore.base import (
     GENESIS,
     AppendResult,
     CommandIdInUse,
+    CommandIdReused,
     EventStore,
     MatchKey,
     NewEvent,
     StoredEvent,
     VersionConflict,
+    action_digest,
     chain_hash,
 )
 from gateway.eventstore.entries import decode_entries, fields_of
@@ -242,6 +244,45 @@ def test_a_command_id_used_by_another_actor_is_refused_and_writes_nothing(store:
         store.append(MATCH, 1, [event(2)], actor="bob", command_id="c1", rules_version="rc-1.0")
     assert store.version(MATCH) == 1
     assert append(store, 1, event(2), command_id="c1") == AppendResult(1, 1, duplicate=True)
+
+
+def _digested(
+    store: EventStore, version: int, *events: NewEvent, command_id: str, digest: str
+) -> AppendResult:
+    return store.append(
+        MATCH, version, list(events), actor="alice", command_id=command_id, rules_version="rc-1.0",
+        command_digest=digest,
+    )  # fmt: skip
+
+
+def test_a_command_id_reused_for_another_action_is_refused_and_writes_nothing(store: EventStore) -> None:
+    """Issue 39 item 11: a command id names one action; sent again with another, it is refused,
+    at the right version or a stale one, and the same action still answers its first result."""
+    play_card = action_digest("action", b'{"type": "play", "card": 3}')
+    first = _digested(store, 0, event(1), command_id="c1", digest=play_card)
+
+    passing = action_digest("action", b'{"type":"pass"}')
+    for version in (1, 0):
+        with pytest.raises(CommandIdReused) as refused:
+            _digested(store, version, event(2), command_id="c1", digest=passing)
+        assert refused.value.first == AppendResult(1, 1)
+        assert "another action" in str(refused.value)
+    with pytest.raises(CommandIdReused):
+        _digested(store, 1, event(2), command_id="c1", digest=action_digest("resign"))
+    assert store.version(MATCH) == 1
+
+    # The same action, however its JSON is spelt, is a repeat.
+    respelt = action_digest("action", b'{"card":3,"type":"play"}')
+    again = _digested(store, 1, event(2), command_id="c1", digest=respelt)
+    assert again == AppendResult(1, 1, duplicate=True)
+    assert first == AppendResult(1, 1)
+
+
+def test_a_command_id_first_used_without_a_digest_answers_its_first_result(store: EventStore) -> None:
+    """Records written before digests were kept hold none: a repeat then answers as before."""
+    append(store, 0, event(1), command_id="c1")
+    again = _digested(store, 1, event(2), command_id="c1", digest=action_digest("action", b"{}"))
+    assert again == AppendResult(1, 1, duplicate=True)
 
 
 # The one read before a decision

@@ -222,6 +222,15 @@ class FakeMatches:
         event = await self._append(key, match, "resigned", seat, {"seat": seat})
         return SubmitOutcome(True, None, event.version, [event], game="fake")
 
+    async def undo(
+        self, key: MatchKey, seat: int, *, command_id: str, expected_version: int | None = None
+    ) -> SubmitOutcome:
+        from services.kernel import Rejection
+        from services.kernel.rejection import CANNOT_UNDO
+
+        self._match(key)
+        return SubmitOutcome(False, Rejection(CANNOT_UNDO, "the fake takes nothing back"), game="fake")
+
     async def return_to_seat(self, key: MatchKey, seat: int, *, command_id: str) -> SubmitOutcome:
         from services.kernel import Rejection
         from services.kernel.rejection import NOT_YOUR_TURN

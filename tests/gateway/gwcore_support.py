@@ -12,6 +12,7 @@ from typing import Any
 
 import redis.asyncio
 
+from gateway.domain.receipts import Receipt, encode_receipt, receipt_message
 from gateway.eventstore.base import GENESIS, MatchKey, chain_hash
 from gateway.eventstore.entries import decode_entries, fields_of
 from gateway.eventstore.redis_store import match_keys
@@ -91,6 +92,19 @@ def rewrite_stream(client: Any, key: MatchKey, entries: list[dict[bytes, bytes]]
         client.xadd(keys.events, fields, id=f"{number}-0")
     if rechain:
         client.hset(keys.meta, mapping={"head_hash": head, "version": len(entries)})
+
+
+def re_sign(client: Any, key: MatchKey, keyring: KeyRing = SHARED_KEYS) -> None:
+    """Sign every receipt of a rewritten stream again with the gateway's own key, as an insider
+    holding it would: only re-execution can tell the forgery then."""
+    signed = []
+    for fields in entries_of(client, key):
+        if b"receipt" in fields:
+            version, head = int(fields[b"version"]), fields[b"hash"].decode()
+            key_id, signature = keyring.sign(receipt_message(key.tenant, key.match_id, version, head))
+            fields = {**fields, b"receipt": encode_receipt(Receipt(key_id, version, head, signature))}
+        signed.append(fields)
+    rewrite_stream(client, key, signed, rechain=False)
 
 
 def entries_of(client: Any, key: MatchKey) -> list[dict[bytes, bytes]]:

@@ -86,11 +86,11 @@ def refused(target: str, key: str) -> bool:
 
 def create_tenant(stack: Stack, tenant_id: str, **settings: Any) -> pb.Tenant:
     request = pb.CreateTenantRequest(tenant_id=tenant_id, settings=pb.TenantSettings(**settings))
-    return admin_stub(stack.gateway_targets[0]).CreateTenant(request, metadata=bearer(stack.admin_key)).tenant
+    return admin_stub(stack.admin_targets[0]).CreateTenant(request, metadata=bearer(stack.admin_key)).tenant
 
 
 def new_key(stack: Stack, tenant_id: str, replica: int = 0, **fields: Any) -> str:
-    response = admin_stub(stack.gateway_targets[replica]).CreateApiKey(
+    response = admin_stub(stack.admin_targets[replica]).CreateApiKey(
         pb.CreateApiKeyRequest(tenant_id=tenant_id, **fields), metadata=bearer(stack.admin_key)
     )
     assert response.api_key.startswith("ghk_")
@@ -98,7 +98,7 @@ def new_key(stack: Stack, tenant_id: str, replica: int = 0, **fields: Any) -> st
 
 
 def test_tenant_crud_and_settings(stack: Stack) -> None:
-    admin = admin_stub(stack.gateway_targets[1])
+    admin = admin_stub(stack.admin_targets[1])
     md = bearer(stack.admin_key)
     created = create_tenant(
         stack,
@@ -140,7 +140,7 @@ def test_tenant_crud_and_settings(stack: Stack) -> None:
 
 
 def test_bad_input(stack: Stack) -> None:
-    admin = admin_stub(stack.gateway_targets[0])
+    admin = admin_stub(stack.admin_targets[0])
     md = bearer(stack.admin_key)
     assert code_of(lambda: admin.GetTenant(pb.GetTenantRequest(tenant_id="nobody"), metadata=md)) == (
         grpc.StatusCode.NOT_FOUND
@@ -181,7 +181,7 @@ def test_bad_input(stack: Stack) -> None:
 
 
 def test_non_admin_credentials_are_denied(stack: Stack) -> None:
-    admin = admin_stub(stack.gateway_targets[0])
+    admin = admin_stub(stack.admin_targets[0])
     for key in (stack.api_keys["acme"], stack.operator_key, stack.botworker_key):
         assert code_of(lambda k=key: admin.ListTenants(pb.ListTenantsRequest(), metadata=bearer(k))) == (
             grpc.StatusCode.PERMISSION_DENIED
@@ -207,12 +207,12 @@ def test_a_created_key_works_at_once_on_both_replicas_and_a_revoked_one_is_refus
     assert lists_games(stack.gateway_targets[0], key)
     within(lambda: lists_games(stack.gateway_targets[1], key))
     listed = (
-        admin_stub(stack.gateway_targets[1])
+        admin_stub(stack.admin_targets[1])
         .ListApiKeys(pb.ListApiKeysRequest(tenant_id="keys"), metadata=bearer(stack.admin_key))
         .keys
     )
     assert [k.key_id for k in listed] == ["app"] and listed[0].sha256_prefix and listed[0].created_ms > 0
-    admin_stub(stack.gateway_targets[0]).RevokeApiKey(
+    admin_stub(stack.admin_targets[0]).RevokeApiKey(
         pb.RevokeApiKeyRequest(tenant_id="keys", key_id="app"), metadata=bearer(stack.admin_key)
     )
     started = time.monotonic()
@@ -248,7 +248,7 @@ def test_suspend_ends_open_streams_and_resume_restores(stack: Stack) -> None:
     for thread in threads:
         thread.start()
     within(lambda: len(started) == 2, 10.0)
-    admin_stub(stack.gateway_targets[0]).SuspendTenant(
+    admin_stub(stack.admin_targets[0]).SuspendTenant(
         pb.SuspendTenantRequest(tenant_id="susp", reason="unpaid"), metadata=bearer(stack.admin_key)
     )
     within(lambda: len(ended) == 2)
@@ -263,20 +263,20 @@ def test_suspend_ends_open_streams_and_resume_restores(stack: Stack) -> None:
             )
         )
         assert denied == grpc.StatusCode.PERMISSION_DENIED  # tokens too, not only keys
-    admin_stub(stack.gateway_targets[1]).ResumeTenant(
+    admin_stub(stack.admin_targets[1]).ResumeTenant(
         pb.ResumeTenantRequest(tenant_id="susp"), metadata=bearer(stack.admin_key)
     )
     for target in stack.gateway_targets:
         within(lambda t=target: lists_games(t, key))
 
 
-def play_a_little(target: str, key: str) -> str:
+def play_a_little(target: str, key: str, game: str = GAME) -> str:
     """A match with a few accepted actions, then a resignation that ends it."""
     from guildhall_client.aio import AsyncClient
 
     async def play() -> str:
         async with AsyncClient(target, api_key=key) as gh:
-            created = await gh.create_match(GAME, ["ann", "bob"])
+            created = await gh.create_match(game, ["ann", "bob"])
             for _ in range(3):
                 for seat_info in created.seats:
                     seat = gh.seat(created.match_id, seat_info.token)
@@ -295,7 +295,7 @@ def test_usage_is_counted_flushed_and_read_per_hour_and_day(stack: Stack) -> Non
     key = new_key(stack, "billing")
     within(lambda: lists_games(stack.gateway_targets[1], key))
     play_a_little(stack.gateway_targets[1], key)
-    admin = admin_stub(stack.gateway_targets[0])
+    admin = admin_stub(stack.admin_targets[0])
     today = time.strftime("%Y-%m-%d", time.gmtime())
 
     def usage(granularity: str) -> dict[str, int]:
@@ -334,7 +334,7 @@ def test_delete_tenant_refused_while_running_then_forced_archives_verifies_and_r
     client = redis.Redis.from_url(stack.redis_url)
     rival_before = sorted(tenant_keys(client, "rival")) + sorted(tenant_keys(client, "acme"))
     assert tenant_keys(client, "leaving")
-    admin = admin_stub(stack.gateway_targets[0])
+    admin = admin_stub(stack.admin_targets[0])
     md = bearer(stack.admin_key)
     with pytest.raises(grpc.RpcError) as refusal:
         admin.DeleteTenant(pb.DeleteTenantRequest(tenant_id="leaving"), metadata=md)
@@ -360,7 +360,7 @@ def test_delete_tenant_refused_while_running_then_forced_archives_verifies_and_r
 def test_every_admin_action_is_in_the_chained_log_and_an_edited_entry_is_detected(stack: Stack) -> None:
     create_tenant(stack, "logged")
     key = new_key(stack, "logged", key_id="secretive")
-    admin = admin_stub(stack.gateway_targets[1])
+    admin = admin_stub(stack.admin_targets[1])
     md = bearer(stack.admin_key)
     log = admin.ListAdminLog(pb.ListAdminLogRequest(limit=1000), metadata=md)
     assert log.chain_ok, log.chain_problem
@@ -392,15 +392,20 @@ def test_every_admin_action_is_in_the_chained_log_and_an_edited_entry_is_detecte
 
 
 def test_every_admin_rpc_is_in_the_scope_table_and_served_over_connect() -> None:
-    """Connect (HTTP) serves the same servicer: every AdminService RPC is mapped, admin scope only."""
+    """Connect (HTTP) serves the same servicer: every AdminService RPC is mapped, admin scopes only
+    (issue 43: the read role's RPCs also to `admin_read`)."""
     from guildhall.admin.v1.admin_pb2_grpc import AdminServiceServicer
 
     from gateway.api.admin import AdminServicer
     from gateway.api.connect import ConnectService
-    from gateway.auth import ADMIN, SCOPES
+    from gateway.auth import ADMIN, ADMIN_READ, ADMIN_READ_RPCS, SCOPES
 
     service = pb.DESCRIPTOR.services_by_name["AdminService"]
     names = [m.name for m in service.methods]
-    assert all(SCOPES[name] == frozenset({ADMIN}) for name in names)
+    assert set(names) > ADMIN_READ_RPCS
+    for name in names:
+        assert SCOPES[name] == (
+            frozenset({ADMIN, ADMIN_READ}) if name in ADMIN_READ_RPCS else frozenset({ADMIN})
+        )
     adapter = ConnectService(AdminServicer.__new__(AdminServicer), service, AdminServiceServicer)
     assert adapter.rpcs == names

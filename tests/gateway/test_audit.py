@@ -16,7 +16,7 @@ from gateway.eventstore.base import MatchKey
 from gateway.eventstore.redis_store import match_keys
 from gateway.signing import KeyRing
 from gateway.usecases import AuditResult
-from tests.gateway.gwcore_support import SHARED_KEYS, entries_of, rewrite_stream
+from tests.gateway.gwcore_support import SHARED_KEYS, entries_of, re_sign, rewrite_stream
 from tests.gateway.gwcore_support import gateway as _gateway
 from tests.kernel.toy_game import GAME
 
@@ -107,14 +107,7 @@ def test_a_rewrite_re_signed_with_the_gateways_own_key_fails_on_re_execution(
     entries = entries_of(redis_client, KEY)
     entries[4] = _forge_count(entries[4], 3)
     rewrite_stream(redis_client, KEY, entries, rechain=True)
-    resigned = []
-    for fields in entries_of(redis_client, KEY):
-        if b"receipt" in fields:
-            version, head = int(fields[b"version"]), fields[b"hash"].decode()
-            key_id, signature = SHARED_KEYS.sign(receipt_message("acme", "m1", version, head))
-            fields = {**fields, b"receipt": encode_receipt(Receipt(key_id, version, head, signature))}
-        resigned.append(fields)
-    rewrite_stream(redis_client, KEY, resigned, rechain=False)
+    re_sign(redis_client, KEY)
 
     result = audit(redis_url, targets)
     assert not result.ok and result.first_bad_version == 5
@@ -427,3 +420,17 @@ def test_a_rewrite_re_signed_with_the_gateways_key_differs_from_the_clients_rece
 
     result = audit_with(redis_url, targets, [held(r) for r in receipts])
     assert not result.ok and result.first_bad_version == last and result.evidence == "client receipt"
+
+
+def test_a_command_record_naming_another_action_fails_the_audit(
+    redis_url: str, targets: dict[str, str], played: int, redis_client: redis.Redis
+) -> None:
+    """Issue 39 item 11: the digest kept with a command id is the digest of the action its append
+    holds; a planted one (which would refuse the seat's own retry as another action) is found."""
+    commands = match_keys(KEY).commands
+    record = redis_client.hget(commands, "c3")
+    assert record is not None and record.startswith(b"6:6:seat:1\x1f")
+    redis_client.hset(commands, "c3", b"6:6:seat:1\x1f" + b"0" * 32)
+    result = audit(redis_url, targets)
+    assert not result.ok and result.first_bad_version == 6 and result.evidence == "command record"
+    assert "another action" in result.reason

@@ -180,6 +180,51 @@ def test_a_token_of_a_tenant_no_longer_configured_is_unauthenticated(authenticat
     assert refused(authenticator, bearer(token), "GetView") == grpc.StatusCode.UNAUTHENTICATED
 
 
+def test_a_token_dies_with_the_api_key_that_minted_it(authenticator: Authenticator) -> None:
+    """Issue 39: revoking a key ends the seat and spectator tokens it minted, and only those."""
+    from dataclasses import replace
+
+    minted_by_old = authenticator.authenticate(bearer(KEY_A_OLD), "IssueToken")
+    seat, _ = authenticator.issue(minted_by_old, "m1", 0)
+    spectator, _ = authenticator.issue(minted_by_old, "m1", None)
+    kept, _ = authenticator.issue(authenticator.authenticate(bearer(KEY_A), "IssueToken"), "m1", 1)
+    for token in (seat, spectator, kept):
+        authenticator.authenticate(bearer(token), "Watch")  # fine now (and cached)
+    acme = authenticator.tenants["acme"]
+    authenticator.replace_tenants(
+        {"acme": replace(acme, keys=tuple(k for k in acme.keys if k.key_id != "old"))}
+    )
+    for token in (seat, spectator):
+        with pytest.raises(AuthError) as caught:
+            authenticator.authenticate(bearer(token), "GetView")
+        assert caught.value.code == grpc.StatusCode.UNAUTHENTICATED and "revoked" in caught.value.message
+    assert authenticator.authenticate(bearer(kept), "SubmitAction").seat == 1
+
+
+def test_a_token_of_an_earlier_incarnation_of_the_tenant_is_refused(authenticator: Authenticator) -> None:
+    """Issue 39: a tenant id deleted and seeded again (a Redis that lost everything) is a new
+    incarnation; the old one's tokens are refused even for a match id that repeats."""
+    from dataclasses import replace
+
+    acme = replace(authenticator.tenants["acme"], generation="first")
+    authenticator.replace_tenants({"acme": acme})
+    old, _ = authenticator.issue(authenticator.authenticate(bearer(KEY_A), "IssueToken"), "m1", 0)
+    assert authenticator.authenticate(bearer(old), "SubmitAction").seat == 0
+    authenticator.replace_tenants({"acme": replace(acme, generation="second")})  # same keys, same ids
+    with pytest.raises(AuthError) as caught:
+        authenticator.authenticate(bearer(old), "SubmitAction")
+    assert caught.value.code == grpc.StatusCode.UNAUTHENTICATED and "earlier tenant" in caught.value.message
+    fresh, _ = authenticator.issue(authenticator.authenticate(bearer(KEY_A), "IssueToken"), "m1", 0)
+    assert authenticator.authenticate(bearer(fresh), "SubmitAction").seat == 0
+
+
+def test_a_token_minted_before_key_binding_is_judged_as_before(authenticator: Authenticator) -> None:
+    """Tokens without the minting key and generation (minted by an older gateway during a
+    rolling upgrade) keep working for a tenant of before generations, until they expire."""
+    token, _ = authenticator.tokens.issue("acme", "m1", 0)  # neither `k` nor `g`
+    assert authenticator.authenticate(bearer(token), "SubmitAction").key_print == ""
+
+
 def test_tokens_survive_a_key_rotation(tmp_path: Path) -> None:
     KeyRing.write_new_key(tmp_path, "2026-01")
     before = KeyRing.from_dir(tmp_path)
@@ -204,7 +249,7 @@ def test_the_tenants_file_is_read_with_quotas_and_timer(tmp_path: Path) -> None:
 def test_the_dev_overlay_tenants_file_loads() -> None:
     root = Path(__file__).resolve().parents[2]
     tenants = load_tenants(root / "deploy/k8s/overlays/dev/secrets/tenants.json")
-    key = "dev-only-tenant-key-do-not-use-in-production"
+    key = "ghk_dev-only-tenant-key-do-not-use-in-production"  # an API key begins ghk_
     assert tenants["dev"].keys[0].sha256 == hash_key(key)
 
 
@@ -254,3 +299,69 @@ def test_new_keys_differ() -> None:
 
 def test_auditor_scope_reads_raw_events(authenticator: Authenticator) -> None:
     assert authenticator.authenticate(bearer(AUDIT_A), "ReadEvents").scopes == frozenset({AUDITOR})
+
+
+# -- issue 43: admin keys' roles and expiry --------------------------------------------------------
+
+
+def test_an_admin_key_expires_and_says_when(keyring: KeyRing, clock: Clock) -> None:
+    from gateway.admin.keys import key_entry, parse_admin_keys
+
+    key = new_api_key()
+    now_ms = int(clock.now * 1000)
+    entry = key_entry("ops-1", hash_key(key), "write", "stack-admin", now_ms, 3600)
+    authenticator = Authenticator({}, Tokens(keyring.sign, keyring.verify, clock=clock), clock=clock)
+    authenticator.replace_admin_keys(parse_admin_keys({"keys": [entry]}))
+    assert authenticator.authenticate(bearer(key), "CreateTenant").key_id == "ops-1"
+    clock.now += 3600
+    with pytest.raises(AuthError) as caught:
+        authenticator.authenticate(bearer(key), "ListTenants")
+    assert (
+        caught.value.code == grpc.StatusCode.UNAUTHENTICATED and "'ops-1' expired at" in caught.value.message
+    )
+
+
+def test_a_read_admin_key_is_refused_writes_naming_the_role_and_a_file_key_may_expire(
+    keyring: KeyRing, clock: Clock
+) -> None:
+    from gateway.auth import ADMIN_READ_RPCS, parse_operators
+
+    reader, writer = new_api_key(), new_api_key()
+    operators = parse_operators(
+        {
+            "operators": {
+                "keys": [
+                    {"id": "ro", "sha256": hash_key(reader), "scopes": ["admin_read"]},
+                    {
+                        "id": "rw",
+                        "sha256": hash_key(writer),
+                        "scopes": ["admin"],
+                        "expires_ms": 1_000_001_000,
+                    },
+                ]
+            }
+        }
+    )
+    authenticator = Authenticator(
+        {}, Tokens(keyring.sign, keyring.verify, clock=clock), operators, clock=clock
+    )
+    for rpc in ADMIN_READ_RPCS:
+        assert authenticator.authenticate(bearer(reader), rpc).key_id == "ro"
+    with pytest.raises(AuthError) as caught:
+        authenticator.authenticate(bearer(reader), "UpdateTenant")
+    assert caught.value.code == grpc.StatusCode.PERMISSION_DENIED
+    assert (
+        caught.value.message
+        == "UpdateTenant needs an admin key with the role write; the key 'ro' has the role read"
+    )
+    assert authenticator.authenticate(bearer(writer), "UpdateTenant").key_id == "rw"
+    clock.now = 1_000_001.0
+    assert refused(authenticator, bearer(writer), "ListTenants") == grpc.StatusCode.UNAUTHENTICATED
+    with pytest.raises(TenantsError, match="expires_ms"):
+        parse_operators(
+            {
+                "operators": {
+                    "keys": [{"id": "x", "sha256": "a" * 64, "scopes": ["admin"], "expires_ms": "soon"}]
+                }
+            }
+        )

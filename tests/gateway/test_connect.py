@@ -249,14 +249,14 @@ def test_every_rpc_answers_over_http_as_over_grpc(web: Http, rpc: Any, stack: St
             assert [g.game_id for g in answer.games] == [GAME]
             expected = rpc.ListGames(request, metadata=auth(credential))
             if codec == "json":
-                assert json_format.MessageToDict(answer) == jsonfields.to_dict(expected)
+                assert jsonfields.to_dict(answer) == jsonfields.to_dict(expected)
             else:
                 assert answer == expected  # binary: the bytes, as over gRPC
         elif name in ("GetPublicKeys", "GetGameData"):
             # Over JSON the game's JSON comes as values (issue 33): the same document either way.
             expected = getattr(rpc, name)(request, metadata=auth(credential))
             if codec == "json":
-                assert json_format.MessageToDict(answer) == jsonfields.to_dict(expected)
+                assert jsonfields.to_dict(answer) == jsonfields.to_dict(expected)
             else:
                 assert answer == expected  # binary: the bytes, as over gRPC
         elif name == "SubmitAction":
@@ -369,7 +369,10 @@ def test_over_quota_is_resource_exhausted_with_the_retry_hint_as_a_trailer(
         codes.append(status)
         if status != 200:
             assert status == 429 and answer["code"] == "resource_exhausted"
-            assert int(headers["trailer-retry-after-ms"]) > 0
+            hint_ms = int(headers["trailer-retry-after-ms"])
+            assert hint_ms > 0
+            # Issue 39 item 14: the standard header too, in whole seconds rounded up.
+            assert headers["retry-after"] == str(-(-hint_ms // 1000))
             break
     assert 429 in codes
     code, error = grpc_code(lambda: rpc.GetView(request, metadata=auth(slow)))
@@ -393,15 +396,19 @@ def test_bodies_that_are_not_the_message_or_too_large_are_refused(web: Http, sta
     # Over 1 MiB: refused from its declared length, and (chunked, no length) while it is read.
     for framing in ("content-length: 2000000", "transfer-encoding: chunked"):
         with socket.create_connection(("127.0.0.1", web.port), timeout=10) as sock:
-            head = f"POST {PATH}ListGames HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+            head = (
+                f"POST {PATH}ListGames HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+                f"authorization: Bearer {key}\r\n"
+            )
             sock.sendall(f"{head}{framing}\r\n\r\n".encode())
             chunk = b" " * 65536
             with contextlib.suppress(OSError):  # the server may answer and close before the end
                 for _ in range(20):
                     sock.sendall(b"10000\r\n" + chunk + b"\r\n" if "chunked" in framing else chunk)
             answer = sock.makefile("rb").read()
-        assert answer.startswith(b"HTTP/1.1 429"), answer[:100]
-        assert b'"resource_exhausted"' in answer
+        # 413, not 429 (issue 39 item 14): a body over the limit never fits, so nothing retries it.
+        assert answer.startswith(b"HTTP/1.1 413"), answer[:100]
+        assert b'"resource_exhausted"' in answer and b"retry-after" not in answer.lower()
     messages, end = web.stream("Play", pb.PlayRequest(), key) if hasattr(pb, "PlayRequest") else ([], None)
     if hasattr(pb, "PlayRequest"):  # the bidirectional Play stream is gRPC only
         assert end is not None and end["error"]["code"] == "unimplemented"
@@ -566,8 +573,8 @@ def _post(port: int, rpc: str, body: bytes, headers: dict[str, str]) -> tuple[in
 def test_a_gzip_bomb_is_refused_without_being_inflated(web: Http, stack: Stack) -> None:
     """Issue 30 item 1: a 255 KiB body inflating to 256 MiB took the gateway's RSS from 82 to
     603 MiB before its 429. Now: without credentials it is not even read (401); with them it
-    inflates only up to the limit (resource_exhausted naming it), unary and stream alike; the
-    gateway's memory stays where it was."""
+    inflates only up to the limit (resource_exhausted naming it, 413 since issue 39 item 14),
+    unary and stream alike; the gateway's memory stays where it was."""
     bomb = gzip_bomb()
     pid = stack.gateways[0].pid
     assert pid is not None
@@ -579,7 +586,7 @@ def test_a_gzip_bomb_is_refused_without_being_inflated(web: Http, stack: Stack) 
     for _ in range(3):
         status, body = _post(web.port, "ListGames", bomb, {**json_gzip, "authorization": f"Bearer {key}"})
         error = json.loads(body)
-        assert status == 429 and error["code"] == "resource_exhausted", body[:200]
+        assert status == 413 and error["code"] == "resource_exhausted", body[:200]
         assert "inflates to more than 1048576 bytes" in error["message"]
     # A server stream: the message in its envelope is compressed (flag 1), the encoding a header.
     envelope = struct.pack(">BI", 1, len(bomb)) + bomb
@@ -650,3 +657,98 @@ def test_every_paging_cursor_not_issued_by_the_gateway_is_invalid_argument(
         assert code == "ok", (name, code)  # no cursor: the first page
         status, _, _ = web.unary(name, make(""), credential)
         assert status == 200
+
+
+# -- issue 39 item 14: hostile JSON is a 400 that says what is wrong, never a 500 -----------------
+
+_SUBMIT = '{"match_id": "m", "command_id": "c", "action_value": %s}'
+_COUNT = _SUBMIT % '{"type": "take", "count": %s}'
+HOSTILE_BODIES = {
+    # what Python's json module refuses with its own text, or lets through
+    "a 5,000-digit integer": (_COUNT % ("9" * 5000), "integer of 5000 digits"),
+    "a lone surrogate": (_SUBMIT % '{"type": "\\ud800"}', "surrogate"),
+    "a lone surrogate in a name": ('{"match_id\\udc00": "m"}', "surrogate"),
+    "a lone surrogate in a field": ('{"match_id": "\\ud800"}', "surrogate"),
+    "NaN": (_COUNT % "NaN", "NaN"),
+    "Infinity": (_COUNT % "-Infinity", "-Infinity"),
+    "a huge float": (_COUNT % "1e400", "too large"),
+    "a huge exponent": ('{"expected_version": 1e999999999}', "too large"),
+    "a 21-digit version": ('{"match_id": "m", "expected_version": 123456789012345678901}', "64 bits"),
+    "a name twice": ('{"match_id": "m", "match_id": "n"}', "twice"),
+    "a name twice inside the action": (_SUBMIT % '{"type": "take", "type": "pass"}', "twice"),
+    "deep nesting": (_SUBMIT % ("[" * 100_000 + "]" * 100_000), "nests"),
+    "deep nesting in the value": (_COUNT % ("[" * 70 + "]" * 70), "nests"),
+    "not UTF-8": ('{"match_id": "\xff"}', "UTF-8"),
+    "a BOM": ("\ufeff{}", "not JSON"),
+    "a float version": ('{"match_id": "m", "expected_version": 1.5}', "integer"),
+    "a huge integral float version": ('{"match_id": "m", "expected_version": 1e30}', "does not parse"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_BODIES))
+def test_hostile_json_is_a_400_that_says_what_is_wrong(case: str, web: Http, stack: Stack) -> None:
+    """Issue 39 item 14: a 5,000-digit integer or a lone \\ud800 answered 500 with Python's error
+    text. Every body here is answered 400 invalid_argument with a message naming the fault; and
+    without credentials the body is not read at all (401)."""
+    text, says = HOSTILE_BODIES[case]
+    body = text.encode("utf-8", "surrogateescape") if case != "not UTF-8" else text.encode("latin-1")
+    json_type = {"content-type": "application/json"}
+    status, answer = _post(web.port, "SubmitAction", body, json_type)
+    assert status == 401 and json.loads(answer)["code"] == "unauthenticated", answer[:300]
+    key = stack.api_keys["acme"]
+    status, answer = _post(web.port, "SubmitAction", body, {**json_type, "authorization": f"Bearer {key}"})
+    error = json.loads(answer)
+    assert status == 400 and error["code"] == "invalid_argument", (status, answer[:300])
+    assert says in error["message"], error["message"]
+    assert "Traceback" not in error["message"] and "codec" not in error["message"]
+
+
+def test_a_refusal_before_the_body_is_read_closes_the_connection_so_the_next_call_works(
+    web: Http, stack: Stack
+) -> None:
+    """A call refused before its body is read (no credentials) leaves that body on an HTTP/1.1
+    connection; answered with `connection: close`, a client opens a new connection for its next
+    call instead of sending it after the unread bytes (it failed "Server disconnected")."""
+    connection = http.client.HTTPConnection("127.0.0.1", web.port, timeout=60)
+    try:
+        body = json.dumps({"match_id": "m" * 5000}).encode()
+        connection.request("POST", PATH + "GetView", body, {"content-type": "application/json"})
+        refused = connection.getresponse()
+        assert refused.status == 401 and refused.getheader("connection") == "close"
+        refused.read()
+        key = stack.api_keys["acme"]
+        connection.request(  # http.client reconnects after a `connection: close` answer
+            "POST",
+            PATH + "ListGames",
+            b"{}",
+            {"content-type": "application/json", "authorization": f"Bearer {key}"},
+        )
+        answer = connection.getresponse()
+        assert answer.status == 200 and json.loads(answer.read())["games"]
+    finally:
+        connection.close()
+
+
+def test_the_admin_api_is_served_over_connect_on_its_own_listener_only(stack: Stack) -> None:
+    """Issue 43: AdminService over HTTP (Connect JSON) on the admin listener, where gRPC is served
+    too; the public HTTP port answers it 404 saying where it is."""
+
+    def post(port: int) -> tuple[int, dict[str, Any]]:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        try:
+            connection.request(
+                "POST",
+                "/guildhall.admin.v1.AdminService/ListTenants",
+                b"{}",
+                {"content-type": "application/json", "authorization": f"Bearer {stack.admin_key}"},
+            )
+            response = connection.getresponse()
+            return response.status, json.loads(response.read())
+        finally:
+            connection.close()
+
+    status, body = post(stack.http_port)  # type: ignore[attr-defined]
+    assert status == 404 and body["code"] == "unimplemented" and "ADMIN_PORT" in body["message"]
+    admin_port = int(stack.admin_targets[0].rpartition(":")[2])
+    status, body = post(admin_port)
+    assert status == 200 and {t["tenantId"] for t in body["tenants"]} == {"acme", "globex", "slow"}

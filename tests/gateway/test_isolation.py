@@ -27,6 +27,7 @@ from tests.gateway.conftest import (
 )
 
 GAME = "rattus_cartus" if "rattus_cartus" in GAMES else next(iter(GAMES))
+RULES_VERSION = GAMES[GAME].rules_version
 SEATS = min(GAMES[GAME].player_counts)
 
 
@@ -114,6 +115,7 @@ def requests(acme: dict[str, Any]) -> dict[str, Any]:
         "GetView": pb.GetViewRequest(match_id=match_id),
         "SubmitAction": pb.SubmitActionRequest(match_id=match_id, action=b'{"type": "pass"}', command_id="x"),
         "Resign": pb.ResignRequest(match_id=match_id, command_id="x"),
+        "Undo": pb.UndoRequest(match_id=match_id, command_id="x"),  # issue 41
         "ReturnToSeat": pb.ReturnToSeatRequest(match_id=match_id, command_id="x"),  # issue 41
         "Watch": pb.WatchRequest(match_id=match_id),
         "Replay": pb.ReplayRequest(match_id=match_id, version=1),
@@ -121,6 +123,8 @@ def requests(acme: dict[str, Any]) -> dict[str, Any]:
         "ReadEvents": pb.ReadEventsRequest(match_id=match_id),
         "ExportMatch": pb.ExportMatchRequest(match_id=match_id),  # issue 22
         "GetGameData": pb.GetGameDataRequest(game_id=GAME),
+        # issue 40: bundles are the platform's rules, no tenant's (NOT_FOUND: none kept yet)
+        "GetRulesBundle": pb.GetRulesBundleRequest(game_id=GAME, rules_version=RULES_VERSION),
         # issue 23
         "GetRatings": pb.GetRatingsRequest(game_id=GAME, player_ids=["p"]),
         "ListLeaderboard": pb.ListLeaderboardRequest(game_id=GAME),
@@ -165,6 +169,7 @@ def test_another_tenant_finds_nothing_and_changes_nothing(stub: Any, acme: dict[
         "GetGameData",
         "GetRatings",
         "ListLeaderboard",
+        "GetRulesBundle",
     )
     for scope, credential in credentials.items():
         if not (SCOPES[rpc] & {scope, PUBLIC}):
@@ -190,6 +195,8 @@ def test_another_tenant_finds_nothing_and_changes_nothing(stub: Any, acme: dict[
                 grpc.StatusCode.PERMISSION_DENIED if scope in (SEAT, SPECTATOR) else grpc.StatusCode.NOT_FOUND
             )
             assert code == expected, (scope, code)
+        elif rpc == "GetRulesBundle":  # the same answer whoever asks: the version's bundle, or none
+            assert code in (grpc.StatusCode.OK, grpc.StatusCode.NOT_FOUND), (scope, code)
         else:
             assert code not in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INTERNAL), (scope, code)
     assert snapshot(stub, acme) == before
@@ -220,12 +227,12 @@ def test_another_seats_token_only_ever_acts_and_sees_as_its_own_seat(stub: Any) 
     assert {seat: v.seat for seat, v in views.items()} == {seat: seat for seat in tokens}
     # Every seat's legal action, sent with each other seat's token: never applied for the owner.
     for owner, view in views.items():
-        for action in view.legal_actions[:3]:
+        for number, action in enumerate(view.legal_actions[:3]):
             for other, token in tokens.items():
                 if other == owner:
                     continue
                 request = pb.SubmitActionRequest(
-                    match_id=match.match_id, action=action, command_id=f"{owner}-{other}"
+                    match_id=match.match_id, action=action, command_id=f"{owner}-{other}-{number}"
                 )
                 answer = stub.SubmitAction(request, metadata=token)
                 if answer.HasField("accepted"):

@@ -15,7 +15,7 @@ import redis.asyncio.cluster
 from devstack.cluster import LocalCluster
 from gateway.domain.receipts import receipt_message, seed_commitment
 from gateway.domain.timers import TimerPolicy
-from gateway.eventstore.base import MatchKey
+from gateway.eventstore.base import CommandIdReused, MatchKey
 from gateway.eventstore.redis_store import match_keys
 from gateway.rules_client import AsyncRulesClient
 from gateway.signing import KeyRing
@@ -211,6 +211,54 @@ def test_a_repeated_command_returns_its_first_result_redacted_for_its_seat_even_
                 assert [e.payload_json for e in again.events] == [e.payload_json for e in first.events]
                 assert again.receipt == first.receipt
             assert (await matches.get_view(key, None)).version == 4
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("store", ["redis", "redis-cluster"])
+def test_a_command_id_sent_again_with_another_action_is_refused_and_writes_nothing(
+    store: str, request: pytest.FixtureRequest, targets: dict[str, str]
+) -> None:
+    """Issue 39 item 11: a command id names one action. Sent again with another action (at the
+    version it was used at, later, or as a Resign) it is refused with CommandIdReused (ALREADY_EXISTS
+    over gRPC, 409 over HTTP), whichever replica is asked; the same action, however its JSON is
+    spelt, still answers its first result."""
+    if store == "redis":
+        request.getfixturevalue("redis_client")  # a flushed database
+        url = request.getfixturevalue("redis_url")
+        match_id = "m1"
+    else:
+        url = request.getfixturevalue("local_cluster").url
+        match_id = uuid.uuid4().hex
+
+    async def scenario() -> None:
+        client: Any = redis.asyncio.Redis.from_url(url)
+        if store == "redis-cluster":
+            client = redis.asyncio.cluster.RedisCluster.from_url(url)
+        rules = {NIM: AsyncRulesClient(NIM, targets[NIM])}
+        try:
+            replicas = [GameMatches(client, rules, KeyRing.generate()) for _ in range(2)]
+            key = MatchKey("acme", match_id)
+            await replicas[0].create("acme", NIM, ["x", "y"], b"", match_id=match_id, seed=SEED)
+            first = await replicas[0].submit(key, 0, TAKE_ONE, command_id="c1")
+            assert first.accepted and first.version == 2
+            take_two = b'{"type": "take", "count": 2}'
+            for replica in replicas:
+                with pytest.raises(CommandIdReused) as reused:
+                    await replica.submit(key, 0, take_two, command_id="c1")
+                assert "another action" in str(reused.value) and reused.value.first.last_version == 2
+                with pytest.raises(CommandIdReused):
+                    await replica.resign(key, 0, command_id="c1")
+                respelt = await replica.submit(key, 0, b'{"count":1,"type":"take"}', command_id="c1")
+                assert respelt.repeated and respelt.version == 2
+            moved_on = await replicas[1].submit(key, 1, TAKE_ONE, command_id="c2")
+            assert moved_on.accepted
+            with pytest.raises(CommandIdReused):  # refused at a stale version too
+                await replicas[0].submit(key, 0, take_two, command_id="c1", expected_version=2)
+            assert (await replicas[0].get_view(key, None)).version == 3
+        finally:
+            await rules[NIM].close()
+            await client.aclose()
 
     asyncio.run(scenario())
 
@@ -528,10 +576,11 @@ def test_a_snapshot_older_than_the_stream_is_caught_up_from_the_newer_events(
     asyncio.run(check())
 
 
-def test_a_state_made_by_other_rules_is_rebuilt_from_the_events(
+def test_a_snapshot_of_other_rules_than_the_matchs_is_not_used(
     url: str, targets: dict[str, str], redis_client: redis.Redis
 ) -> None:
-    """A rolling upgrade: the cached state's rules version is refused, so the stream is replayed."""
+    """A snapshot whose state other rules made (one from before a move, or forged) is a cache
+    the match cannot use: the stream is replayed under the match's own rules version."""
 
     async def play(turns: range) -> int:
         async with gateway(url, targets) as matches:

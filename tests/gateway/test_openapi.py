@@ -36,7 +36,7 @@ def _document() -> dict[str, Any]:
 
 
 def test_the_committed_document_is_what_the_descriptors_give() -> None:
-    assert DOCUMENT.read_bytes() == document_json(), "docs/api/openapi.json is out of date: run `make openapi`"
+    assert DOCUMENT.read_bytes() == document_json(), "docs/api/openapi.json is stale: run `make openapi`"
 
 
 def test_the_document_is_valid_openapi_3_1() -> None:
@@ -223,6 +223,21 @@ def test_every_path_in_the_document_answers_as_it_says(stack: Stack) -> None:
         {"match_id": match, "command_id": "a1", "action_value": action, "return_view": True},
     )
     assert accepted["accepted"]["view"]["matchId"] == match
+    # Issue 41: played on until a move may be taken back (one that revealed and drew nothing: the
+    # server's seed decides which come first), then taken back; the other seat is refused.
+    seats, mover, moved = (ann, bob), 0, accepted["accepted"]["view"]
+    for number in range(2, 60):
+        if moved["undoAvailable"]:
+            break
+        mover = c.rpc("GetView", key, {"match_id": match})["activeSeats"][0]
+        legal = c.rpc("GetView", seats[mover], {"match_id": match})["legalActionsValue"][0]
+        request = {"match_id": match, "command_id": f"a{number}", "action_value": legal, "return_view": True}
+        moved = c.rpc("SubmitAction", seats[mover], request)["accepted"]["view"]
+    assert moved["undoAvailable"], "no move that may be taken back in 60"
+    refused = c.rpc("Undo", seats[1 - mover], {"match_id": match, "command_id": "u0"})
+    assert refused["rejection"]["code"] == "cannot_undo"
+    undone = c.rpc("Undo", seats[mover], {"match_id": match, "command_id": "u1"})
+    assert [e["type"] for e in undone["accepted"]["events"]] == ["action_undone"]
     assert c.rpc("Replay", key, {"match_id": match, "version": 1})["version"] == "1"
     assert c.rpc("IssueToken", key, {"match_id": match, "seat": 0})["token"].startswith("ght1.")
     assert match in [m["matchId"] for m in c.rpc("ListMatches", key, {})["matches"]]
@@ -233,6 +248,10 @@ def test_every_path_in_the_document_answers_as_it_says(stack: Stack) -> None:
     assert c.rpc("Audit", key, {"match_id": match})["ok"] is True
     assert c.rpc("ReadEvents", key, {"match_id": match})["events"][0]["type"] == "match_created"
     assert c.rpc("ExportMatch", key, {"match_id": match})["finished"] is True
+    # The rules the match was played under, as the bundle an offline verifier loads (issue 40).
+    version = view["rulesVersion"]
+    bundle = c.rpc("GetRulesBundle", key, {"game_id": GAME, "rules_version": version})
+    assert bundle["fileName"] == f"{GAME}-{version}.zip" and bundle["bundle"]
     feed = c.feed(
         "/v1/matches/{match_id}/watch", f"/v1/matches/{match}/watch?from_version=0", created["spectatorToken"]
     )
@@ -264,8 +283,11 @@ def test_every_path_in_the_document_answers_as_it_says(stack: Stack) -> None:
     ratings = c.rpc("GetRatings", key, {"game_id": GAME, "player_ids": ["ann", "bob"]})["ratings"]
     assert {r["playerId"] for r in ratings} == {"ann", "bob"}
     assert len(c.rpc("ListLeaderboard", key, {"game_id": GAME})["ratings"]) == 2
-    assert c.rpc("ListDeadLetters", operator, {"tenant": LOCAL_TENANT}) == {}
-    assert c.rpc("ReplayDeadLetters", operator, {"tenant": LOCAL_TENANT, "all": True}) == {}
+    assert c.rpc("ListDeadLetters", operator, {"tenant": LOCAL_TENANT}) == {
+        "deadLetters": [],
+        "nextCursor": "",
+    }
+    assert c.rpc("ReplayDeadLetters", operator, {"tenant": LOCAL_TENANT, "all": True}) == {"replayed": 0}
     c.rpc("CreateMatch", key, {"game_id": GAME, "players": ["dana"], "bots": [{"seat": 1, "kind": "random"}]})
     leases = [s["leaseId"] for s in c.rpc("ClaimBotSeats", bots, {"worker": "w", "max_seats": 1})["seats"]]
     assert len(leases) == 1
@@ -288,8 +310,11 @@ def test_every_path_in_the_document_answers_as_it_says(stack: Stack) -> None:
                 c.rpc(rpc, None, {}, status=401)
             else:
                 c.rpc(rpc, None, {"no_such_field": 1}, status=400)
-        else:  # a server stream: refused in its last envelope, or before it opens
-            assert c.stream(rpc, None, {}, messages=0)[0]["code"] == "unauthenticated"
+        else:  # a server stream: with no credential at all, refused before it opens
+            answer = c.http.post(
+                path, content=b"\0\0\0\0\2{}", headers={"content-type": "application/connect+json"}
+            )
+            assert c._answer(path, "post", answer)["code"] == "unauthenticated" and answer.status_code == 401
             answer = c.http.post(
                 path,
                 content=b"{}",

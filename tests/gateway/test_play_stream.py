@@ -220,7 +220,13 @@ def test_a_repeated_command_id_answers_alone_with_its_first_result(
     stream = streams[seat]
     stream.act(views[seat].legal_actions[0], command_id="once")
     first, _ = stream.answer()
-    again = stream.act(views[seat].legal_actions[-1], command_id="once")  # another action, same id
+    # Issue 39 item 11: another action under the same id is refused (ALREADY_EXISTS), not given
+    # the first action's result; the same action again is a repeat.
+    stream.act(views[seat].legal_actions[-1], command_id="once")
+    reused, before = stream.answer()
+    assert reused.answer.fault.code == grpc.StatusCode.ALREADY_EXISTS.value[0] and not before
+    assert "another action" in reused.answer.fault.message
+    again = stream.act(views[seat].legal_actions[0], command_id="once")
     repeat, before = stream.answer()
     assert again == "once" and not before
     assert repeat.answer.accepted.repeated and not first.answer.accepted.repeated
@@ -421,3 +427,34 @@ def test_play_updates_carry_descriptions_and_the_views_decision(
     assert all("{" not in e.description.text for e in events)
     if message.view.legal_actions:
         assert len(message.view.decision.options) == len(message.view.legal_actions)
+
+
+# -- issue 39 item 12: the streams end with the match --------------------------------------------
+
+
+def test_play_and_watch_streams_end_ok_after_the_update_that_ends_the_match(
+    channel: grpc.Channel, raws: list[Raw]
+) -> None:
+    """As the SSE feed does: once the view showing the match finished is delivered, nothing can
+    follow, so the stream ends OK there (before, Play and Watch stayed open until the client
+    left or the gateway drained). A stream opened on a finished match ends after its catch-up."""
+    created = _match(channel)
+    ann, bob = (seat.token for seat in created.seats)
+    stream = _open(channel, raws, ann, created.match_id)
+    stream.until_view()
+    watch = _stub(channel).Watch(pb.WatchRequest(match_id=created.match_id), metadata=bearer(ann), timeout=60)
+    first = next(watch)
+    assert first.HasField("view") and not first.view.finished
+    _stub(channel).Resign(pb.ResignRequest(match_id=created.match_id, command_id="bye"), metadata=bearer(bob))
+
+    assert stream.until_view().finished
+    assert stream.ended_with() is None
+    rest = list(watch)  # read to the stream's end: it ends (a DEADLINE_EXCEEDED here was the bug)
+    assert rest and rest[-1].view.finished and rest[-1].events[-1].type == "match_ended"
+
+    late = _open(channel, raws, bob, created.match_id)
+    assert late.until_view().finished and late.ended_with() is None
+    again = list(
+        _stub(channel).Watch(pb.WatchRequest(match_id=created.match_id), metadata=bearer(ann), timeout=60)
+    )
+    assert again[-1].view.finished

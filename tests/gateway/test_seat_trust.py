@@ -33,6 +33,7 @@ from guildhall.gateway.v1 import gateway_pb2_grpc
 from devstack.processes import free_port
 from devstack.stack import Stack
 from gateway.auth import hash_key
+from gateway.domain.match import UNCLAIMED_REASON
 from guildhall_client import Client, errors
 
 GAME = "rattus_cartus"
@@ -292,7 +293,7 @@ def test_a_web_table_nobody_filled_closes_and_frees_its_place(connect: Callable[
     table = connect(web).create_table(GAME, 2)
     connect(web).claim_seat(table.invite_code, "ann", "Ann")
     ended = _wait("the unclaimed table closed", lambda: _finished(connect(key), table.match_id))
-    assert ended.winners == () and ended.outcome == {"winners": [], "results": []}
+    assert ended.winners == () and ended.outcome == {"winners": [], "results": [], "reason": UNCLAIMED_REASON}
     events = connect(key).read_events(table.match_id)
     assert json.loads(events[-1].payload)["reason"] == "unclaimed"
     with pytest.raises(errors.BadInvite):

@@ -17,7 +17,7 @@ from guildhall.common.v1.common_pb2 import Description
 
 from gateway.botseats import BotSeats
 from gateway.domain.audit import Replayed, gateway_event_problem
-from gateway.domain.match import JSON, MatchCreated, MatchEnded, Seating, standing_outcome
+from gateway.domain.match import JSON, UNCLAIMED_REASON, MatchCreated, MatchEnded, Seating, standing_outcome
 from gateway.domain.receipts import seed_commitment
 from gateway.domain.timers import TimerPolicy
 from gateway.eventstore.base import MatchKey, StoredEvent
@@ -175,7 +175,11 @@ def test_a_table_not_filled_in_time_closes_with_nobody_winning(url: str, targets
             closed = await matches.close_unclaimed(created.key)
             assert closed is not None and [e.type for e in closed.events] == ["match_ended"]
             ended = json.loads(closed.events[0].payload_json)
-            assert ended["reason"] == "unclaimed" and ended["outcome"] == {"winners": [], "results": []}
+            assert ended["reason"] == "unclaimed" and ended["outcome"] == {
+                "winners": [],
+                "results": [],
+                "reason": UNCLAIMED_REASON,
+            }
             assert await matches.close_unclaimed(created.key) is None  # once
             assert (await _agreed(matches, created.key))["winners"] == []
             full = await matches.create("acme", NIM, ["a", "b"], b"", match_id="c2", seed=SEED, awaiting=[1])

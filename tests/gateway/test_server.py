@@ -58,6 +58,7 @@ def requests_for(match_id: str) -> dict[str, Any]:
         "GetView": pb.GetViewRequest(match_id=match_id),
         "SubmitAction": pb.SubmitActionRequest(match_id=match_id, action=b'{"type":"move"}', command_id="c1"),
         "Resign": pb.ResignRequest(match_id=match_id, command_id="r1"),
+        "Undo": pb.UndoRequest(match_id=match_id, command_id="u1"),  # issue 41
         "ReturnToSeat": pb.ReturnToSeatRequest(match_id=match_id, command_id="b1"),  # issue 41
         "Watch": pb.WatchRequest(match_id=match_id),
         "Replay": pb.ReplayRequest(match_id=match_id, version=1),
@@ -65,6 +66,7 @@ def requests_for(match_id: str) -> dict[str, Any]:
         "ReadEvents": pb.ReadEventsRequest(match_id=match_id),
         "ExportMatch": pb.ExportMatchRequest(match_id=match_id),  # issue 22
         "GetGameData": pb.GetGameDataRequest(game_id="fake"),
+        "GetRulesBundle": pb.GetRulesBundleRequest(game_id="fake", rules_version="1.0+0123456789abcdef"),
         # issue 23
         "GetRatings": pb.GetRatingsRequest(game_id="fake", player_ids=["p"]),
         "ListLeaderboard": pb.ListLeaderboardRequest(game_id="fake"),
@@ -141,7 +143,7 @@ def test_another_tenants_match_is_not_found_for_every_match_rpc(fake_gateway: In
 
 def test_a_token_of_another_match_is_permission_denied(fake_gateway: InProcess) -> None:
     first, second = new_match(fake_gateway), new_match(fake_gateway)
-    for rpc in ("GetView", "SubmitAction", "Resign", "Watch", "Replay"):
+    for rpc in ("GetView", "SubmitAction", "Resign", "Undo", "Watch", "Replay"):
         request = requests_for(second.match_id)[rpc]
         assert (
             call(fake_gateway, rpc, request, bearer(first.seats[0].token))

@@ -59,9 +59,13 @@ def test_the_environment_names_the_games_and_the_rest() -> None:
         "RULES_": "ignored",
     }
     config = parse_args([], env=env)
-    assert config.rules == {"rattus_cartus": "dns:///rules-rattus-cartus:50051", "ys": "127.0.0.1:50062"}
+    rattus, ys = ("dns:///rules-rattus-cartus:50051",), ("127.0.0.1:50062",)
+    assert config.rules == {"rattus_cartus": rattus, "ys": ys}
     assert (config.port, config.metrics_port, config.redis_cluster, config.drain_s) == (6000, 0, True, 6.0)
-    assert parse_args(["--rules", "ys=h:1"], env={}).rules == {"ys": "h:1"}
+    assert parse_args(["--rules", "ys=h:1"], env={}).rules == {"ys": ("h:1",)}
+    # Issue 40: versions side by side, each target once, --rules adding to the environment's.
+    both = parse_args(["--rules", "ys=h:3"], env={"RULES_YS": "h:1, h:2,h:1,"})
+    assert both.rules == {"ys": ("h:1", "h:2", "h:3")}
     web_env = {"RULES_YS": "h:1", "HTTP_PORT": "8080", "CORS_ORIGINS": "https://a.example, b"}
     http = parse_args([], env=web_env)
     assert (http.http_port, http.cors_origins, http.web_dir) == (8080, ("https://a.example", "b"), "")
@@ -93,13 +97,15 @@ def test_the_deployment_manifest_uses_the_gateways_variable_names() -> None:
         "TENANTS_FILE",
         "HTTP_PORT",
         "CORS_ORIGINS",
+        "ADMIN_PORT",
         "ARCHIVE_DIR",
         "ARCHIVE_RETENTION_SECONDS",
         "CACHE_MB",
+        "BUNDLE_CACHE_DIR",
     }, "a variable the gateway does not read"
     endpoints = (ROOT / "deploy/k8s/base/rules-endpoints.env").read_text()
     rules = Config.rules_from_env(dict(line.split("=", 1) for line in endpoints.splitlines() if "=" in line))
-    assert rules and all(target.startswith("dns:///") for target in rules.values())
+    assert rules and all(target.startswith("dns:///") for found in rules.values() for target in found)
 
 
 def test_a_stop_signal_drains_health_first_then_ends_watch_streams_and_exits_cleanly(
@@ -219,3 +225,17 @@ def test_the_stream_caps_are_settings_with_documented_defaults(capsys: pytest.Ca
     text = capsys.readouterr().out
     for var in ("MAX_STREAMS_PER_TOKEN", "MAX_STREAMS_PER_SPECTATOR_TOKEN", "MAX_STREAMS_PER_TENANT"):
         assert var in text, var
+
+
+def test_the_admin_listener_has_a_port_of_its_own(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 43: ADMIN_PORT (default 50052, 0: off) on ADMIN_HOST (default HOST), never one of the
+    public listeners' ports."""
+    defaults = parse_args([], env={"RULES_YS": "h:1", "HOST": "0.0.0.0"})
+    assert (defaults.admin_port, defaults.admin_host) == (50052, "0.0.0.0")
+    chosen = parse_args([], env={"RULES_YS": "h:1", "ADMIN_PORT": "7000", "ADMIN_HOST": "127.0.0.1"})
+    assert (chosen.admin_port, chosen.admin_host) == (7000, "127.0.0.1")
+    assert parse_args([], env={"RULES_YS": "h:1", "ADMIN_PORT": "0"}).admin_port == 0
+    for shared in ({"PORT": "9000"}, {"HTTP_PORT": "9000"}, {"METRICS_PORT": "9000"}):
+        with pytest.raises(SystemExit):
+            parse_args([], env={"RULES_YS": "h:1", "ADMIN_PORT": "9000", **shared})
+        assert "ADMIN_PORT 9000 is another listener's port" in capsys.readouterr().err

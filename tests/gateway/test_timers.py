@@ -289,3 +289,79 @@ def test_every_seat_owing_a_decision_is_armed_in_one_call(plain: ClientFactory) 
         assert len(await timers.armed(KEY)) == 2
 
     run(scenario)
+
+
+def test_a_suspended_tenants_timer_is_parked_and_its_resume_restarts_every_clock(
+    any_redis: ClientFactory,
+) -> None:
+    """Issue 39: a timer of a suspended tenant never fires its handler (no forfeit, no action,
+    nothing billed); it is parked until the tenant is resumed, then every clock of the tenant
+    starts again with its whole turn time, and another tenant's timers are untouched."""
+
+    async def scenario() -> None:
+        client = any_redis()
+        timers = TurnTimers(client, poll_s=0.05)
+        other = MatchKey("rival", "m9")
+        fired: list[MatchKey] = []
+        suspended = {"acme"}
+
+        async def on_expire(key: MatchKey, version: int, seat: int, policy: str) -> None:
+            fired.append(key)
+
+        restarted: list[MatchKey] = []
+
+        async def restart(key: MatchKey) -> None:  # the use case re-arms with the match's full time
+            restarted.append(key)
+            await timers.arm(key, 2, 0, int(time.time() * 1000) + 60_000, "forfeit")
+
+        past = int(time.time() * 1000) - 1
+        await timers.arm(KEY, 2, 0, past, "forfeit")
+        await timers.arm(other, 5, 1, past, "forfeit")
+        stop = asyncio.Event()
+        (loop,) = await running(timers.run(on_expire, stop, paused=lambda t: t in suspended, restart=restart))
+        await eventually(lambda: fired == [other], "the active tenant's timer fired")
+        await asyncio.sleep(0.3)  # several polls: the suspended tenant's timer came due too
+        assert fired == [other]  # the suspended tenant's timer did not
+        assert await timers.parked() == [KEY]
+        assert [t.seat for t in await timers.armed(KEY)] == [0]  # kept, not dropped
+        assert await timers.matches_of("acme") == [KEY] and await timers.matches_of("rival") == []
+
+        suspended.clear()
+        assert await timers.resume("acme", restart) == 1
+        assert restarted == [KEY] and await timers.parked() == []
+        (timer,) = await timers.armed(KEY)
+        assert timer.deadline_ms > int(time.time() * 1000) + 50_000  # the whole time again
+        stop.set()
+        await loop
+        assert fired == [other]
+        await client.aclose()
+
+    run(scenario)
+
+
+def test_a_parked_clock_whose_resume_was_lost_is_restarted_by_the_sweep(plain: ClientFactory) -> None:
+    """Every replica died before restarting a resumed tenant's clocks: the run loop's sweep of
+    the parked sets restarts them once the tenant is no longer suspended."""
+
+    async def scenario() -> None:
+        timers = TurnTimers(plain(), poll_s=0.05)
+        await timers.arm(KEY, 2, 0, int(time.time() * 1000) - 1, "forfeit")
+        (claimed,), _ = await timers.claim_due(timers.shard_of(KEY))
+        assert await timers.park(claimed)
+        restarted: list[MatchKey] = []
+
+        async def restart(key: MatchKey) -> None:
+            restarted.append(key)
+            await timers.arm(key, 2, 0, int(time.time() * 1000) + 60_000, "forfeit")
+
+        async def on_expire(key: MatchKey, version: int, seat: int, policy: str) -> None:
+            raise AssertionError("a restarted clock does not fire at once")
+
+        stop = asyncio.Event()
+        (loop,) = await running(timers.run(on_expire, stop, paused=lambda _t: False, restart=restart))
+        await eventually(lambda: restarted == [KEY], "the parked clock restarted")
+        stop.set()
+        await loop
+        assert await timers.parked() == []
+
+    run(scenario)

@@ -8,7 +8,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from services.kernel import data_digest, packaged_data, parse_data, read_data, rules_version
+from services.kernel import data_digest, packaged_data, parse_data, read_data
 
 
 class _Fault(ValueError):
@@ -61,10 +61,5 @@ def test_packaged_data_reads_a_file_inside_a_package() -> None:
 def test_the_digest_ignores_key_order_and_follows_the_values() -> None:
     assert data_digest({"a": 1, "b": 2}) == data_digest({"b": 2, "a": 1})
     assert data_digest(_Deck((1, 2))) != data_digest(_Deck((2, 1)))
-    # Pinned: rules versions embed it, so a change here would change every game's version.
+    # Pinned: GetGameData publishes it, so a change here would change every game's data_digest.
     assert data_digest(_Deck((1, 2))) == hashlib.sha256(b'{"cards":[1,2]}').hexdigest()[:12]
-
-
-def test_the_rules_version_is_the_edition_and_the_data_digest() -> None:
-    assert rules_version("2.0", _Deck((1, 2))) == "2.0+" + data_digest(_Deck((1, 2)))
-    assert rules_version("2.0", _Deck((1, 2))) != rules_version("2.0", _Deck((1, 3)))

@@ -105,4 +105,4 @@ def test_golden_traces_are_deterministic_per_seed() -> None:
     first = render_trace(GAME, random_playout(GAME, 2, 5))
     assert first == render_trace(GAME, random_playout(GAME, 2, 5))
     assert first != render_trace(GAME, random_playout(GAME, 2, 6))
-    assert first.splitlines()[0] == "# secret_nim 1 players=2 seed=5"
+    assert first.splitlines()[0] == "# secret_nim edition 1 players=2 seed=5"

@@ -3,7 +3,8 @@
 Secret Nim: a pile of counters; each seat holds a hidden hand of number cards dealt
 from a shuffled deck. On your turn take 1-3 counters, or play a card from your
 hand to take exactly its value. Whoever takes the last counter wins. It exercises
-the PRNG, hidden hands, event redaction and outcomes, in a page.
+the PRNG, hidden hands, event redaction, outcomes and undo (taking counters may be taken
+back), in a page.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from services.kernel import GameSpec, Outcome, PlayerResult, Rejection, Rng, illegal
+from services.kernel import GameSpec, Outcome, PlayerResult, Rejection, Rng, UndoRule, illegal
 from services.kernel.present import (
     Choice,
     Decision,
@@ -239,4 +240,6 @@ GAME = GameSpec(
     probe_actions=probe_actions,
     resample_hidden=resample_hidden,
     presentation=PRESENTATION,
+    # Taking counters may be taken back; playing a card deals a new one (a draw): never.
+    undoable=UndoRule(frozenset({"counters_taken"})),
 )

@@ -3,27 +3,34 @@
 from __future__ import annotations
 
 import msgspec
+import pytest
 
 from services.kernel import Rng
 from services.kernel.testing import random_playout
 from services.rattus_cartus import GAME
 from services.rattus_cartus.model import (
+    BUILDING_CLASS,
     OVER,
     BuildingRevealed,
+    CardDiscardedForRat,
     CardGiven,
     CardPlayed,
     CardsDrawn,
     ChooseSupply,
     DeckReshuffled,
+    DuelLost,
     EnterBuilding,
     FinishEntering,
     LookAtNun,
     NunLooked,
     PlayCard,
+    RatsDiscarded,
     ResolutionStarted,
     State,
+    card_class,
+    is_population,
 )
-from services.rattus_cartus.rules import redact_event, resample_hidden, view
+from services.rattus_cartus.rules import STARTING_RATS, redact_event, resample_hidden, view
 from tests.rattus_cartus.helpers import MONK, WITCH, act, card, decide, enter, entering, scenario
 
 
@@ -128,13 +135,49 @@ def test_who_takes_a_premium_action_stays_secret_until_that_building_is_revealed
     assert view(state, 0).premium == (0, 1, -1)
 
 
-def test_rat_totals_are_public_because_perfect_memory_of_the_table_rebuilds_them() -> None:
-    # Every rat gained or lost is a visible value-1 token and everyone starts with 10, so a
-    # player who remembers the table knows every total: the view shows them to everyone,
-    # rather than hiding what the redacted events give away (seat 0 rebuilt them in every step).
-    playout = random_playout(GAME, 4, seed=11)
-    state = GAME.start(playout.config)
-    for step in playout.steps:
-        state = GAME.evolve(state, step.events)
-        for viewer in (0, 3, None):
-            assert [s.rats for s in view(state, viewer).seats] == list(state.rats)
+class RatMemory:
+    """A player who remembers the table: every seat starts with 10 rats [SEED setup 3], and every
+    rat taken or given back is a value-1 token in view of all [SEED "Nota"]: off-class cards
+    turned up in a building, discards, Flutes and the Hospital. It reads only the events as its
+    viewer receives them."""
+
+    def __init__(self, players: int) -> None:
+        self.rats = [STARTING_RATS] * players
+
+    def lose(self, player: int, count: int) -> None:
+        self.rats[player] = max(0, self.rats[player] - count)
+
+    def see(self, event: object) -> None:
+        if isinstance(event, BuildingRevealed):
+            klass = BUILDING_CLASS[event.name]
+            for player, cards, gained in zip(event.entrants, event.cards, event.rats, strict=True):
+                off_class = sum(1 for c in cards if is_population(c) and card_class(c) != klass)
+                assert off_class == gained  # the rats follow from the cards everyone sees
+                self.rats[player] += off_class
+        elif isinstance(event, RatsDiscarded):
+            self.lose(event.player, event.count)
+        elif isinstance(event, CardDiscardedForRat):
+            self.lose(event.player, 1)
+        elif isinstance(event, DuelLost) and event.kind == "flute":
+            self.lose(event.winner, 1)
+            self.rats[event.loser] += 1
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_rat_totals_are_public_because_a_seat_rebuilds_them_from_what_it_sees(players: int) -> None:
+    """The view shows every seat's rat total (docs/rules/rattus_cartus.md, "Are rat totals
+    secret?"): a seat and a spectator rebuild each total, at every step, from the events as they
+    receive them (redacted) and the rules alone, so the view tells them nothing they do not know."""
+    for seed in (11, 12):
+        playout = random_playout(GAME, players, seed=seed)
+        state = GAME.start(playout.config)
+        viewers = (0, players - 1, None)
+        memories = {viewer: RatMemory(players) for viewer in viewers}
+        for step in playout.steps:
+            for viewer, memory in memories.items():
+                for event in step.events:
+                    memory.see(redact_event(event, viewer))
+            state = GAME.evolve(state, step.events)
+            for viewer, memory in memories.items():
+                assert memory.rats == list(state.rats), (seed, viewer)
+                assert [s.rats for s in view(state, viewer).seats] == memory.rats

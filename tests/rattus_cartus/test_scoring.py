@@ -101,7 +101,7 @@ def test_the_plague_eliminates_a_high_scorer() -> None:
     state = finished(3, vp_tokens=(9, 1, 0), rats=(21, 20, 3))
     result = outcome(state)
     assert result is not None
-    assert result.results[0].eliminated and result.results[0].note == "eliminated by the plague"
+    assert result.results[0].eliminated and result.results[0].note.startswith("Eliminated by the plague")
     assert result.winners == (1,)
 
 

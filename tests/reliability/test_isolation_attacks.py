@@ -71,6 +71,9 @@ def match_rpcs(stub: pb_grpc.GatewayServiceStub, match_id: str) -> dict[str, Cal
         "Resign": lambda md: stub.Resign(
             pb.ResignRequest(match_id=match_id, command_id="attack"), metadata=md, timeout=10
         ),
+        "Undo": lambda md: stub.Undo(
+            pb.UndoRequest(match_id=match_id, command_id="attack"), metadata=md, timeout=10
+        ),
         "Watch": lambda md: first(stub.Watch(pb.WatchRequest(match_id=match_id), metadata=md, timeout=10)),
         "Replay": lambda md: stub.Replay(
             pb.ReplayRequest(match_id=match_id, version=1), metadata=md, timeout=10
@@ -209,7 +212,7 @@ def test_a_token_for_another_match_is_denied_everywhere(world: World) -> None:
 
 def test_a_spectator_token_cannot_act_audit_or_read_raw_events(world: World) -> None:
     rpcs = match_rpcs(world.stub, world.match_id)
-    for name in ("SubmitAction", "Resign", "Audit", "ReadEvents", "IssueToken"):
+    for name in ("SubmitAction", "Resign", "Undo", "Audit", "ReadEvents", "IssueToken"):
         assert status_of(lambda n=name: rpcs[n](credentials(world.spectator)))[0] == (  # type: ignore[misc]
             grpc.StatusCode.PERMISSION_DENIED
         ), name

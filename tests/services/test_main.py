@@ -13,6 +13,7 @@ from guildhall.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from devstack.processes import free_port, wait_serving
 from gateway.rules_client import RulesClient
+from services.bundles import BundleRunner, read_bundle
 from services.kernel.testing import random_playout
 from services.rattus_cartus import GAME, load_game
 
@@ -36,6 +37,12 @@ def test_a_replacement_data_file_is_served_with_its_own_rules_version(tmp_path: 
         described = RulesClient("rattus_cartus", address).describe()
         assert described.rules_version == load_game(real).rules_version
         assert described.rules_version != GAME.rules_version
+        # Issue 40: its bundle is that version, its data file in it, and it runs as that version.
+        with grpc.insecure_channel(address) as channel:
+            reply = rules_pb2_grpc.RulesServiceStub(channel).Bundle(rules_pb2.BundleRequest(), timeout=30)
+        bundle = read_bundle(reply.bundle, game="rattus_cartus", version=described.rules_version)
+        assert reply.file_name == bundle.name and bundle.data_name == "game-data/real-catalog.toml"
+        BundleRunner.start(bundle, tmp_path / "cache").close()
     finally:
         process.send_signal(signal.SIGTERM)
         process.communicate(timeout=30)

@@ -298,3 +298,17 @@ def test_the_command_fails_on_a_breaking_baseline_and_passes_on_the_committed_on
         capsys.readouterr().err
     )
     assert schema_compat.main([]) == 0
+
+
+def _require_new_property(document: dict[str, Any], definition: str) -> None:
+    _defs(document, definition)["properties"]["rank"] = {"type": "integer"}
+    _defs(document, definition)["required"].append("rank")
+
+
+def test_a_new_required_property_breaks_what_is_read_back_not_what_only_the_server_writes() -> None:
+    """A stored event must decode at every replay, so a property it must now carry is breaking; a
+    view only the server writes now always carries it, which a client built on the release ignores."""
+    assert _changed("ys/event", lambda d: _require_new_property(d, "TurnStarted")) == [
+        "ys/event.schema.json#/$defs/TurnStarted: new property 'rank' is required"
+    ]
+    assert _changed("ys/view", lambda d: _require_new_property(d, "SeatView")) == []

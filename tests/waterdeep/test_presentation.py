@@ -80,9 +80,10 @@ def test_assigning_an_agent_asks_for_the_building_then_the_space_of_cliffwatch_i
     assert "Builder's Hall" not in firsts  # no Gold for a tile: not a legal space
     inn = [o for o in decision.options if o.choices[0].label == "Cliffwatch Inn"]
     assert [o.choices[1].label for o in inn] == [
-        "Space 1: take a quest from Cliffwatch Inn; take 2 gold",
-        "Space 2: take a quest from Cliffwatch Inn; take 1 intrigue card",
-        "Space 3: discard the quests at Cliffwatch Inn and deal 4 new ones; take a quest from Cliffwatch Inn",
+        "Space 1: take a face-up quest from Cliffwatch Inn; take 2 Gold",
+        "Space 2: take a face-up quest from Cliffwatch Inn; draw 1 Intrigue card",
+        "Space 3: discard the quests at Cliffwatch Inn and deal 4 new ones; take a face-up quest from"
+        " Cliffwatch Inn",
     ]
     assert (inn[1].choices[1].kind, inn[1].choices[1].id) == ("place", "cliffwatch_inn_2")
     golden = next(o for o in decision.options if o.choices[0].label == "The Golden Horn").choices[0]
@@ -262,3 +263,11 @@ def test_the_pending_stack_is_engine_state_and_seats_are_the_players_section() -
     assert sections["pending"] == "engine"
     assert sections["seats"] == "players"
     assert sections["inn"] == "board"
+
+
+def test_every_effect_primitive_a_data_file_may_name_has_a_text() -> None:
+    """A replacement data file gets player-facing card texts for any primitive the rules know."""
+    from services.waterdeep import game_data as texts
+    from services.waterdeep.catalog import OPS
+
+    assert set(texts.OP_TEXT) == set(OPS)

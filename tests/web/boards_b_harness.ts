@@ -1,6 +1,7 @@
 // A tiny page for tests/web/test_boards_b.py: draws BOARDS[game] from a fixture (the game data,
 // a view, the viewer's seat, the current step's choices) with a BoardContext standing in for the
 // table's shell, and records every choice the board sends to `choose`. Bundled by esbuild.
+import { Catalog } from "../../clients/web/table/common/names.js";
 import { BOARDS } from "../../clients/web/table/games/index.js";
 import type { BoardContext, Choice, Place } from "../../clients/web/table/games/board.js";
 
@@ -32,6 +33,7 @@ window.__render = (fixture: Fixture) => {
   const data = fixture.data ?? documents.get(fixture.game);
   if (!data) throw new Error(`no game data for ${fixture.game}`);
   const places = new Map<string, Place>((data.places ?? []).map((p) => [p.id, p]));
+  const catalog = new Catalog(data);
   const components = new Map<string, string>();
   for (const c of data.components ?? []) components.set(`${c.kind}:${c.id}`, c.name);
   const ctx: BoardContext = {
@@ -48,6 +50,7 @@ window.__render = (fixture: Fixture) => {
       const place = places.get(key);
       return place && (kind === "place" || kind === place.kind) ? place.name : null;
     },
+    text: (kind, id) => catalog.text(kind, id),
     choosable(kind, id) {
       const key = String(id);
       const place = kind === "place" ? places.get(key) : undefined;

@@ -1,5 +1,5 @@
 """The boards of Ys, Ankh-Morpork and Rattus Cartus (clients/web/table/games/<game>/board.ts), drawn
-without the table's shell: a harness page (table/games/harness.ts, bundled here with esbuild) renders
+without the table's shell: a harness page (table/games/harness.ts, bundled by conftest.py) renders
 a board from a fixture made in Python from a seeded playout (the game data document, a mid-game
 view for each seat and the spectator, the viewer's decision), in Debian's Chromium.
 
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,6 @@ from services.kernel.testing import random_playout
 from services.registry import GAMES
 
 ROOT = Path(__file__).resolve().parents[2]
-WEB = ROOT / "clients" / "web"
 IMAGES = ROOT / "docs" / "images" / "boards"
 ARTIFACTS = ROOT / "var" / "test-artifacts" / "web" / "boards"
 CHROMIUM = "/usr/bin/chromium"
@@ -93,27 +91,6 @@ def scenarios(game: str) -> list[dict[str, Any]]:
                     }
         state = spec.evolve(state, step.events)
     return list(found.values())
-
-
-@pytest.fixture(scope="module")
-def harness(tmp_path_factory: pytest.TempPathFactory) -> str:
-    esbuild = WEB / "node_modules" / ".bin" / "esbuild"
-    assert esbuild.is_file(), "clients/web is not set up: `make web`"
-    out = tmp_path_factory.mktemp("harness") / "harness.js"
-    subprocess.run(
-        [
-            str(esbuild),
-            "table/games/harness.ts",
-            "--bundle",
-            "--format=iife",
-            "--target=es2022",
-            f"--outfile={out}",
-        ],
-        cwd=WEB,
-        check=True,
-        capture_output=True,
-    )
-    return out.read_text()
 
 
 @pytest.fixture(scope="module")

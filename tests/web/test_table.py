@@ -22,12 +22,14 @@ import pytest
 
 from devstack.processes import free_port
 from devstack.stack import Stack
+from services.gamedata import game_data_json
 from services.registry import GAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "clients" / "web" / "dist"
 AXE = ROOT / "clients" / "web" / "node_modules" / "axe-core" / "axe.min.js"
 SHOTS = ROOT / "docs" / "images" / "table"
+END_SHOTS = ROOT / "var" / "screenshots" / "end-screens"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
@@ -157,6 +159,35 @@ def _axe(page: Any) -> list[str]:
     return list(found)
 
 
+def _texts(game: str) -> dict[tuple[str, str], str]:
+    """(kind, id) -> the player-facing text of every component and place of the game's data."""
+    data = json.loads(game_data_json(GAMES[game]))
+    texts = {(c["kind"], c["id"]): c["text"] for c in data["components"]}
+    for place in data["places"]:
+        texts[(place["kind"], place["id"])] = texts[("place", place["id"])] = place.get("text", "")
+    return texts
+
+
+def _check_scores_and_choice_texts(page: Any, game: str) -> None:
+    """Mid-match: every seat has a score in the players table, labelled as the score so far with
+    what it counts; every choice of the decision panel that names a card, tile or place is
+    described by that thing's text (shown under it, a place's in its tooltip)."""
+    cells = page.locator("[data-testid=players] [data-testid=score]").all()
+    assert cells and all(c.inner_text().strip().lstrip("-").isdigit() for c in cells), game
+    assert page.locator("[data-testid=score-head]").inner_text() == "Score so far"
+    assert page.locator("[data-testid=score-note]").inner_text().startswith("Score so far:")
+    texts = _texts(game)
+    choices = page.evaluate(
+        """() => [...document.querySelectorAll('[data-testid=decision] [data-testid=choice]')].map(b => ({
+          kind: b.dataset.kind, id: b.dataset.id,
+          described: b.getAttribute('aria-describedby')
+            ? document.getElementById(b.getAttribute('aria-describedby'))?.textContent ?? null : null}))"""
+    )
+    for c in choices:
+        want = texts.get((c["kind"], c["id"]), "") if c["kind"] not in ("", "seat") else ""
+        assert c["described"] == (want or None), (game, c, want)
+
+
 def _seat_kinds(game: str) -> list[str]:
     smallest = min(GAMES[game].player_counts)
     bots = ["greedy", "random"] * 3
@@ -208,6 +239,7 @@ def test_friends_play_a_whole_match_by_clicking(stack: Stack, browser: Any, tena
                 scanned = True
                 violations = _axe(ann.page)
                 assert not violations, violations
+                _check_scores_and_choice_texts(ann.page, game)
             if not acted:
                 ann.page.wait_for_timeout(150)
         assert reloaded and second_tab and clicks > 6, clicks
@@ -221,8 +253,20 @@ def test_friends_play_a_whole_match_by_clicking(stack: Stack, browser: Any, tena
                 for row in page.locator("[data-testid=scores] tbody tr").all()
             }
             assert shown == {r["player"]: r["score"] for r in outcome["results"]}, (shown, outcome)
+            # The players table's score column is the final score too, and says so.
+            column = {
+                int(cell.get_attribute("data-seat")): int(cell.inner_text())
+                for cell in page.locator("[data-testid=players] [data-testid=score]").all()
+            }
+            assert column == shown, (column, shown)
+            assert page.locator("[data-testid=score-head]").inner_text() == "Final score"
         text = ann.page.locator("[data-testid=end-screen]").inner_text()
         assert "Game over" in text and ("wins" in text or "win!" in text or "Nobody" in text)
+        # How the game ended, in the outcome's words; no note is an id.
+        assert outcome["reason"] in text
+        assert all(r["note"] in text for r in outcome["results"])
+        END_SHOTS.mkdir(parents=True, exist_ok=True)  # to look at, never committed (var/)
+        ann.page.locator("[data-testid=end-screen]").screenshot(path=str(END_SHOTS / f"{game}.png"))
         assert "{" not in ann.page.locator("[data-testid=log]").inner_text()
         # The page never showed a raw id for a seat: names everywhere.
         assert "Ann" in ann.page.locator("[data-testid=scores]").inner_text()
@@ -326,6 +370,59 @@ def test_refusals_stay_until_dismissed_and_a_resigned_table_of_bots_finishes(
     assert 0 not in tenant.get_view(match_id).winners
 
 
+def test_a_move_is_taken_back_with_the_undo_button_from_the_keyboard(
+    stack: Stack, browser: Any, tenant: Any
+) -> None:
+    """Issue 41: Ann bids in Ys before Bob; her bid revealed nothing, so the decision panel offers
+    Undo, which she presses from the keyboard. Both logs say she took it back (the bid line struck
+    through), she decides again, and once Bob has bid too there is nothing to take back."""
+    ann, bob = Person(browser), Person(browser)
+    try:
+        match_id, link = _open_table(stack, ann, "ys", ["friend"])
+        _join(bob, link, "Bob")
+        rng = random.Random(41)
+        version = int(ann.page.locator("[data-testid=board]").get_attribute("data-version") or 0)
+        assert not ann.page.locator("[data-testid=undo]").count()
+        while int(ann.page.locator("[data-testid=board]").get_attribute("data-version") or 0) == version:
+            _click_a_choice(ann.page, rng)
+            ann.page.wait_for_timeout(100)
+        ann.page.wait_for_selector("[data-testid=undo]", timeout=15_000)
+        assert not bob.page.locator("[data-testid=undo]").count()  # only the mover may take it back
+        violations = _axe(ann.page)
+        assert not violations, violations
+        ann.page.locator("[data-testid=undo]").focus()  # (a redraw keeps the focus on it)
+        ann.page.keyboard.press("Enter")
+        for page in (ann.page, bob.page):
+            page.wait_for_function(
+                "() => document.querySelector('[data-testid=log]')?.innerText"
+                ".includes('Ann takes back their last move')",
+                timeout=15_000,
+            )
+            assert page.locator("[data-testid=log] li.taken-back s").count() >= 1
+        ann.page.wait_for_function(
+            "() => document.querySelector('[data-testid=board]')?.dataset.state === 'my-turn'"
+            " && !document.querySelector('[data-testid=undo]')",
+            timeout=15_000,
+        )
+        view = tenant.get_view(match_id)
+        assert view.active_seats == (0, 1) and view.version == version + 2  # the bid, its take-back
+        # Bob bids and Ann bids again: the bids are revealed, nothing is left to take back.
+        for page in (bob.page, ann.page):
+            before = int(page.locator("[data-testid=board]").get_attribute("data-version") or 0)
+            while (
+                _state(page) == "my-turn"
+                and int(page.locator("[data-testid=board]").get_attribute("data-version") or 0) == before
+            ):
+                _click_a_choice(page, rng)
+                page.wait_for_timeout(100)
+        ann.page.wait_for_timeout(500)
+        assert not ann.page.locator("[data-testid=undo]").count()
+        assert not ann.errors and not bob.errors, ann.errors + bob.errors
+    finally:
+        ann.close()
+        bob.close()
+
+
 def test_the_table_holds_on_a_360_px_phone(stack: Stack, browser: Any) -> None:
     phone = Person(browser, width=360, height=780)
     try:
@@ -387,7 +484,7 @@ def test_an_absent_player_is_replaced_by_a_bot_and_comes_back(
     import grpc
     from guildhall.admin.v1 import admin_pb2, admin_pb2_grpc
 
-    admin = admin_pb2_grpc.AdminServiceStub(grpc.insecure_channel(stack.gateway_targets[0]))
+    admin = admin_pb2_grpc.AdminServiceStub(grpc.insecure_channel(stack.admin_targets[0]))
     auth = [("authorization", f"Bearer {stack.admin_key}")]
 
     def table_timer(seconds: int) -> None:

@@ -271,3 +271,12 @@ def test_every_id_has_a_name_and_every_decision_maps_onto_the_legal_actions(
 ) -> None:
     faults = presentation_faults(GAME, players, 3, _OPTIONS[variant])
     assert not faults, faults[:10]
+
+
+def test_every_character_effect_and_window_a_data_file_may_name_has_a_text() -> None:
+    """A replacement data file gets player-facing card texts for any effect the rules know."""
+    from services.ys import game_data as texts
+    from services.ys.model import EFFECTS, WINDOWS
+
+    assert set(texts.EFFECT_TEXT) == set(EFFECTS)
+    assert set(texts.WINDOW_WHEN) == set(WINDOWS)

@@ -126,6 +126,8 @@ export interface MatchView {
   awaySeats: number[];
   /** A private table's seats nobody has taken yet: nobody acts until there are none. */
   unclaimedSeats: number[];
+  /** This seat may take back its last move now (`undo`). */
+  undoAvailable: boolean;
 }
 
 /** A claimed seat: its token, and the secret that moves it to another device (keep it private). */
@@ -194,6 +196,16 @@ export interface GameData {
   decks: { id: string; name: string; parts: { kind: string; id: string; count: number }[] }[];
   boards: Record<string, Json>;
   catalog: Json;
+  /** What the score in the views means during play, and the outcome's breakdown and facts in words. */
+  score?: ScoreSheet;
+}
+
+/** A game's score in words: `seats[i].score` of a view is the score so far (what `during_play`
+ * says) while the game runs, the final score (the outcome's) once it is over. */
+export interface ScoreSheet {
+  during_play?: string;
+  breakdown?: Record<string, string>;
+  facts?: Record<string, string>;
 }
 
 export interface Verification {
@@ -327,6 +339,7 @@ export function viewOf(v: PbView): MatchView {
     resignedSeats: [...v.resignedSeats],
     awaySeats: [...v.awaySeats],
     unclaimedSeats: [...v.unclaimedSeats],
+    undoAvailable: v.undoAvailable,
   };
 }
 
@@ -636,6 +649,18 @@ export class GuildhallClient {
     return { ...(await this.accepted(matchId, commandId, response)), resubmitted: 0 };
   }
 
+  /**
+   * Take back this seat's last move (while `MatchView.undoAvailable` says it may): the answer's
+   * event is `action_undone`. CannotUndo says why not; with `expectedVersion`, StaleVersion when
+   * the match moved on. Safe to retry with the same command id.
+   */
+  async undo(matchId: string, opts: { commandId?: string; expectedVersion?: number } = {}): Promise<Accepted> {
+    const commandId = opts.commandId ?? newCommandId();
+    const expectedVersion = opts.expectedVersion === undefined ? undefined : BigInt(opts.expectedVersion);
+    const response = await this.call(() => this.rpc.undo({ matchId, commandId, expectedVersion }), true);
+    return { ...(await this.accepted(matchId, commandId, response)), resubmitted: 0 };
+  }
+
   /** "I'm back": take this seat back from the platform's bot that played it while away. */
   async returnToSeat(matchId: string, commandId = newCommandId()): Promise<Accepted> {
     const response = await this.call(() => this.rpc.returnToSeat({ matchId, commandId }), true);
@@ -671,7 +696,9 @@ export class GuildhallClient {
   /**
    * New events and the new view from `fromVersion` on. A broken stream (or a draining gateway
    * ending it) is opened again from the last version delivered: no gap, no duplicate. Ends after
-   * the update showing the match finished, unless `untilFinished` is false.
+   * the update showing the match finished (the gateway ends the stream there too), unless
+   * `untilFinished` is false: then at the stream's end after it. Leaving the loop, or aborting
+   * `signal`, closes the HTTP stream at once (the gateway frees its stream slot).
    */
   async *watch(
     matchId: string,
@@ -698,20 +725,41 @@ export class GuildhallClient {
     signal: AbortSignal,
     opts: { signal?: AbortSignal; untilFinished?: boolean },
   ): AsyncGenerator<WatchUpdate> {
+    let finished = false;
     for (let attempt = 0; ; attempt++) {
+      // One controller per stream, aborted before leaving it: returning from a `for await` over
+      // a Connect stream first waits for the response body to end, which an open stream never
+      // does (Node then held the program for its 300 s body timeout).
+      const call = new AbortController();
+      const forward = () => call.abort(signal.reason);
+      signal.addEventListener("abort", forward);
       try {
-        for await (const u of this.rpc.watch({ matchId, fromVersion: BigInt(last()) }, { signal })) {
+        for await (const u of this.rpc.watch({ matchId, fromVersion: BigInt(last()) }, { signal: call.signal })) {
           attempt = 0;
           const events = u.events.map(eventOf).filter((e) => e.version > last());
           const view = u.view ? viewOf(u.view) : null;
           if (events.length) delivered(events[events.length - 1].version);
           if (view) delivered(Math.max(last(), view.version));
-          if (events.length || view) yield { events, view };
-          if (view?.finished && opts.untilFinished !== false) return;
+          finished ||= Boolean(view?.finished);
+          let resumed = false;
+          try {
+            if (events.length || view) yield { events, view };
+            resumed = true;
+          } finally {
+            if (!resumed) call.abort(); // the caller left the loop: close the stream before the loop does
+          }
+          if (finished && opts.untilFinished !== false) {
+            call.abort();
+            return;
+          }
         }
+        if (finished) return; // the gateway ends the stream at the match's end: nothing follows
       } catch (error) {
         const failed = gatewayError(error);
         if (signal.aborted || FINAL.has(failed.code) || attempt >= this.options.retries) throw failed;
+      } finally {
+        call.abort();
+        signal.removeEventListener("abort", forward);
       }
       await sleep(backoff(attempt), signal);
     }

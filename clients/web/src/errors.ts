@@ -33,6 +33,7 @@ export const WrongGame = rejection("wrong_game", "WrongGame");
 export const CommandIdInUse = rejection("command_id_in_use", "CommandIdInUse");
 export const SeatTaken = rejection("seat_taken", "SeatTaken");
 export const BadInvite = rejection("bad_invite", "BadInvite");
+export const CannotUndo = rejection("cannot_undo", "CannotUndo");
 
 const REJECTIONS: Record<string, new (message: string) => Rejected> = {
   not_your_turn: NotYourTurn,
@@ -46,6 +47,7 @@ const REJECTIONS: Record<string, new (message: string) => Rejected> = {
   command_id_in_use: CommandIdInUse,
   seat_taken: SeatTaken,
   bad_invite: BadInvite,
+  cannot_undo: CannotUndo,
 };
 
 /** The Rejected subclass for a code (a code newer than this client: a plain Rejected). */

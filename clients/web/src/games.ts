@@ -108,6 +108,10 @@ export class GameClient<G extends GameId> {
     return (await this.client.resign(matchId, commandId)) as unknown as TypedAccepted<G>;
   }
 
+  async undo(matchId: string, opts: { commandId?: string; expectedVersion?: number } = {}): Promise<TypedAccepted<G>> {
+    return (await this.client.undo(matchId, opts)) as unknown as TypedAccepted<G>;
+  }
+
   async *watch(
     matchId: string,
     fromVersion = 0,

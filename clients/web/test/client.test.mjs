@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   BadInvite,
+  CannotUndo,
   GatewayError,
   GuildhallClient,
   IllegalAction,
@@ -60,6 +61,25 @@ test("a simultaneous decision that went stale but is still legal is sent again",
     again.ann.submit(again.match.matchId, cView.legalActions[0], { expectedVersion: cView.version, resubmitWhenStale: false }),
     StaleVersion,
   );
+});
+
+test("a move that revealed nothing is taken back; one that did is refused as CannotUndo", async () => {
+  const { match, ann, bob } = await newMatch();
+  const before = await ann.getView(match.matchId);
+  assert.equal(before.undoAvailable, false);
+  const moved = await ann.submit(match.matchId, before.legalActions[0], { returnView: true });
+  if (moved.view.undoAvailable) {
+    // (Which supply action this is depends on the server's seed: both branches are the contract.)
+    assert.equal((await bob.getView(match.matchId)).undoAvailable, false);
+    const undone = await ann.undo(match.matchId, { expectedVersion: moved.version });
+    assert.deepEqual(undone.events.map((e) => e.type), ["action_undone"]);
+    const { asked_ms: asked, ...taken } = undone.events[0].data;
+    assert.deepEqual(taken, { type: "action_undone", seat: 0, first_version: before.version + 1, last_version: moved.version });
+    assert.ok(asked > 0 && asked <= undone.events[0].timeMs); // the clock runs from when the decision was asked
+    const after = await ann.getView(match.matchId);
+    assert.deepEqual([after.view, after.legalActions, after.undoAvailable], [before.view, before.legalActions, false]);
+  }
+  await assert.rejects(ann.undo(match.matchId), CannotUndo);
 });
 
 test("a seat is claimed once and moves to another device with its resume secret, once", async () => {

@@ -120,4 +120,5 @@ PRESENTATION = Presentation(
     refs=REFS,
     key_refs=KEY_REFS,
     view_sections=VIEW_SECTIONS,
+    score=game_data.SCORE,
 )

@@ -4,7 +4,16 @@
 // are offered to the board (choosable / choose).
 import type { Decision, DecisionChoice, DecisionOption } from "../../src/index.js";
 import type { Choice } from "../games/board.js";
+import { withText } from "../games/tips.js";
 import { button, h } from "./dom.js";
+
+/** What a choice stands for, explained: its text, and whether it is a place (told in a tooltip
+ * only: a list of places, each with its text, would bury the choices) or a card, tile, person...
+ * (its text shown under the choice). */
+export interface Explained {
+  text: string;
+  place: boolean;
+}
 
 const same = (a: DecisionChoice, b: DecisionChoice) => a.step === b.step && a.label === b.label && a.kind === b.kind && a.id === b.id;
 
@@ -76,7 +85,13 @@ export class DecisionWalk {
 }
 
 /** The panel for a seat owing a decision. */
-export function decisionPanel(walk: DecisionWalk, busy: boolean, choose: (c: DecisionChoice) => void, back: () => void): HTMLElement {
+export function decisionPanel(
+  walk: DecisionWalk,
+  busy: boolean,
+  choose: (c: DecisionChoice) => void,
+  back: () => void,
+  explainChoice: (c: DecisionChoice) => Explained | null = () => null,
+): HTMLElement {
   const panel = h("section", { class: "decision", "data-testid": "decision", "aria-labelledby": "decision-prompt" });
   panel.append(h("h2", { id: "decision-prompt", class: "prompt" }, walk.decision.prompt || "Your decision"));
   if (walk.decision.simultaneous) panel.append(h("p", { class: "note" }, "Everyone asked decides at the same time; nobody sees your answer before deciding."));
@@ -93,7 +108,21 @@ export function decisionPanel(walk: DecisionWalk, busy: boolean, choose: (c: Dec
     for (const c of choices.filter((x) => x.step === step)) {
       const b = button(c.label, () => choose(c), { "data-testid": "choice", "data-kind": c.kind, "data-id": c.id });
       if (busy) b.disabled = true;
-      group.append(b);
+      const about = explainChoice(c);
+      if (!about) {
+        group.append(b);
+        continue;
+      }
+      // The option with what it stands for: the text under it (a place's only in its tooltip),
+      // the button described by it for screen readers.
+      const item = h("div", { class: about.place ? "choice-item place" : "choice-item" }, b);
+      withText(item, about.text, c.label, "choice-text", false);
+      const text = item.querySelector("[data-card-text]");
+      if (text) {
+        b.setAttribute("aria-describedby", text.id);
+        if (about.place) text.setAttribute("hidden", "");
+      }
+      group.append(item);
     }
     panel.append(group);
   }

@@ -1,5 +1,6 @@
 // The log: what happened, from each event's description rendered with the seats' names; engine
 // bookkeeping hidden unless "show all" is ticked; newest first, so the latest is always in sight.
+// A move taken back (action_undone) stays in the log, struck through and marked "taken back".
 import { type MatchEvent, renderDescription } from "../../src/index.js";
 import { h, words } from "./dom.js";
 
@@ -48,12 +49,27 @@ export class Log {
     return `${who}${words(e.type)}`;
   }
 
+  /** The versions some action_undone took back. */
+  private takenBack(): Set<number> {
+    const out = new Set<number>();
+    for (const e of this.events) {
+      if (e.type !== "action_undone") continue;
+      const first = Number(e.data?.first_version ?? 0);
+      const last = Number(e.data?.last_version ?? -1);
+      for (let v = first; v <= last; v++) out.add(v);
+    }
+    return out;
+  }
+
   private draw() {
     const items: HTMLElement[] = [];
+    const gone = this.takenBack();
     for (const e of [...this.events].sort((a, b) => b.version - a.version)) {
       const internal = e.description?.internal ?? false;
       if (internal && !this.all.checked) continue;
-      items.push(h("li", { "data-version": String(e.version), class: internal ? "internal" : "" }, this.line(e)));
+      const undone = gone.has(e.version);
+      const kind = [internal ? "internal" : "", undone ? "taken-back" : ""].filter(Boolean).join(" ");
+      items.push(h("li", { "data-version": String(e.version), class: kind }, undone ? h("s", {}, this.line(e)) : this.line(e), undone ? " (taken back)" : ""));
     }
     this.list.replaceChildren(...items);
   }

@@ -30,37 +30,58 @@ function playerCount(view: MatchView): number {
   return 0;
 }
 
-/** Component and place names of one game's data. */
+interface Entry {
+  name: string;
+  text: string;
+}
+
+/** Component and place names, and what each does (its text), of one game's data. */
 export class Catalog {
-  private readonly byKind = new Map<string, Map<string, string>>();
-  private readonly anyKind = new Map<string, string>();
+  private readonly byKind = new Map<string, Map<string, Entry>>();
+  private readonly anyKind = new Map<string, Entry>();
   readonly places: Place[];
   private readonly placeKinds = new Map<string, string>();
 
   constructor(readonly data: GameData & { places?: Place[] }) {
-    for (const c of data.components) this.add(c.kind, c.id, c.name);
+    for (const c of data.components) this.add(c.kind, c.id, { name: c.name, text: c.text ?? "" });
     this.places = data.places ?? [];
     for (const p of this.places) {
-      this.add("place", p.id, p.name);
-      this.add(p.kind, p.id, p.name);
+      const entry = { name: p.name, text: p.text ?? "" };
+      this.add("place", p.id, entry);
+      this.add(p.kind, p.id, entry);
       this.placeKinds.set(p.id, p.kind);
     }
   }
 
-  private add(kind: string, id: string, name: string) {
+  private add(kind: string, id: string, entry: Entry) {
     if (!this.byKind.has(kind)) this.byKind.set(kind, new Map());
-    this.byKind.get(kind)?.set(id, name);
-    if (!this.anyKind.has(id)) this.anyKind.set(id, name);
+    this.byKind.get(kind)?.set(id, entry);
+    if (!this.anyKind.has(id)) this.anyKind.set(id, entry);
   }
 
-  /** The name for (kind, id); kind "" looks in every kind. A copy suffix (".2") is ignored. */
-  name(kind: string, id: string | number): string | null {
+  private entry(kind: string, id: string | number): Entry | null {
     const text = String(id);
     for (const candidate of [text, text.replace(/\.\d+$/, "")]) {
       const hit = kind ? this.byKind.get(kind)?.get(candidate) : this.anyKind.get(candidate);
       if (hit) return hit;
     }
     return null;
+  }
+
+  /** The name for (kind, id); kind "" looks in every kind. A copy suffix (".2") is ignored. */
+  name(kind: string, id: string | number): string | null {
+    return this.entry(kind, id)?.name || null;
+  }
+
+  /** What (kind, id) does, in words (its text in the game data), or null when it has none. */
+  text(kind: string, id: string | number): string | null {
+    return this.entry(kind, id)?.text || null;
+  }
+
+  /** Whether (kind, id) stands for a place of the board (not a card or piece). */
+  isPlace(kind: string, id: string | number): boolean {
+    const placeKind = this.placeKinds.get(String(id));
+    return placeKind !== undefined && (kind === "place" || kind === placeKind);
   }
 
   placeKind(id: string): string | null {

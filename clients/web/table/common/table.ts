@@ -1,5 +1,6 @@
 // A match's live page, as a seat or as a spectator: the board (the game's own, or the fallback),
-// the decision panel, the players, the log, refusals, resign and the end screen.
+// the decision panel (with Undo while the seat's last move may be taken back), the players, the
+// log, refusals, resign and the end screen.
 import { type DecisionChoice, type GuildhallClient, type MatchView, Rejected } from "../../src/index.js";
 import { BOARDS } from "../games/index.js";
 import { fallbackBoard } from "../games/fallback.js";
@@ -35,6 +36,7 @@ export function boardContext(view: MatchView, catalog: Catalog, names: string[],
     seatNames: names,
     seatColour,
     name: (kind, id) => catalog.name(kind, id),
+    text: (kind, id) => catalog.text(kind, id),
     choosable: (kind, id) => (walk ? walk.choosable(kind, id, catalog.placeKind(String(id))) : null),
     choose,
   };
@@ -187,12 +189,16 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
   };
 
   const drawPlayers = () => {
+    // The score column: the game's score so far while it runs (the game data says what that
+    // counts), the final score, equal to the outcome, once it is over.
+    const final = view.finished && view.outcome;
     const table = h("table", { class: "players", "data-testid": "players" });
-    table.append(h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Now"), h("th", { scope: "col", class: "num" }, "Score"))));
+    table.append(h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Now"), h("th", { scope: "col", class: "num", "data-testid": "score-head" }, final ? "Final score" : "Score so far"))));
     const body = h("tbody");
     const seatViews: unknown[] = Array.isArray(view.view?.seats) ? view.view.seats : [];
+    const results = new Map<number, number>((final ? (view.outcome?.results ?? []) : []).map((r: { player: number; score: number }) => [r.player, r.score]));
     names.forEach((name, seat) => {
-      const score = (seatViews[seat] as { score?: number } | undefined)?.score;
+      const score = results.get(seat) ?? (seatViews[seat] as { score?: number } | undefined)?.score;
       const acting = view.finished ? "" : view.activeSeats.includes(seat) ? "to act" : simultaneousStart?.includes(seat) ? "decided" : "";
       // Issues 39 and 41: who resigned, who is away (a bot plays for them), whose seat is free.
       const mark = view.resignedSeats.includes(seat) ? "resigned" : view.awaySeats.includes(seat) ? "away (a bot plays)" : view.unclaimedSeats.includes(seat) ? "seat free" : "";
@@ -203,12 +209,14 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
           { class: seat === view.seat ? "me" : "", "data-seat": String(seat), "data-mark": mark },
           h("th", { scope: "row" }, h("span", { class: "swatch", style: `background:${seatColour(seat)}` }), " ", name, seat === view.seat ? " (you)" : ""),
           h("td", {}, now),
-          h("td", { class: "num" }, score === undefined ? "" : String(score)),
+          h("td", { class: "num", "data-testid": "score", "data-seat": String(seat) }, score === undefined ? "" : String(score)),
         ),
       );
     });
     table.append(body);
+    const meaning = final ? "" : (catalog.data.score?.during_play ?? "");
     players.replaceChildren(h("h2", { id: "players-title" }, "Players"), h("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": "Players" }, table));
+    if (meaning) players.append(h("p", { class: "score-note", "data-testid": "score-note" }, h("b", {}, "Score so far: "), meaning));
   };
 
   const draw = () => {
@@ -234,8 +242,9 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
     const ctx = boardContext(view, catalog, names, walk && !sending ? walk : null, (c) => void choose(c));
     drawBoard(boardBox, view, ctx, sections);
 
+    const undoFocused = (document.activeElement as HTMLElement | null)?.dataset?.testid === "undo";
     decisionBox.replaceChildren();
-    if (walk) decisionBox.append(decisionPanel(walk, sending, (c) => void choose(c), back));
+    if (walk) decisionBox.append(decisionPanel(walk, sending, (c) => void choose(c), back, explainChoice));
     else if (!view.finished && asSeat && view.myTurn) {
       // A game without a presentation: its legal actions, as they are.
       const panel = h("section", { class: "decision", "data-testid": "decision" }, h("h2", {}, "Your move"));
@@ -244,13 +253,26 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
     } else if (!view.finished) {
       decisionBox.append(h("section", { class: "decision waiting", "data-testid": "waiting" }, h("p", {}, asSeat ? status.textContent ?? "" : `Spectating. ${status.textContent ?? ""}`)));
     }
+    // Issue 41: your last move may be taken back until something is revealed or another seat acts.
+    if (asSeat && view.undoAvailable && !view.finished) {
+      const b = button("Undo my last move", () => void undo(), { class: "secondary", "data-testid": "undo", title: "Take back your last move: nothing was revealed and nobody has acted since" });
+      if (sending) b.disabled = true;
+      decisionBox.append(h("p", { class: "undo" }, b));
+      if (undoFocused) b.focus(); // an update redrew the panel: the keyboard stays where it was
+    }
     drawPlayers();
     drawAway();
     if (view.finished) {
-      end.replaceChildren(endScreen(view, names, log.endReason()));
+      end.replaceChildren(endScreen(view, names, log.endReason(), catalog.data.score ?? {}));
       if (record) keepSeat({ ...record, finished: true });
     }
     if (asSeat) drawResign();
+  };
+
+  const explainChoice = (c: DecisionChoice) => {
+    if (!c.kind || c.kind === "seat") return null;
+    const text = catalog.text(c.kind, c.id);
+    return text ? { text, place: catalog.isPlace(c.kind, c.id) } : null;
   };
 
   const back = () => {
@@ -268,6 +290,28 @@ export async function tablePage(app: HTMLElement, matchId: string, record: SeatR
       return;
     }
     await send(view.legalActions[option.action]);
+  };
+
+  const undo = async () => {
+    if (sending) return;
+    sending = true;
+    draw();
+    try {
+      await client.undo(matchId, { expectedVersion: view.version });
+      view = await client.getView(matchId);
+      walk = null;
+    } catch (error) {
+      refusals.show(error instanceof Rejected ? `Not taken back: ${error.message}` : `Not sent: ${errorText(error)}`);
+      try {
+        view = await client.getView(matchId);
+      } catch {
+        // the Watch below brings the next view
+      }
+    } finally {
+      sending = false;
+      draw();
+      (decisionBox.querySelector("[data-testid=choice], [data-testid=undo]") as HTMLElement | null)?.focus();
+    }
   };
 
   const send = async (action: unknown) => {

@@ -44,6 +44,8 @@ export interface BoardContext {
   seatColour(seat: number): string;
   /** The component's or place's name for (kind, id), or null when the data has none. */
   name(kind: string, id: string | number): string | null;
+  /** What the component or place (kind, id) does, in words (its `text` in the game data), or null. */
+  text(kind: string, id: string | number): string | null;
   /**
    * The current step's choice standing for (kind, id), if the viewer may pick it now. A board
    * marks the thing it draws for (kind, id) as clickable when this returns a choice, and calls

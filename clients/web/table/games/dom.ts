@@ -2,6 +2,7 @@
 // seat colours with readable ink. Each board's CSS classes carry its own prefix ("gb", "gw"):
 // `boardDom(prefix)` gives the helpers that write classes.
 import type { BoardContext, Choice } from "./board.js";
+import { describedBy } from "./tips.js";
 
 type Child = Node | string | number | null | undefined | false;
 
@@ -26,6 +27,9 @@ function offer(prefix: string, node: HTMLElement, choice: Choice | null, ctx: Bo
   // A seat's choice is labelled "Player N" by the gateway, which knows no names: say the name.
   const label = choice.kind === "seat" ? (ctx.seatNames[Number(choice.id)] ?? choice.label) : choice.label;
   const button = el("span", { class: `${prefix}-button`, role: "button", tabindex: "0", "aria-label": label });
+  const described = describedBy(node);
+  if (described) button.setAttribute("aria-describedby", described);
+  node.removeAttribute("tabindex"); // the button is the one stop for the keyboard
   button.dataset.choiceKind = choice.kind;
   button.dataset.choiceId = choice.id;
   node.append(button);

@@ -3,6 +3,7 @@
 // stands in for the shell. choose() records the choice in `window.__chosen`. The game data may be
 // set once in `window.__data` (a fixture without `data` uses it).
 import type { BoardContext, Choice, Place } from "./board.js";
+import { Catalog } from "../common/names.js";
 import { BOARDS } from "./index.js";
 
 interface Fixture {
@@ -39,6 +40,7 @@ function render(given: Fixture): void {
   const places = new Map<string, Place>((fixture.data.places ?? []).map((p) => [p.id, p]));
   const names = new Map<string, string>();
   for (const c of fixture.data.components) names.set(`${c.kind}\u0000${c.id}`, c.name);
+  const catalog = new Catalog(fixture.data);
   const next = nextChoices(fixture);
   const w = window as unknown as { __chosen: Choice[]; __next: Choice[] };
   w.__chosen = [];
@@ -57,6 +59,7 @@ function render(given: Fixture): void {
       const place = places.get(key);
       return place && (kind === "place" || kind === place.kind) ? place.name : null;
     },
+    text: (kind, id) => catalog.text(kind, id),
     choosable(kind, id) {
       const key = String(id);
       const place = places.get(key);

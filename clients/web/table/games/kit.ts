@@ -2,6 +2,7 @@
 // clickable choices, seat colours and readable ink on them, player boxes. A board may use them or
 // draw on its own (board.ts is the contract; dom.ts has the HTML-only boards' helpers).
 import type { BoardContext, Choice } from "./board.js";
+import { describedBy, explain, withText } from "./tips.js";
 
 export const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -33,11 +34,10 @@ export function s(tag: string, attrs?: Attrs, ...children: Child[]): SVGElement 
   return node;
 }
 
-/** A tooltip: `<title>` in SVG, the title attribute in HTML. */
+/** A tooltip (on hover, keyboard focus and long press: tips.ts); in SVG also its `<desc>`. */
 export function tip<T extends Element>(node: T, text: string): T {
-  if (node instanceof SVGElement) node.prepend(s("title", {}, text));
-  else node.setAttribute("title", text);
-  return node;
+  if (node instanceof SVGElement) node.prepend(s("desc", {}, text));
+  return explain(node, text);
 }
 
 /**
@@ -56,6 +56,9 @@ export function offer<T extends Element>(node: T, choice: Choice | null, ctx: Bo
   button.setAttribute("role", "button");
   button.setAttribute("tabindex", "0");
   button.setAttribute("aria-label", choice.label);
+  const described = describedBy(node);
+  if (described) button.setAttribute("aria-describedby", described);
+  node.removeAttribute("tabindex"); // the button is the one stop for the keyboard
   button.setAttribute("data-choice-kind", choice.kind);
   button.setAttribute("data-choice-id", choice.id);
   node.append(button);
@@ -158,6 +161,9 @@ export const KIT_CSS = `
 .bd-hand > .bd-key { display: block; font-weight: 600; color: #3b2f1e; margin-bottom: 3px; }
 .bd-card { display: inline-block; padding: 2px 8px; margin: 2px; border-radius: 5px; background: #fff; border: 1px solid #b9a77a; font-size: 12px; }
 .bd-card.bd-new { border-style: dashed; }
+.bd-card-explained { display: inline-flex; flex-direction: column; vertical-align: top; max-width: min(100%, 240px); padding: 4px 8px; }
+.bd-card-explained .bd-card-name { font-weight: 600; }
+.bd-card-text { font-size: 12px; line-height: 1.3; color: #4a4033; display: -webkit-box; -webkit-line-clamp: 3; -webkit-box-orient: vertical; overflow: hidden; }
 .bd-token { display: inline-flex; align-items: center; justify-content: center; min-width: 20px; height: 20px; padding: 0 3px; margin: 1px; border-radius: 10px; background: var(--seat, #ccc); color: var(--ink, #111); border: 1px solid rgba(0,0,0,.45); font-weight: 700; font-size: 12px; box-sizing: border-box; }
 .bd-muted { color: #675f52; }
 .bd-offered { cursor: pointer; outline: 3px solid #e08a00; outline-offset: 1px; background-color: #fff1c9; position: relative; }
@@ -200,9 +206,14 @@ export function row(key: string, ...value: Child[]): HTMLElement {
   return h("div", { class: "bd-row" }, h("span", { class: "bd-key" }, `${key}:`), ...value);
 }
 
-/** A card by name (a chip), clickable when `choice`. */
-export function card(label: string, choice: Choice | null, ctx: BoardContext, extra = ""): HTMLElement {
-  return offer(h("span", { class: `bd-card ${extra}`.trim() }, label), choice, ctx);
+/**
+ * A card by name with what it does (`text`, from the game data) on it, the whole text in its
+ * tooltip; clickable when `choice`. A card nobody may pick now is still a keyboard stop, so its
+ * tooltip can be read without a mouse.
+ */
+export function card(label: string, choice: Choice | null, ctx: BoardContext, extra = "", text: string | null = null): HTMLElement {
+  const node = h("span", { class: `bd-card ${text ? "bd-card-explained" : ""} ${extra}`.replace(/\s+/g, " ").trim() }, h("span", { class: "bd-card-name" }, label));
+  return offer(withText(node, text, label, "bd-card-text"), choice, ctx);
 }
 
 export function plural(n: number, word: string, many = `${word}s`): string {

@@ -17,6 +17,7 @@ const DEMON = -2;
 const CSS = `
 .bd-am .bd-personality { margin-top: 4px; padding: 4px 6px; border-radius: 5px; background: #efe7ff; border: 1px solid #8f7bbf; }
 .bd-am .bd-loan { border-color: #a40000; color: #a40000; }
+.bd-am .bd-personality-goal { font-size: 12px; color: #3b3050; }
 `;
 
 interface Ctx {
@@ -28,6 +29,11 @@ interface Ctx {
 
 function cardName(c: Ctx, id: string): string {
   return c.ctx.name("card", id) ?? id;
+}
+
+/** A player card by name with what it does, clickable when the step offers it. */
+function playerCard(c: Ctx, id: string, extra = "", offered = true): HTMLElement {
+  return card(cardName(c, id), offered ? c.ctx.choosable("card", id) : null, c.ctx, extra, c.ctx.text("card", id));
 }
 
 /** The area's centre on the drawing, from its position in the data. */
@@ -236,7 +242,7 @@ function playerArea(c: Ctx, seat: Json): HTMLElement {
   const box = playerBox(ctx, p, active);
   box.append(row("Money", h("b", {}, `$${seat.money}`)));
   if (v.current === p && v.played?.length) {
-    box.append(row("Played this turn", ...v.played.map((id: string) => card(cardName(c, id), ctx.choosable("card", id), ctx))));
+    box.append(row("Played this turn", ...v.played.map((id: string) => playerCard(c, id))));
   }
   box.append(row("Cards in hand", String(seat.hand_size)));
   box.append(row("In supply", `${plural(seat.minions_in_supply, "minion")}, ${plural(seat.buildings_in_supply, "building")}`));
@@ -245,33 +251,33 @@ function playerArea(c: Ctx, seat: Json): HTMLElement {
     row(
       "City Area cards",
       ...(owned.length
-        ? owned.map((a: Json) => card(ctx.name("area", a.area) ?? a.name, me ? cityAreaCard(ctx, a.area) : null, ctx))
+        ? owned.map((a: Json) => card(ctx.name("area", a.area) ?? a.name, me ? cityAreaCard(ctx, a.area) : null, ctx, "", ctx.text("area", a.area)))
         : [h("span", { class: "bd-muted" }, "none")]),
     ),
   );
-  if (seat.loans?.length) box.append(row("Loans", ...seat.loans.map((id: string) => card(cardName(c, id), null, ctx, "bd-loan"))));
-  if (seat.penalties?.length) box.append(row("In front", ...seat.penalties.map((id: string) => card(cardName(c, id), null, ctx))));
+  if (seat.loans?.length) box.append(row("Loans", ...seat.loans.map((id: string) => playerCard(c, id, "bd-loan", false))));
+  if (seat.penalties?.length) box.append(row("In front", ...seat.penalties.map((id: string) => playerCard(c, id, "", false))));
   if (seat.personality) {
-    const person = ctx.data.components.find((cp) => cp.kind === "personality" && cp.id === seat.personality);
+    const goal = ctx.text("personality", seat.personality);
     box.append(
       h(
         "div",
         { class: "bd-personality" },
-        h("b", {}, me ? "Your personality: " : "Personality: "),
+        h("b", {}, me ? "Your personality (secret): " : "Personality: "),
         ctx.name("personality", seat.personality) ?? seat.personality,
-        person?.text ? h("span", { class: "bd-muted" }, ` (${person.text})`) : null,
+        goal ? h("div", { class: "bd-personality-goal" }, goal) : null,
       ),
     );
   }
   if (me) {
     const hand = h("div", { class: "bd-hand", "data-testid": "own-hand" }, h("span", { class: "bd-key" }, "Your hand"));
     const cards: string[] = seat.hand ?? [];
-    hand.append(...(cards.length ? cards.map((id) => card(cardName(c, id), ctx.choosable("card", id), ctx)) : [h("span", { class: "bd-muted" }, "no card")]));
+    hand.append(...(cards.length ? cards.map((id) => playerCard(c, id)) : [h("span", { class: "bd-muted" }, "no card")]));
     box.append(hand);
     const shown: string[] | null = v.shown_hand;
     if (shown?.length) {
       const other = h("div", { class: "bd-hand" }, h("span", { class: "bd-key" }, "The hand you are looking at"));
-      other.append(...shown.map((id) => card(cardName(c, id), ctx.choosable("card", id), ctx)));
+      other.append(...shown.map((id) => playerCard(c, id)));
       box.append(other);
     }
   }

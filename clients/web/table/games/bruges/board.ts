@@ -6,6 +6,7 @@ import type { BoardContext, GameBoard, Place } from "../board.js";
 import type { Json } from "../../../src/index.js";
 import { CSS } from "./style.js";
 import { boardDom, el, ensureStyle, inkOn, seatName } from "../dom.js";
+import { explain, withText } from "../tips.js";
 
 const { offer, pawn } = boardDom("gb");
 
@@ -46,9 +47,6 @@ class Lookup {
   }
   values(kind: string, id: string | number): Record<string, Json> {
     return this.comps.get(`${kind}:${id}`)?.values ?? {};
-  }
-  text(kind: string, id: string | number): string {
-    return this.comps.get(`${kind}:${id}`)?.text ?? "";
   }
   name(kind: string, id: string | number, fallback: string): string {
     return this.ctx.name(kind, id) ?? fallback;
@@ -231,8 +229,11 @@ function personChip(ctx: BoardContext, look: Lookup, id: number, clickable: bool
   const colour = String(vals.colour ?? "");
   const name = look.name("person", id, `card ${id}`);
   const bg = CARD_COLOURS[colour] ?? "#999";
-  const node = el("span", { class: "gb-person", title: `${name} (${colour}): ${look.text("person", id)}`, "data-person": String(id) },
-    el("span", { class: "gb-band", style: `background:${bg}` }), name);
+  const node = el("span", { class: "gb-person", "data-person": String(id) },
+    el("span", { class: "gb-band", style: `background:${bg}` }), el("span", { class: "gb-person-name" }, name));
+  // A person in the viewer's own houses shows what it does; any other says it in its tooltip.
+  if (clickable) withText(node, ctx.text("person", id), `${name} (${colour})`, "gb-card-text");
+  else explain(node, ctx.text("person", id), `${name} (${colour})`);
   if (clickable) offer(node, ctx.choosable("person", id), ctx);
   return node;
 }
@@ -247,7 +248,7 @@ function playerArea(ctx: BoardContext, look: Lookup, v: Record<string, Json>, s:
   const majorities = Object.entries(s.majorities ?? {}).filter(([, held]) => held).map(([k]) => ctx.name("majority", k) ?? k);
   area.append(
     el("div", { class: "gb-stats" },
-      stat("Score", s.score), stat("Guilders", s.guilders), stat("Reputation", s.reputation),
+      stat(v.phase === "over" ? "Final score" : "Score so far", s.score), stat("Guilders", s.guilders), stat("Reputation", s.reputation),
       v.phase === "play" ? stat("Plays left", s.plays_left) : null,
       stat("Canals", `${s.canals?.[0] ?? 0} + ${s.canals?.[1] ?? 0}`),
       s.statues?.length ? stat("Statues", s.statues.join(", ")) : null),
@@ -320,10 +321,11 @@ function handCard(ctx: BoardContext, look: Lookup, id: number): HTMLElement {
   const bg = CARD_COLOURS[colour] ?? "#999";
   const name = look.name("person", id, `card ${id}`);
   const group = vals.group ? ctx.name("group", String(vals.group)) ?? String(vals.group) : "";
-  const node = el("div", { class: "gb-card", title: `${name} (${colour}): ${look.text("person", id)}`, "data-person": String(id) },
+  const node = el("div", { class: "gb-card", "data-person": String(id) },
     el("div", { class: "gb-card-band", style: `background:${bg};color:${inkOn(bg)}` }, title(colour)),
     el("div", { class: "gb-card-name" }, name),
     el("div", { class: "gb-small" }, `price ${vals.price ?? "?"} · ${vals.points ?? 0} pts${group ? ` · ${group}` : ""}`));
+  withText(node, ctx.text("person", id), `${name} (${colour}, price ${vals.price ?? "?"}, ${vals.points ?? 0} points)`, "gb-card-text");
   offer(node, ctx.choosable("person", id), ctx);
   return node;
 }

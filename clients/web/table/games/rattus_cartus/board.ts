@@ -87,7 +87,7 @@ function building(c: Ctx, slot: number, x: number, y: number, w: number): SVGEle
   const klass = b ? component(c, "building", b.building)?.values?.class ?? "" : "";
   g.append(s("rect", { class: "bd-hit", x, y, width: w, height: hgt, rx: 10, fill: b ? CLASS_FILL[klass] ?? "#fff" : "#eee", stroke: "#5d4037", "stroke-width": 2 }));
   g.append(s("text", { x: x + 10, y: y + 16, "font-size": 11, fill: "#5d4037" }, placeName(c, id)));
-  tip(g, `${placeName(c, id)}: ${c.places.get(id)?.text ?? ""}`);
+  tip(g, b ? `${ctx.name("building", b.building) ?? b.building}: ${ctx.text("building", b.building) ?? ""}` : `${placeName(c, id)}: ${c.places.get(id)?.text ?? ""}`);
   if (!b) {
     g.append(s("text", { x: x + w / 2, y: y + 80, "text-anchor": "middle", "font-size": 13 }, "not in play this game"));
     return offer(g, ctx.choosable("place", id), ctx);
@@ -263,22 +263,26 @@ function mapSvg(c: Ctx): SVGElement {
   return svg;
 }
 
+// Why every seat's rats show (docs/rules/rattus_cartus.md, "Are rat totals secret?").
+const RATS_TIP =
+  "Rat tokens lie face down, but every rat taken or given back is a 1-rat token in view of the table and everyone starts with 10: this is the total a player who watched the whole game knows.";
+
 function playerArea(c: Ctx, seat: Json): HTMLElement {
   const ctx = c.ctx;
   const v = c.view;
   const p = seat.player as number;
   const me = ctx.seat === p;
   const box = playerBox(ctx, p, (v.active ?? []).includes(p));
-  box.append(row("Rats", h("span", { class: "bd-rats" }, String(seat.rats))));
+  box.append(tip(row("Rats", h("span", { class: "bd-rats" }, String(seat.rats))), RATS_TIP));
   box.append(row("Victory-point tokens", String(seat.vp_tokens)));
   box.append(row("Cards in hand", String(seat.hand_size)));
   const revealed: string[] = v.revealed_cards?.[p] ?? [];
   const hidden = Math.max(0, (seat.played ?? 0) - revealed.length);
   const front = [
-    ...revealed.map((id) => card(cardName(c, id), null, ctx)),
+    ...revealed.map((id) => card(cardName(c, id), null, ctx, "", ctx.text("card", id))),
     ...(hidden && !me ? [h("span", { class: "bd-muted" }, `${plural(hidden, "card")} face down`)] : []),
   ];
-  if (me) for (const id of v.my_played ?? []) if (!revealed.includes(id)) front.push(card(`${cardName(c, id)} (face down)`, null, ctx, "bd-new"));
+  if (me) for (const id of v.my_played ?? []) if (!revealed.includes(id)) front.push(card(`${cardName(c, id)} (face down)`, null, ctx, "bd-new", ctx.text("card", id)));
   box.append(row("Cards in front", ...(front.length ? front : [h("span", { class: "bd-muted" }, "none")])));
   const levels = (v.tracks ?? []).map((t: Json) => `${ctx.name("class", t.track) ?? t.track} ${t.influence?.[p] ?? 0}`);
   box.append(row("Influence", levels.join(", ")));
@@ -294,7 +298,7 @@ function playerArea(c: Ctx, seat: Json): HTMLElement {
     hand.append(
       ...(cards.length
         ? cards.map((id) => {
-            const chip = card(cardName(c, id), ctx.choosable("card", id), ctx);
+            const chip = card(cardName(c, id), ctx.choosable("card", id), ctx, "", ctx.text("card", id));
             const klass = cardClass(id);
             if (klass) {
               chip.dataset.class = klass;

@@ -7,6 +7,7 @@ import type { BoardContext, GameBoard, Place } from "../board.js";
 import type { Json } from "../../../src/index.js";
 import { CSS } from "./style.js";
 import { boardDom, el, ensureStyle, inkOn, seatName } from "../dom.js";
+import { explain, withText } from "../tips.js";
 
 const { offer, pawn } = boardDom("gw");
 
@@ -101,10 +102,10 @@ export const board: GameBoard = {
       const q = look.get("quest", id);
       const type = String(q?.values.type ?? "mandatory");
       const bg = QUEST_COLOURS[type] ?? "#888";
-      const node = el("div", { class: "gw-quest", title: `${look.name("quest", id)}: ${q?.text ?? ""}`, "data-quest": id, ...extra },
+      const node = el("div", { class: "gw-quest", "data-quest": id, ...extra },
         el("div", { class: "gw-quest-type", style: `background:${bg};color:${inkOn(bg)}` }, ctx.name("quest_type", type) ?? words(type), q?.values.plot ? " · plot" : ""),
-        el("div", { class: "gw-quest-name" }, look.name("quest", id)),
-        el("div", { class: "gw-small" }, q?.text ?? ""));
+        el("div", { class: "gw-quest-name" }, look.name("quest", id)));
+      withText(node, q?.text, look.name("quest", id), "gw-small gw-card-text");
       offer(node, ctx.choosable("quest", id), ctx);
       return node;
     };
@@ -252,12 +253,13 @@ function tileCard(ctx: BoardContext, look: Lookup, tile: string, owned: Building
   const owner = owned ? owned.owner : -1;
   const colour = owner >= 0 ? ctx.seatColour(owner) : "#6b5b3e";
   const stock = owned ? owned.stock.map((n, i) => (n ? `${n} ${STOCK[i]}` : "")).filter(Boolean).join(", ") : "";
-  const node = el("div", { class: "gw-tile", title: `${look.name("building", tile)}: ${t?.text ?? ""}`, "data-building": tile },
+  const node = el("div", { class: "gw-tile", "data-building": tile },
     el("div", { class: "gw-tile-head", style: `background:${colour};color:${inkOn(colour)}` }, look.name("building", tile)),
     el("div", { class: "gw-small" }, owned ? `owner: ${seatName(ctx, owner)}` : `cost ${t?.values.cost ?? "?"} gold${vp ? ` · ${vp} VP on it` : ""}`),
-    el("div", { class: "gw-small gw-tile-text" }, (t?.text ?? "").replace(/^costs \d+ gold; /, "")),
     stock ? el("div", { class: "gw-small gw-stock" }, `on it: ${stock}`) : null,
     agents ?? null);
+  // The cost is on the tile's second line: the text shown starts at what a visitor does.
+  withText(node, (t?.text ?? "").replace(/^Costs \d+ Gold\. /, ""), look.name("building", tile), "gw-small gw-tile-text gw-card-text");
   offer(node, ctx.choosable("building", tile), ctx);
   return node;
 }
@@ -296,15 +298,13 @@ function tavern(
   area.append(cubes);
   if (s.lord) {
     const lord = look.get("lord", s.lord);
-    area.append(el("div", { class: "gw-lord", title: lord?.text ?? "" }, el("span", { class: "gw-label" }, mine ? "Your Lord" : "Lord"), el("b", {}, look.name("lord", s.lord)), el("span", { class: "gw-small" }, ` — ${lord?.text ?? ""}`)));
+    area.append(explain(el("div", { class: "gw-lord" }, el("span", { class: "gw-label" }, mine ? "Your Lord (secret)" : "Lord"), el("b", {}, look.name("lord", s.lord)), el("span", { class: "gw-small" }, ` — ${lord?.text ?? ""}`)), lord?.text, look.name("lord", s.lord)));
   }
   if (mine && s.intrigue) {
     const hand = el("div", { class: "gw-hand", "data-testid": "own-hand" });
     for (const card of s.intrigue) {
-      const c = look.get("intrigue_copy", card) ?? look.get("intrigue", card);
-      const base = look.get("intrigue", card.replace(/\.\d+$/, ""));
-      const node = el("div", { class: "gw-intrigue", title: `${look.name("intrigue_copy", card)}: ${base?.text ?? c?.text ?? ""}`, "data-intrigue": card },
-        el("div", { class: "gw-intrigue-name" }, look.name("intrigue_copy", card)), el("div", { class: "gw-small" }, base?.text ?? ""));
+      const node = el("div", { class: "gw-intrigue", "data-intrigue": card }, el("div", { class: "gw-intrigue-name" }, look.name("intrigue_copy", card)));
+      withText(node, ctx.text("intrigue_copy", card), look.name("intrigue_copy", card), "gw-small gw-card-text");
       offer(node, ctx.choosable("intrigue_copy", card), ctx);
       hand.append(node);
     }
@@ -319,12 +319,12 @@ function tavern(
   for (const q of s.completed ?? []) {
     const type = String(look.get("quest", q)?.values.type ?? "mandatory");
     const bg = QUEST_COLOURS[type] ?? "#888";
-    done.append(el("span", { class: "gw-done", title: look.get("quest", q)?.text ?? "", style: `border-left-color:${bg}` }, look.name("quest", q)));
+    done.append(explain(el("span", { class: "gw-done", style: `border-left-color:${bg}` }, look.name("quest", q)), ctx.text("quest", q), look.name("quest", q)));
   }
   if (!s.completed?.length) done.append(el("span", { class: "gw-muted" }, "none"));
   area.append(done);
   if (s.plots?.length) {
-    area.append(el("div", { class: "gw-row gw-small" }, el("span", { class: "gw-label" }, "Plot quests in effect"), ...s.plots.map((q) => el("span", { class: "gw-done" }, look.name("quest", q)))));
+    area.append(el("div", { class: "gw-row gw-small" }, el("span", { class: "gw-label" }, "Plot quests in effect"), ...s.plots.map((q) => explain(el("span", { class: "gw-done" }, look.name("quest", q)), ctx.text("quest", q), look.name("quest", q)))));
   }
   return area;
 }

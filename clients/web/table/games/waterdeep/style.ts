@@ -57,6 +57,7 @@ export const CSS = `
 .gw-waterdeep .gw-hand { display: flex; flex-wrap: wrap; gap: 4px; }
 .gw-waterdeep .gw-intrigue { width: 150px; border: 1px solid #6b4f8a; border-radius: 5px; background: #f5f0fa; padding: 2px 5px; }
 .gw-waterdeep .gw-intrigue-name { font-weight: 700; }
+.gw-waterdeep .gw-card-text { font-size: 12px; display: -webkit-box; -webkit-line-clamp: 4; -webkit-box-orient: vertical; overflow: hidden; line-height: 1.3; }
 .gw-waterdeep .gw-done { display: inline-block; background: #f2f2ee; border-left: 5px solid; border-radius: 3px; padding: 0 5px; margin: 1px; }
 .gw-waterdeep .gw-choosable { cursor: pointer; outline: 3px solid #ff9800; outline-offset: 1px; box-shadow: 0 0 0 5px rgba(255,152,0,.35); position: relative; }
 .gw-waterdeep .gw-choosable:hover, .gw-waterdeep .gw-choosable:focus-within { outline-color: #e65100; box-shadow: 0 0 0 6px rgba(230,81,0,.45); }

@@ -163,14 +163,15 @@ function areaBox(c: Ctx, k: number, area: string, place: string, x: number, y: n
       "stroke-width": 1.5,
     }),
   );
-  tip(g, `${placeName(c, place)}${closed ? " (closed)" : ""}`);
+  tip(g, `${placeName(c, place)}${closed ? " (closed)" : ""}: ${c.ctx.text("place", place) ?? ""}`);
   g.append(s("text", { x: x + w / 2, y: y + 18, "text-anchor": "middle", "font-size": 13, "font-weight": 700 }, AREA_TITLE[area]));
   const cx = x + w / 2;
   let cy = y + 40;
   if (area === "port") {
     const ship = v.ports?.[k - 1] ?? "";
     const shipData = c.ctx.data.components.find((cp) => cp.kind === "ship" && cp.id === ship);
-    g.append(s("text", { x: cx, y: cy, "text-anchor": "middle", "font-size": 12 }, ship ? c.ctx.name("ship", ship) ?? ship : "no ship"));
+    const shipLabel = s("text", { x: cx, y: cy, "text-anchor": "middle", "font-size": 12 }, ship ? c.ctx.name("ship", ship) ?? ship : "no ship");
+    g.append(ship ? tip(shipLabel, c.ctx.text("ship", ship) ?? "") : shipLabel);
     if (shipData?.values?.large) {
       const gems: string[] = [shipData.values.large, ...(shipData.values.small ?? [])];
       gems.forEach((gem, j) => g.append(tip(svgGem(cx - 24 + j * 24, cy + 20, gem, j === 0 ? 9 : 6), gemName(c, gem))));
@@ -179,8 +180,10 @@ function areaBox(c: Ctx, k: number, area: string, place: string, x: number, y: n
   } else if (area === "palace") {
     const offered = v.offered?.[k - 1] ?? "";
     const name = offered ? c.ctx.name("character", offered) ?? offered : "no card";
-    g.append(s("rect", { x: x + 10, y: cy - 14, width: w - 20, height: 34, rx: 4, fill: "#fff", stroke: "#8a6d3b" }));
-    g.append(multiline(cx, cy + 1, name, 16, { "font-weight": 600 }));
+    const shown = s("g", { class: "bd-character" });
+    shown.append(s("rect", { x: x + 10, y: cy - 14, width: w - 20, height: 34, rx: 4, fill: "#fff", stroke: "#8a6d3b" }));
+    shown.append(multiline(cx, cy + 1, name, 16, { "font-weight": 600 }));
+    g.append(offered ? tip(shown, `${name}: ${c.ctx.text("character", offered) ?? ""}`) : shown);
     const pile = v.pile_sizes?.[k - 1] ?? 0;
     g.append(s("text", { x: cx, y: cy + 36, "text-anchor": "middle", "font-size": 11, fill: "#6b5b3e" }, `${plural(pile, "card")} in pile`));
     cy += 40;
@@ -239,7 +242,7 @@ function market(c: Ctx, x0: number, y0: number): SVGElement {
       const x = x0 + labelW + 10 + i * cellW + 2;
       const cell = s("g", { class: "bd-square", "data-place": id, opacity: used ? 1 : 0.5 });
       cell.append(s("rect", { class: "bd-hit", x, y, width: cellW - 4, height: cellH, rx: 6, fill: "#fff", stroke: GEM_FILL[colour], "stroke-width": 2 }));
-      tip(cell, placeName(c, id));
+      tip(cell, `${placeName(c, id)}: ${c.ctx.text("place", id) ?? ""}`);
       const closed = (v.closed ?? []).includes(id);
       const brokers = (v.board ?? []).filter((b: Json) => b.place === id);
       brokers.forEach((b: Json, j: number) => cell.append(brokerChip(c, b, x + (cellW - 4) / 2 + j * 26 - (brokers.length - 1) * 13, y + cellH / 2, 15)));
@@ -376,7 +379,7 @@ function playerArea(c: Ctx, seat: Json): HTMLElement {
   const p = seat.player as number;
   const me = ctx.seat === p;
   const box = playerBox(ctx, p, (v.active ?? []).includes(p));
-  box.append(row("Gold", h("b", {}, String(seat.score))));
+  box.append(row(c.view.phase === "over" ? "Final gold" : "Gold so far", h("b", {}, String(seat.score))));
   box.append(row("Gems", gems(c, seat.gems)));
   if (seat.order_card) box.append(row("Order card", String(seat.order_card)));
   box.append(row("In front of the screen", ...(seat.front?.length ? brokerTokens(c, p, seat.front, "in front of the screen", me) : [h("span", { class: "bd-muted" }, "none")])));
@@ -384,8 +387,8 @@ function playerArea(c: Ctx, seat: Json): HTMLElement {
   if (seat.bid) box.append(row("Bid", seat.bid.length ? seat.bid.join(" + ") : "none"));
   else if (seat.has_bid) box.append(row("Bid", h("span", { class: "bd-muted" }, "placed, secret")));
   const cards = [
-    ...(seat.hand ?? []).map((id: string) => card(ctx.name("character", id) ?? id, me ? ctx.choosable("character", id) : null, ctx)),
-    ...(seat.new_cards ?? []).map((id: string) => card(`${ctx.name("character", id) ?? id} (new)`, me ? ctx.choosable("character", id) : null, ctx, "bd-new")),
+    ...(seat.hand ?? []).map((id: string) => card(ctx.name("character", id) ?? id, me ? ctx.choosable("character", id) : null, ctx, "", ctx.text("character", id))),
+    ...(seat.new_cards ?? []).map((id: string) => card(`${ctx.name("character", id) ?? id} (new)`, me ? ctx.choosable("character", id) : null, ctx, "bd-new", ctx.text("character", id))),
   ];
   box.append(row("Character cards", ...(cards.length ? cards : [h("span", { class: "bd-muted" }, "none")])));
   if (seat.throne_size) box.append(row("In the throne room", plural(seat.throne_size, "broker")));
@@ -415,7 +418,7 @@ function neutralArea(c: Ctx): HTMLElement | null {
   if (!n) return null;
   const box = h("section", { class: "bd-player", style: `--seat:${NEUTRAL}; --ink:#111` });
   box.append(h("h4", {}, h("span", { class: "bd-swatch" }), "Neutral player"));
-  box.append(row("Gold", h("b", {}, String(n.score ?? 0))));
+  box.append(row(c.view.phase === "over" ? "Final gold" : "Gold so far", h("b", {}, String(n.score ?? 0))));
   const counts: Record<string, number> = {};
   for (const [key, value] of Object.entries(n)) if (key !== "score") counts[key] = value as number;
   box.append(row("Gems", gems(c, counts)));
@@ -436,7 +439,7 @@ function orderCards(c: Ctx): HTMLElement {
     if (holder === undefined && !choice && n > c.view.players) continue;
     const colour = holder === undefined ? "#fff" : ctx.seatColour(holder);
     const token = h("span", { class: "bd-token", style: `--seat:${colour}; --ink:${ink(colour)}; min-width:26px` }, String(n));
-    tip(token, `${ctx.name("order_card", n) ?? `Order card ${n}`}${holder === undefined ? "" : `: ${seatName(ctx, holder)}`}`);
+    tip(token, `${ctx.name("order_card", n) ?? `Order card ${n}`}${holder === undefined ? "" : ` (${seatName(ctx, holder)})`}: ${ctx.text("order_card", n) ?? ""}`);
     box.append(offer(token, choice, ctx));
   }
   return box;
