@@ -12,7 +12,7 @@ PROTOS := $(shell find protos -name '*.proto')
 # Parallel test workers; each starts its own Redis.
 WORKERS ?= 2
 
-.PHONY: all venv gen web docs chromium debian-tools checkov buf redocly proto-baseline schema-baseline openapi test image image-test demo run backup restore bench bench-quick bench-peers lint golden schemas manifests lock clean soak bundle
+.PHONY: all venv gen web docs chromium debian-tools checkov buf redocly proto-baseline schema-baseline openapi test image image-test demo run backup restore bench bench-quick bench-peers bench-bots bench-botworker lint golden schemas manifests lock clean soak bundle
 all: test
 
 venv: $(VENV)/.installed
@@ -142,6 +142,17 @@ bench-quick: gen
 # Guildhall's Play stream and unary path: bench/results.{json,md} hold this section only.
 bench-peers: gen
 	$(PY) -m benchmarks.run --sections peers
+
+# Strong bot against greedy (and greedy against random), 0.2 s of CPU per decision, two worker
+# processes, niced; resumable: finished matches are appended to bench/bots/results.jsonl (commit
+# it) and bench/bots/summary.md is regenerated. BOT_HOURS stops taking new matches after that long.
+BOT_HOURS ?= 3
+bench-bots: gen
+	nice -n 19 $(PY) -m benchmarks.bench_strong --workers 2 --hours $(BOT_HOURS)
+
+# How many strong seats one bot worker serves at 1 s a decision (bench/bots/capacity.md).
+bench-botworker: gen
+	nice -n 19 $(PY) -m benchmarks.bench_botworker
 
 # Bot matches of every game through two gateway replicas while Redis, replicas and rules services
 # are killed at random; every match audited, lost/duplicated acknowledged events counted (must be 0).

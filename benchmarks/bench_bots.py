@@ -51,12 +51,15 @@ def spec_for(game: str) -> GameSpec[Any]:
     return importlib.import_module(f"services.{game}").GAME  # type: ignore[no-any-return]
 
 
-def play(spec: GameSpec[Any], players: int, seed: int, bots: list[Bot], order_seed: int) -> tuple[Any, int]:
-    """One match to the end; returns (outcome, actions)."""
+def play(
+    spec: GameSpec[Any], players: int, seed: int, bots: list[Bot], order_seed: int
+) -> tuple[Any, list[int]]:
+    """One match to the end, each bot seeing only its seat's JSON view and legal actions;
+    returns (outcome, actions taken by each seat)."""
     state = spec.start(SetupConfig(players=players, seed=seed))
     codec = spec.codec
     order = random.Random(order_seed)
-    actions = 0
+    actions = [0] * players
     while (outcome := spec.outcome(state)) is None:
         seat = order.choice(list(spec.active_players(state)))
         legal = spec.legal_actions(state, seat)
@@ -67,7 +70,7 @@ def play(spec: GameSpec[Any], players: int, seed: int, bots: list[Bot], order_se
         if not isinstance(events, list | tuple):
             raise AssertionError(f"a listed legal action was rejected: {events}")
         state = spec.evolve(state, events)
-        actions += 1
+        actions[seat] += 1
     return outcome, actions
 
 
@@ -81,7 +84,7 @@ def measure(game: str, players: int, matches: int, base_seed: int = 1) -> Figure
         kinds = ["greedy" if p == greedy_seat else "random" for p in range(players)]
         bots = [make_bot(kind, game, seed=base_seed * 1_000_003 + m * 17 + p) for p, kind in enumerate(kinds)]
         outcome, n = play(spec, players, base_seed * 7919 + m, bots, order_seed=m)
-        actions += n
+        actions += sum(n)
         winners = set(outcome.winners)
         wins += greedy_seat in winners
         no_winner += not winners

@@ -73,6 +73,7 @@ class Stack:
         cluster_primaries: int = 0,
         bot_workers: int = 0,
         bot_think_s: float = 0.0,
+        bot_strong_s: float | None = None,
     ) -> None:
         """
         games: the rules services to run (default: every registered game).
@@ -123,6 +124,7 @@ class Stack:
         self.admin_key = ""
         self._bot_workers = bot_workers
         self._bot_think_s = bot_think_s
+        self._bot_strong_s = bot_strong_s  # a strong bot's search per decision (the worker's default)
         self.bot_workers: list[BotWorkerProcess] = []
 
     @property
@@ -275,6 +277,7 @@ class Stack:
                 "GUILDHALL_TARGET": self.gateway_targets[0],
                 "GUILDHALL_API_KEY": self.botworker_key,
                 "BOT_THINK_SECONDS": str(self._bot_think_s),
+                **({"BOT_STRONG_SECONDS": str(self._bot_strong_s)} if self._bot_strong_s else {}),
                 **({"LOG_LEVEL": self._log_level} if self._log_level else {}),
             },
         )

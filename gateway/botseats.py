@@ -44,7 +44,7 @@ from gateway.scripts import ColdClusterGuard, guarded_script
 
 _log = structlog.get_logger("botseats")
 
-BOT_KINDS = ("random", "greedy")  # guildhall_client.bots.KINDS (a test keeps them equal)
+BOT_KINDS = ("random", "greedy", "strong")  # guildhall_client.bots.KINDS (a test keeps them equal)
 BOT_TICKET_PREFIX = "bot:"
 SEP = "\x1f"
 _DUE, _INFO, _LEASES = "gh:{bots}:due", "gh:{bots}:info", "gh:{bots}:leases"

@@ -4,8 +4,9 @@
 
 It is a client like any other: it leases bot seats (`ClaimBotSeats`, an operators' key with the
 `botworker` scope), gets each seat's token and plays it with the library's bots (`random`,
-`greedy`) over Watch and SubmitAction, thinking a while before each action like a person
-(`--think-seconds`, spread 0.5x to 1.5x), and gives the seat back when its match ends. Leases
+`greedy`, `strong`) over Watch and SubmitAction, thinking a while before each action like a
+person (`--think-seconds`, spread 0.5x to 1.5x; a strong bot's search is its thinking), and gives
+the seat back when its match ends. Leases
 are renewed every few seconds; a worker that dies lets them lapse and another worker takes the
 seats over from the match's current state. On SIGTERM it stops taking seats, reports NOT_SERVING
 on its health port, and after the drain hands its seats back at once for another worker.
@@ -15,24 +16,38 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import logging
 import os
 import random
 import signal
 import socket
+import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from guildhall_client import errors
 from guildhall_client.aio import AsyncClient, Seat
 from guildhall_client.bots import Bot, make_bot
+from guildhall_client.bots.strong import DEFAULT_BUDGET_S, StrongBot
 from guildhall_client.types import BotAssignment, MatchView
 
 _log = logging.getLogger("guildhall.botworker")
 
 RENEW_EVERY_S = 10.0  # the gateway's lease is 30 s
+QUEUE_WARNING_EVERY_S = 60.0  # at most one "searches are queueing" warning a minute
+# A search that waited, or that others wait behind, gets a shorter budget, down to this one:
+# the budget the strength targets are measured at (docs/bots.md).
+STRONG_FLOOR_S = 0.2
+# Strong seats one worker (one search thread, one core) serves before their decisions queue
+# behind each other, measured at 1 s a decision by benchmarks/bench_botworker.py
+# (bench/bots/capacity.md, docs/bots.md): against seats acting at a person's pace (8 s a move),
+# and in matches of platform bots only (the default 2 s think time).
+STRONG_SEATS_PER_CORE_PEOPLE = 0
+STRONG_SEATS_PER_CORE_BOTS = 0
 
 
 class BotWorker:
@@ -47,14 +62,26 @@ class BotWorker:
         think_s: float = 2.0,
         poll_s: float = 1.0,
         seed: int | None = None,
+        strong_budget_s: float = DEFAULT_BUDGET_S,
     ) -> None:
         self.client = client
         self.name = name or f"{socket.gethostname()}-{os.getpid()}"
         self.max_seats = max_seats
         self.think_s = think_s
         self.poll_s = poll_s
+        self.strong_budget_s = strong_budget_s
         self._rng = random.Random(seed)
         self.playing: dict[str, tuple[BotAssignment, asyncio.Task[None]]] = {}
+        # Strong bots search on one thread, one decision at a time: the event loop stays free to
+        # renew leases and play the other seats, and searches queue rather than share a core
+        # (a search holds the GIL; see docs/bots.md for how many strong seats a core serves).
+        self._search = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bot-search")
+        self._queue_warned = -QUEUE_WARNING_EVERY_S
+        # Searches asked for (counted on the event loop) and begun (on the search thread): one
+        # writer each, so their difference is the line a search finds when it begins.
+        self._searches_asked = self._searches_begun = 0
+        # The last strong decisions: (seconds queued behind other searches, seconds searched).
+        self.searches: collections.deque[tuple[float, float]] = collections.deque(maxlen=10_000)
         self.finished = 0  # seats played to the end of their match
 
     def _think(self) -> float:
@@ -114,7 +141,9 @@ class BotWorker:
         done = False
         try:
             seat = self.client.seat(assignment.match_id, assignment.seat_token)
-            bot = make_bot(assignment.kind, assignment.game, self._rng.randrange(2**32))
+            bot = make_bot(
+                assignment.kind, assignment.game, self._rng.randrange(2**32), budget_s=self.strong_budget_s
+            )
             final = await self.play(seat, bot)
             self.finished += int(final.finished)
             done = final.finished or not _bots_seat(final)  # or its player is back (issue 41)
@@ -142,9 +171,12 @@ class BotWorker:
             if current.finished or not _bots_seat(current):
                 return current
             while current.my_turn and _bots_seat(current):
-                await asyncio.sleep(self._think())
                 assert current.seat is not None
-                picked = bot.choose(current.view, current.legal_actions, current.seat)
+                if isinstance(bot, StrongBot):
+                    picked = await self._searched(bot, current)
+                else:
+                    await asyncio.sleep(self._think())
+                    picked = bot.choose(current.view, current.legal_actions, current.seat)
                 try:
                     accepted = await seat.submit(
                         current.legal_actions[picked], expected_version=current.version, return_view=True
@@ -155,6 +187,39 @@ class BotWorker:
                     break
                 current = accepted.view
         return await seat.view()
+
+    async def _searched(self, bot: StrongBot, current: MatchView) -> int:
+        """A strong bot's choice, searched on the worker's one search thread for `search_budget`.
+        A search that waited longer than a budget says so (more strong seats than a core serves)."""
+        asked = time.monotonic()
+        self._searches_asked += 1
+
+        def choose() -> int:
+            self._searches_begun += 1
+            behind = self._searches_asked - self._searches_begun
+            started = time.monotonic()
+            waited = started - asked
+            budget = search_budget(self.strong_budget_s, waited, behind)
+            if waited > self.strong_budget_s and started - self._queue_warned > QUEUE_WARNING_EVERY_S:
+                self._queue_warned = started
+                _log.warning(
+                    "strong searches are queueing (one waited %.1f s): more strong seats than one core "
+                    "serves; run another bot worker (docs/bots.md)",
+                    waited,
+                )
+            assert current.seat is not None
+            picked = bot.choose(current.view, current.legal_actions, current.seat, budget_s=budget)
+            self.searches.append((waited, time.monotonic() - started))
+            return picked
+
+        return await asyncio.get_running_loop().run_in_executor(self._search, choose)
+
+
+def search_budget(full: float, waited: float, behind: int) -> float:
+    """A strong decision's search: what is left of the `full` budget after `waited` in line, and
+    1/(k+1) of it with k searches `behind` it, never less than STRONG_FLOOR_S (or `full` if
+    smaller). A burst of strong decisions costs strength rather than time."""
+    return max(min(full, STRONG_FLOOR_S), min(full - waited, full / (1 + behind)))
 
 
 def _bots_seat(view: MatchView) -> bool:
@@ -189,9 +254,22 @@ async def serve(args: argparse.Namespace) -> None:
     if args.health_port:
         server, health = await _serve_health(args.health_port, args.host)
     async with AsyncClient(args.target, api_key=args.api_key) as client:
-        worker = BotWorker(client, name=args.name, max_seats=args.max_seats, think_s=args.think_seconds)
+        worker = BotWorker(
+            client,
+            name=args.name,
+            max_seats=args.max_seats,
+            think_s=args.think_seconds,
+            strong_budget_s=args.strong_seconds,
+        )
         running = asyncio.create_task(worker.run(stop))
         _log.info("bot worker %s playing for %s", worker.name, args.target)
+        _log.info(
+            "strong seats: one search at a time, %.2f s a decision; one core serves about %d strong "
+            "seats at a person's pace, %d in matches of bots only (docs/bots.md)",
+            args.strong_seconds,
+            STRONG_SEATS_PER_CORE_PEOPLE,
+            STRONG_SEATS_PER_CORE_BOTS,
+        )
         await draining.wait()
         if health is not None:
             await health.set("", health_pb2.HealthCheckResponse.NOT_SERVING)
@@ -235,6 +313,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="the pause before each action, spread 0.5x-1.5x (env BOT_THINK_SECONDS; 2)",
     )
     parser.add_argument(
+        "--strong-seconds",
+        type=float,
+        default=float(env.get("BOT_STRONG_SECONDS", str(DEFAULT_BUDGET_S))),
+        help=f"a strong bot's search per decision (env BOT_STRONG_SECONDS; {DEFAULT_BUDGET_S:g})",
+    )
+    parser.add_argument(
         "--host", default=env.get("HOST", "127.0.0.1"), help="health server address (env HOST)"
     )
     parser.add_argument(
@@ -259,8 +343,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if not args.api_key:
         parser.error("a botworker key is needed: --api-key or GUILDHALL_API_KEY")
-    if args.max_seats < 1 or args.think_seconds < 0:
-        parser.error("--max-seats must be positive and --think-seconds not negative")
+    if args.max_seats < 1 or args.think_seconds < 0 or args.strong_seconds <= 0:
+        parser.error("--max-seats and --strong-seconds must be positive and --think-seconds not negative")
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
     asyncio.run(serve(args))
 

@@ -128,7 +128,13 @@ def play(
     ctx: typer.Context,
     game: Annotated[str, typer.Argument(help="Game id, e.g. rattus_cartus or ys")],
     seats: Annotated[int, typer.Option(help="Seats at the table (matchmaking)")] = 2,
-    bots: Annotated[int, typer.Option(help="Bots to queue with you (they take the other seats)")] = 0,
+    bots: Annotated[
+        str,
+        typer.Option(
+            help="Bots to queue with you (they take the other seats): a count of --bot-kind bots, "
+            "or their kinds, e.g. strong,greedy"
+        ),
+    ] = "0",
     bot_kind: Annotated[str, typer.Option(help=f"Kind of those bots: {', '.join(KINDS)}")] = "greedy",
     invite: Annotated[
         str | None, typer.Option(help="Join a private table with this invite code (--bots take other seats)")
@@ -137,7 +143,9 @@ def play(
         str | None, typer.Option(help="Play a match you hold a seat token for (--token)")
     ] = None,
     options: Annotated[str | None, typer.Option(help="Match options as JSON")] = None,
-    auto: Annotated[str | None, typer.Option(help="Let a bot play your seat: random or greedy")] = None,
+    auto: Annotated[
+        str | None, typer.Option(help="Let a bot play your seat: random, greedy or strong")
+    ] = None,
     wait: Annotated[float, typer.Option(help="Seconds to wait for a match before giving up")] = 120.0,
     show_all: Annotated[
         bool, typer.Option("--all", help="Show engine bookkeeping events in the log too")
@@ -148,15 +156,29 @@ def play(
     settings: Settings = ctx.obj
     if bot_kind not in KINDS or (auto is not None and auto not in KINDS):
         raise typer.BadParameter(f"bot kinds are {', '.join(KINDS)}")
-    _run(_play(settings, game, seats, bots, bot_kind, invite, match, _options(options), auto, wait, show_all))
+    kinds = bot_kinds(bots, bot_kind)
+    _run(_play(settings, game, seats, kinds, invite, match, _options(options), auto, wait, show_all))
+
+
+def bot_kinds(bots: str, default_kind: str) -> list[str]:
+    """`--bots`: a count of `default_kind` bots ("2") or one kind per bot ("strong,greedy")."""
+    text = bots.strip()
+    if text.isdigit():
+        return [default_kind] * int(text)
+    kinds = [k.strip() for k in text.split(",") if k.strip()]
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown or not kinds:
+        raise typer.BadParameter(
+            f"--bots is a count or a list of bot kinds ({', '.join(KINDS)}), not {bots!r}"
+        )
+    return kinds
 
 
 async def _play(
     settings: Settings,
     game: str,
     seats: int,
-    bots: int,
-    bot_kind: str,
+    bots: list[str],
     invite: str | None,
     match: str | None,
     options: Any,
@@ -176,11 +198,13 @@ async def _play(
         elif invite:
             seat = await client.claim_seat(invite, player)
             console.print(f"Claimed seat {seat.number} of match {seat.match_id}")
-            bot_tasks = await fill_seats(client, game, seats, bots, bot_kind, invite=invite)
+            for kind in sorted(set(bots)):
+                bot_tasks += await fill_seats(client, game, seats, bots.count(kind), kind, invite=invite)
         else:
-            bot_tasks = await fill_seats(client, game, seats, bots, bot_kind, options=options)
+            for kind in sorted(set(bots)):
+                bot_tasks += await fill_seats(client, game, seats, bots.count(kind), kind, options=options)
             console.print(
-                f"Queued for {game} ({seats} seats) as {player}; {bots} {bot_kind} bot(s) queued too"
+                f"Queued for {game} ({seats} seats) as {player}; bots queued too: {', '.join(bots) or 'none'}"
             )
             seat = await client.enqueue_and_wait(
                 game, seats=seats, player_id=player, options=options, timeout_s=wait
@@ -538,13 +562,15 @@ def run_bots(
     game: Annotated[str, typer.Option(help="Game id")],
     matches_: Annotated[int, typer.Option("--matches", help="Matches to play")] = 10,
     seats: Annotated[int, typer.Option(help="Seats per match")] = 2,
-    kind: Annotated[str, typer.Option(help="random, greedy, or mixed (half greedy, half random)")] = "mixed",
+    kind: Annotated[
+        str, typer.Option(help="random, greedy, strong, or mixed (half greedy, half random)")
+    ] = "mixed",
     concurrency: Annotated[int, typer.Option(help="Matches in play at once")] = 4,
     options: Annotated[str | None, typer.Option(help="Match options as JSON")] = None,
 ) -> None:
     """Run bot matches through matchmaking, as load, with a progress bar and a summary."""
     if kind not in (*KINDS, "mixed"):
-        raise typer.BadParameter("kind is random, greedy or mixed")
+        raise typer.BadParameter("kind is random, greedy, strong or mixed")
     _run(_bots(ctx.obj, game, matches_, seats, kind, concurrency, _options(options)))
 
 

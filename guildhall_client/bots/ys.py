@@ -94,13 +94,27 @@ def _broker_value(broker: Mapping[str, Any]) -> float:
     return float(broker["value"]) if broker["value"] is not None else MEAN_BROKER
 
 
-def _totals(view: Mapping[str, Any], where: Any) -> dict[int, float]:
-    """Estimated broker totals per party at the places `where(place)` selects."""
-    totals: dict[int, float] = {}
-    for broker in view["board"]:
-        if where(broker["place"]):
-            totals[broker["owner"]] = totals.get(broker["owner"], 0.0) + _broker_value(broker)
-    return totals
+def _group(place: str) -> str:
+    """The places scored together with `place`: its market row ("m2"), or the city area itself."""
+    return place[:2] if place.startswith("m") else place
+
+
+# What the last view's evaluations share: a bot evaluates every legal action against one view,
+# and a placement offers ~190 (each place by broker value and face), so the broker totals per
+# group and each (seat, place, party, value) placement are worked out once per view. Holding
+# the view itself keeps its id from being reused.
+_last_view: list[Any] = [None, {}, {}]
+
+
+def _per_view(view: Mapping[str, Any]) -> tuple[dict[str, dict[int, float]], dict[tuple[Any, ...], float]]:
+    """(estimated broker totals per party in each group of places, figures worked out)."""
+    if _last_view[0] is not view:
+        totals: dict[str, dict[int, float]] = {}
+        for broker in view["board"]:
+            group = totals.setdefault(_group(broker["place"]), {})
+            group[broker["owner"]] = group.get(broker["owner"], 0.0) + _broker_value(broker)
+        _last_view[:] = [view, totals, {}]
+    return _last_view[1], _last_view[2]
 
 
 def _shares(totals: Mapping[int, float], parties: int) -> list[float]:
@@ -116,41 +130,49 @@ def _shares(totals: Mapping[int, float], parties: int) -> list[float]:
 
 
 def _place_gain(
-    view: Mapping[str, Any], seat: int, where: Any, party: int, value: float, worth: float
+    view: Mapping[str, Any], seat: int, place: str, party: int, value: float, worth: float
 ) -> float:
-    """What adding `value` for `party` at the places `where` selects is worth to `seat`."""
+    """What adding `value` for `party` at `place` (and the places scored with it) is worth to `seat`."""
     parties = _parties(view)
-    totals = _totals(view, where)
-    before = _shares(totals, parties)
+    group_totals, done = _per_view(view)
+    totals = dict(group_totals.get(_group(place), {}))
+    now = ("now", seat, _group(place))
+    if now not in done:
+        done[now] = _relative(view, seat, _shares(totals, parties))
     totals[party] = totals.get(party, 0.0) + value
-    after = _shares(totals, parties)
-    return worth * (_relative(view, seat, after) - _relative(view, seat, before))
+    return worth * (_relative(view, seat, _shares(totals, parties)) - done[now])
 
 
-def _place_worth(view: Mapping[str, Any], place: str) -> tuple[Any, float]:
-    """(selector of the places scored together with `place`, what winning them is worth)."""
+def _place_worth(view: Mapping[str, Any], place: str) -> float:
+    """What winning `place` (with the places scored together with it) is worth."""
     if place.startswith("m"):
         row = int(place[1])
         gems = view["market_gems"]
-        worth = ROW_GEM_VALUE if row < len(gems) and gems[row] else 0.5
-
-        def in_row(p: str) -> bool:
-            return p.startswith(f"m{row}.")
-
-        return in_row, worth
+        return ROW_GEM_VALUE if row < len(gems) and gems[row] else 0.5
     area = place.partition(".")[2]
-    worth = {"port": PORT_VALUE, "commercial": float(view.get("commercial_vp", 3)), "palace": PALACE_VALUE}[
+    return {"port": PORT_VALUE, "commercial": float(view.get("commercial_vp", 3)), "palace": PALACE_VALUE}[
         area
     ]
-    return (lambda p: p == place), worth
+
+
+def _gems_now(view: Mapping[str, Any], seat: int) -> float:
+    """The seat's gem position as the view stands (what every gem action is compared with)."""
+    done = _per_view(view)[1]
+    key = ("gems", seat)
+    if key not in done:
+        done[key] = _gem_position(view, seat, _gem_counts(view), view["prices"])
+    return done[key]
 
 
 def _placement(view: Mapping[str, Any], seat: int, place: str, party: int, value: float) -> float:
-    where, worth = _place_worth(view, place)
-    gain = _place_gain(view, seat, where, party, value, worth)
-    if place.startswith("m") and party == seat:
-        gain += 1.0  # a market square pays a gold at once
-    return gain
+    done = _per_view(view)[1]
+    key = (seat, place, party, value)
+    if key not in done:
+        gain = _place_gain(view, seat, place, party, value, _place_worth(view, place))
+        if place.startswith("m") and party == seat:
+            gain += 1.0  # a market square pays a gold at once
+        done[key] = gain
+    return done[key]
 
 
 def evaluate(view: Mapping[str, Any], action: Mapping[str, Any], seat: int) -> float:
@@ -169,14 +191,14 @@ def evaluate(view: Mapping[str, Any], action: Mapping[str, Any], seat: int) -> f
         if action.get("white_as"):
             taken = [action["white_as"] if g == "white" else g for g in taken]
         gems = _gem_counts(view)
-        return _gem_position(view, seat, _with_gems(gems, seat, taken), view["prices"]) - _gem_position(
-            view, seat, gems, view["prices"]
+        return _gem_position(view, seat, _with_gems(gems, seat, taken), view["prices"]) - _gems_now(
+            view, seat
         )
     if kind == "move_quotation":
         prices = dict(view["prices"])
         prices[action["colour"]] += action["step"]
         gems = _gem_counts(view)
-        return _gem_position(view, seat, gems, prices) - _gem_position(view, seat, gems, view["prices"])
+        return _gem_position(view, seat, gems, prices) - _gems_now(view, seat)
     if kind == "rank_columns":
         prices = dict(view["prices"])
         for colour, move in zip(action["order"], COLUMN_MOVES, strict=False):

@@ -19,6 +19,7 @@ from guildhall_client import errors
 from guildhall_client.aio import AsyncClient
 from guildhall_client.bots import KINDS, make_bot
 from guildhall_client.bots.runner import play_seat
+from guildhall_client.botworker import STRONG_FLOOR_S, search_budget
 
 GAME = "rattus_cartus"
 
@@ -35,8 +36,15 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, str
         }
     }
     work = tmp_path_factory.mktemp("bots")
+    # Strong seats search 50 ms a decision here, so a match of them ends within the test's time.
     with Stack(
-        [GAME], gateways=1, tenants=document, work_dir=work, log_dir=work / "logs", bot_workers=1
+        [GAME],
+        gateways=1,
+        tenants=document,
+        work_dir=work,
+        log_dir=work / "logs",
+        bot_workers=1,
+        bot_strong_s=0.05,
     ) as running:
         yield running, key
 
@@ -63,6 +71,26 @@ def test_a_match_of_platform_bots_plays_to_the_end(stack: Any) -> None:
     final, events = run(stack, play)
     assert final.finished and final.bots == {0: "random", 1: "greedy"}
     assert {e.actor for e in events} >= {0, 1}  # both seats acted themselves, through the gateway
+
+
+def test_a_strong_platform_seat_plays_a_match_to_the_end(stack: Any) -> None:
+    """The strong level through the real worker: its search runs on the worker's search thread
+    and its choices go through the gateway like any client's."""
+
+    async def play(gh: AsyncClient) -> Any:
+        created = await gh.create_match(GAME, [], bots={0: "strong", 1: "greedy"})
+        spectator = gh.for_token(created.spectator_token)
+        events = []
+        async for update in spectator.watch(created.match_id):
+            events += update.events
+            if update.view.finished:
+                return update.view, events
+
+    final, events = run(stack, play)
+    assert final.finished and final.bots == {0: "strong", 1: "greedy"}
+    assert {e.actor for e in events} >= {0, 1}
+    log = (stack[0].work_dir / "logs" / "botworker-0.log").read_text()
+    assert "strong seats: one search at a time, 0.05 s a decision" in log
 
 
 def test_a_private_table_with_a_bot_beside_a_player_plays_to_the_end(stack: Any) -> None:
@@ -103,3 +131,15 @@ def test_an_unknown_bot_kind_is_refused(stack: Any) -> None:
 def test_the_gateway_and_the_client_library_agree_on_bot_kinds_and_pool_keys() -> None:
     assert BOT_KINDS == KINDS
     assert pool_key("acme", GAME, "queue") == _Pool("acme", GAME).key("queue")
+
+
+def test_a_strong_search_in_a_queue_is_shortened_down_to_the_measured_budget() -> None:
+    """The worker searches one decision at a time: a decision that waited gets what is left of
+    its second, one with others waiting behind it shares the second with them, and none gets
+    less than the budget the strength is measured at (docs/bots.md)."""
+    assert search_budget(1.0, waited=0.0, behind=0) == 1.0
+    assert search_budget(1.0, waited=0.3, behind=0) == pytest.approx(0.7)
+    assert search_budget(1.0, waited=0.0, behind=3) == 0.25
+    assert search_budget(1.0, waited=0.95, behind=0) == STRONG_FLOOR_S
+    assert search_budget(1.0, waited=0.0, behind=9) == STRONG_FLOOR_S
+    assert search_budget(0.05, waited=1.0, behind=4) == 0.05  # a budget below the floor stays whole

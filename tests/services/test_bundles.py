@@ -72,7 +72,8 @@ def test_a_bundle_re_executes_a_match_exactly_as_the_rules_in_process(bundle: by
         for step in playout.steps:
             decided = run.decide(state, step.player, GAME.codec.encode_json(step.action))
             assert not isinstance(decided, Rejection)
-            events, state, status = decided
+            events, state, status, undoable = decided
+            assert isinstance(undoable, bool)
             assert events == [(e.__struct_config__.tag, GAME.codec.encode_json(e)) for e in step.events]
         assert status[1] is True and status[2] == GAME.codec.encode_json(playout.outcome)
         # A rule violation is an answer, an action that does not decode is refused.

@@ -118,7 +118,7 @@ export interface MatchView {
   decision: Decision | null;
   /** Each seat's name as chosen at the table, "" where none was. */
   seatNames: string[];
-  /** The seats played by the platform's bots, with their kind ("random", "greedy"). */
+  /** The seats played by the platform's bots, with their kind ("random", "greedy", "strong"). */
   bots: { seat: number; kind: string }[];
   /** Seats that resigned: they act no more and finish after every other seat. */
   resignedSeats: number[];

@@ -9,6 +9,7 @@ const SEAT_KINDS: [string, string][] = [
   ["friend", "a friend (invite link)"],
   ["random", "bot (random)"],
   ["greedy", "bot (greedy)"],
+  ["strong", "bot (strong: searches about a second a move)"],
 ];
 
 export async function keyPage(app: HTMLElement) {
