@@ -2,7 +2,7 @@
 #   make test   the whole suite          make demo   one bot match per game, replayed from Redis
 #   make run    the stack in foreground  make bench  the benchmarks         make lint   ruff + mypy
 #   make bench-peers  boardgame.io beside Guildhall   make soak  faults under bot load
-#   make docs   the docs site (var/site)
+#   make docs   the docs site (var/site)   make screenshots  the docs' pictures (docs/images)
 #   make bundle  each game's rules version as a bundle (var/bundles/)
 
 PYTHON ?= python3
@@ -12,15 +12,23 @@ PROTOS := $(shell find protos -name '*.proto')
 # Parallel test workers; each starts its own Redis.
 WORKERS ?= 2
 
-.PHONY: all venv gen web docs chromium debian-tools checkov buf redocly proto-baseline schema-baseline openapi test image image-test demo run backup restore bench bench-quick bench-peers bench-bots bench-botworker lint golden schemas manifests lock clean soak bundle
+.PHONY: all venv gen web docs screenshots chromium debian-tools checkov buf redocly proto-baseline schema-baseline openapi test image image-test demo run backup restore bench bench-quick bench-peers bench-bots bench-botworker lint golden schemas manifests lock clean soak bundle
 all: test
 
+# The server (pyproject.toml) and the Python client (clients/python: its own distribution,
+# guildhall-client) are both installed editable, so `import guildhall_client` works everywhere.
+CLIENT := clients/python
 venv: $(VENV)/.installed
-$(VENV)/.installed: pyproject.toml constraints.txt
+$(VENV)/.installed: pyproject.toml $(CLIENT)/pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed (PYTHON=...)")'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	@# A venv from before the split (one distribution named guildhall) maps guildhall_client to
+	@# its old path: drop it.
+	$(PY) -m pip uninstall --quiet --yes guildhall 2>/dev/null || true
 	$(PY) -m pip install --quiet -e '.[dev]' -c constraints.txt
+	@# The client's build reads its grpcio/protobuf floors from the grpcio-tools just pinned.
+	$(PY) -m pip install --quiet --no-build-isolation -e $(CLIENT) -c constraints.txt
 	@# Generated gRPC modules live in gen/ (git-ignored): put it on the venv's path.
 	$(PY) -c 'import os, sysconfig; open(os.path.join(sysconfig.get_paths()["purelib"], "guildhall-gen.pth"), "w").write(os.path.abspath("gen") + "\n")'
 	touch $@
@@ -104,6 +112,13 @@ schema-baseline: gen
 test: gen web debian-tools checkov buf redocly
 	$(PY) -m pytest -n $(WORKERS) -q -m "not image"
 
+# Refresh the docs' pictures (docs/images/table/, docs/images/boards/) from the browser tests that
+# take them (tests/web/pictures.py): whole matches played in Chromium, a few minutes. `make test`
+# writes its pictures under var/test-artifacts/web/ and never touches docs/images/.
+screenshots: gen web debian-tools
+	GUILDHALL_SCREENSHOTS=1 $(PY) -m pytest -n $(WORKERS) -q -p no:cacheprovider \
+	  tests/web/test_table.py tests/web/test_boards_a.py tests/web/test_boards_b.py
+
 # The container image (deploy/Dockerfile) with docker or podman, whichever is present; with no
 # registry to pull python:3.11-slim from, on a Debian base built with debootstrap
 # (devstack/image.py). BASE_IMAGE=... picks another base.
@@ -181,7 +196,7 @@ lint: gen buf
 	$(PY) -m services.schema_compat
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m mypy services gateway devstack
+	$(PY) -m mypy services gateway devstack $(CLIENT)/guildhall_client
 
 # Rewrite the golden playthroughs after an intended rules change; review the diff before committing.
 golden: gen
@@ -191,6 +206,8 @@ golden: gen
 schemas: gen
 	$(PY) -m services.export_schemas
 	$(PY) -m gateway.schemas
+	@# The ids of each game's data and the fields holding them (schemas/<game>/ids.json), for both clients' types.
+	$(PY) -m services.export_ids
 	@# The Python client's per-game TypedDicts from them (the TypeScript ones are made by make web).
 	$(PY) -m guildhall_client.games.generate
 
@@ -206,10 +223,10 @@ manifests: gen
 # Refresh constraints.txt: the newest versions pyproject.toml allows, resolved in a scratch venv.
 lock:
 	rm -rf .venv-lock && $(PYTHON) -m venv .venv-lock
-	.venv-lock/bin/pip install --quiet '.[dev]'
+	.venv-lock/bin/pip install --quiet '.[dev]' ./$(CLIENT)
 	(echo "# Versions the suite was last run with; \`make lock\` refreshes it. pyproject.toml keeps the ranges."; \
 	 .venv-lock/bin/pip freeze --exclude-editable | grep -vi '^guildhall') > constraints.txt
-	rm -rf .venv-lock build
+	rm -rf .venv-lock build $(CLIENT)/build
 
 clean:
 	rm -rf $(VENV) $(TOOLS) gen .pytest_cache .mypy_cache .ruff_cache var $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen

@@ -32,7 +32,7 @@ from guildhall.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services import runtime, tracing
 from services.kernel import UNKNOWN_ACTION, GameSpec, Rejection, SetupConfig, SetupError, json_schemas
-from services.kernel.present import Decision, Description, choice_table
+from services.kernel.present import Arg, Decision, Description, choice_table
 from services.kernel.spec import clip
 from services.metrics import RulesMetrics, serve_metrics
 from services.observability import (
@@ -433,9 +433,7 @@ def _description_pb(description: Description) -> Any:
         template=description.template,
         internal=description.internal,
     )
-    add = message.args.add
-    for a in description.args:
-        add(name=a.name, text=a.text, kind=a.kind, id=a.id)
+    _add_args(message.args, description.args)
     return message
 
 
@@ -446,13 +444,28 @@ def _fill_decision(target: Any, decision: Decision) -> None:
     target.prompt = decision.prompt
     target.key = decision.key
     target.simultaneous = decision.simultaneous
+    if decision.prompt_template:
+        target.prompt_template = decision.prompt_template
+        _add_args(target.prompt_args, decision.prompt_args)
     table, paths = choice_table(decision.options)
     add_choice = target.choices.add
     for c in table:
-        add_choice(step=c.step, label=c.label, kind=c.kind, id=c.id)
+        message = add_choice(step=c.step, label=c.label, kind=c.kind, id=c.id)
+        if c.step_template:
+            message.step_template = c.step_template
+            _add_args(message.step_args, c.step_args)
+        if c.label_template:
+            message.label_template = c.label_template
+            _add_args(message.label_args, c.label_args)
     add_option = target.options.add
     for option, path in zip(decision.options, paths, strict=True):
         add_option(action=option.action, choice_indexes=path)
+
+
+def _add_args(target: Any, args: Sequence[Arg]) -> None:
+    add = target.add
+    for a in args:
+        add(name=a.name, text=a.text, kind=a.kind, id=a.id)
 
 
 def _tag_of(struct: Any) -> str:

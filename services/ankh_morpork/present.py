@@ -47,10 +47,16 @@ from services.kernel.present import (
     SEAT,
     Choice,
     Decision,
+    Named,
     Option,
     Place,
     Presentation,
-    player_name,
+    Text,
+    ask,
+    choice,
+    named,
+    player_choice,
+    seat_arg,
 )
 
 WHAT = "What do you do?"
@@ -69,19 +75,19 @@ class _Asked:
         self.n, self.state, self.frame, self.seat = n, state, frame, seat
 
     # choices naming things
-    def area(self, step: str, area: int, label: str = "") -> Choice:
-        return Choice(step, label or self.n.area[area], "area", str(area))
+    def area(self, step: Text, area: int, label: str = "") -> Choice:
+        return choice(step, label or self.n.area[area], "area", str(area))
 
-    def card(self, step: str, card: str) -> Choice:
-        return Choice(step, self.n.card_name(card), "card", card)
+    def card(self, step: Text, card: str) -> Choice:
+        return choice(step, self.n.card_name(card), "card", card)
 
-    def owner(self, step: str, owner: int) -> Choice:
+    def owner(self, step: Text, owner: int) -> Choice:
         if owner >= 0:
-            return Choice(step, player_name(owner), SEAT, str(owner))
-        return Choice(step, "a troll" if owner == TROLL else "a demon", "owner", str(owner))
+            return player_choice(step, owner)
+        return choice(step, "a troll" if owner == TROLL else "a demon", "owner", str(owner))
 
-    def what(self, label: str, kind: str = "", id: str = "") -> Choice:
-        return Choice(WHAT, label, kind, id)
+    def what(self, label: Text, kind: str = "", id: str = "") -> Choice:
+        return choice(WHAT, label, kind, id)
 
     @property
     def symbol(self) -> str:
@@ -90,8 +96,18 @@ class _Asked:
         return symbols[self.frame.step] if self.frame.step < len(symbols) else ""
 
 
-def _target(a: _Asked) -> str:
-    return player_name(a.frame.target) if a.frame.target >= 0 else "the other player"
+def _target(a: _Asked) -> Text:
+    """The player the pending step names ("the other player" when none)."""
+    return _seat(a.frame.target, "target") if a.frame.target >= 0 else "the other player"
+
+
+def _seat(seat: int, slot: str) -> Named:
+    return named("{" + slot + "}", seat_arg(slot, seat))
+
+
+def _owner(owner: int) -> Text:
+    """Whose minion: a seat (a template), a troll or a demon."""
+    return _seat(owner, "owner") if owner >= 0 else ("a troll" if owner == TROLL else "a demon")
 
 
 # The question of a choose_player step, by mode ({card} the card's name, {amount} its amount).
@@ -120,28 +136,33 @@ def _player_step(a: _Asked) -> str:
     )
 
 
-def _card_step(a: _Asked) -> str:
+def _card_step(a: _Asked) -> Text:
     f = a.frame
+    if f.mode == "trade":
+        return "Give which card to " + _target(a) + "?"
+    if f.mode == "inspect":
+        return "Discard which of " + _target(a) + "'s cards?"
+    if f.mode == "keep":
+        return "Keep which card (the other goes back to " + _target(a) + ")?"
     return {
-        "trade": f"Give which card to {_target(a)}?",
-        "inspect": f"Discard which of {_target(a)}'s cards?",
-        "keep": f"Keep which card (the other goes back to {_target(a)})?",
         "sell": f"Discard which card for ${f.area}?",
         "scours": f"Discard which card for ${f.area} (The Scours)?",
         "alchemy": f"Discard which card (up to {f.count} more)?",
     }.get(f.mode, "Discard which card?")
 
 
-def _area_step(a: _Asked) -> str:
+def _area_step(a: _Asked) -> Text:
     f = a.frame
+    if f.mode == "move_to":
+        return "Move " + _owner(f.owner) + f"'s minion from {a.n.area.get(f.area, '?')} to where?"
+    if f.mode == "burn":
+        return "Remove " + _target(a) + "'s building from which area?"
     return {
-        "move_to": f"Move {a.n.owner_name(f.owner)}'s minion from {a.n.area.get(f.area, '?')} to where?",
         "shades": "Place a trouble marker where?",
         "mob": "Place a trouble marker where?",
         "hix": "Place a trouble marker where?",
         "remove_trouble": "Remove the trouble marker from which area?",
         "slant": f"Take ${f.count} per minion in which area?",
-        "burn": f"Remove {_target(a)}'s building from which area?",
         "take_over": "Take over the building in which area?",
     }.get(f.mode, "Which area?")
 
@@ -171,6 +192,17 @@ def _minion_path(a: _Asked, area: int, owner: int) -> list[Choice]:
     ]
 
 
+# Declining a symbol, said as what the player does instead of "Skip: <the symbol>" (which read
+# like the symbol itself beside "Take $3 from the bank").
+_SKIP_SYMBOL = {
+    "$": "Take no money",
+    "M": "Place no minion",
+    "B": "Place no building",
+    "A": "Assassinate nobody",
+    "T": "Remove no trouble marker",
+}
+
+
 def _skip_label(a: _Asked) -> str:
     f = a.frame
     if f.kind == "card":
@@ -182,7 +214,7 @@ def _skip_label(a: _Asked) -> str:
             return f"Skip the scroll of {name}"
         if symbol == "P":
             return "Play no other card"
-        return f"Skip: {symbol_text(symbol)}"
+        return _SKIP_SYMBOL.get(symbol[:1], "Skip this symbol")
     return {
         "interrupt": "Let it happen (no interrupt)",
         "place": "Place no more minions",
@@ -194,21 +226,21 @@ def _skip_label(a: _Asked) -> str:
     }.get(f.kind, "Skip")
 
 
-def _option_label(a: _Asked, option: str) -> str:
+def _option_label(a: _Asked, option: str) -> Text:
     f = a.frame
     if f.kind == "tribute":
-        return f"Give $1 to {_target(a)}"
+        return "Give $1 to " + _target(a)
     if f.kind == "subsidence":
         owned = sum(owner == a.seat for owner in a.state.buildings)
         return f"Pay ${f.count * owned} (${f.count} per building)"
     if f.kind == "pay_or_remove":
         return f"Pay ${f.count} to the bank"
     if option == "pay":
-        return f"Pay ${f.count} to {_target(a)}"
+        return f"Pay ${f.count} to " + _target(a)
     if f.kind == "penalty":
         return f"Refuse: {a.n.card_name(f.card)} stays in front of you"
     if f.kind == "fire_brigade":
-        return f"Refuse: {_target(a)} removes one of your buildings"
+        return "Refuse: " + _target(a) + " removes one of your buildings"
     return option.replace("_", " ").capitalize()
 
 
@@ -269,7 +301,7 @@ def _path(a: _Asked, action: Any) -> list[Choice]:  # noqa: C901 - one branch pe
         if f.kind == "tribute":
             return [a.what("Give a card"), a.card("Which card?", action.card)]
         if f.kind == "give_cards":
-            return [a.card(f"Give which card to {_target(a)}?", action.card)]
+            return [a.card("Give which card to " + _target(a) + "?", action.card)]
         return [a.card(_card_step(a), action.card)]
     if isinstance(action, ChooseArea):
         if f.kind == "subsidence":
@@ -285,27 +317,27 @@ def _path(a: _Asked, action: Any) -> list[Choice]:  # noqa: C901 - one branch pe
     return [a.what(type(action).__name__)]
 
 
-def _interrupt_prompt(a: _Asked, actions: Sequence[Any]) -> str:
+def _interrupt_prompt(a: _Asked, actions: Sequence[Any]) -> Text:
     f, n = a.frame, a.n
     where = n.area.get(f.area, "")
-    who = (
+    who: Text = (
         "A random event"
         if f.source == "event"
-        else ("Your own card" if f.actor == a.seat else f"{player_name(f.actor)}'s card")
+        else ("Your own card" if f.actor == a.seat else _seat(f.actor, "actor") + "'s card")
     )
     arrival = "a troll or a demon"
     for below in reversed(a.state.stack):
         if below.kind == "arrival":
             arrival = "a demon" if below.owner == DEMON else "a troll"
             break
-    at_stake = {
-        "remove": f"{who} removes your minion from {where}",
-        "move": f"{who} moves your minion out of {where}",
-        "scroll": f"{who} aims its scroll text at you",
-        "building": f"{who} removes your building in {where}",
-        "arrival": f"{who} brings {arrival} into {where}",
-        "card": f"{who} sets aside your City Area card of {where} for good",
-    }.get(f.card, f"{who} affects you")
+    at_stake = who + {
+        "remove": f" removes your minion from {where}",
+        "move": f" moves your minion out of {where}",
+        "scroll": " aims its scroll text at you",
+        "building": f" removes your building in {where}",
+        "arrival": f" brings {arrival} into {where}",
+        "card": f" sets aside your City Area card of {where} for good",
+    }.get(f.card, " affects you")
     answers = "an interrupt card"
     if any(isinstance(x, UseAbility) for x in actions):
         answers = (
@@ -313,10 +345,10 @@ def _interrupt_prompt(a: _Asked, actions: Sequence[Any]) -> str:
             if not any(isinstance(x, PlayInterrupt) for x in actions)
             else answers + " or Small Gods"
         )
-    return f"{at_stake}: answer with {answers}, or let it happen?"
+    return at_stake + f": answer with {answers}, or let it happen?"
 
 
-def _prompt(a: _Asked, actions: Sequence[Any]) -> str:  # noqa: C901 - one prompt per step kind
+def _prompt(a: _Asked, actions: Sequence[Any]) -> Text:  # noqa: C901 - one prompt per step kind
     f, n = a.frame, a.n
     kind = f.kind
     if kind == "turn":
@@ -356,7 +388,9 @@ def _prompt(a: _Asked, actions: Sequence[Any]) -> str:  # noqa: C901 - one promp
             "own_remove": "Remove one of your minions",
             "move_other": "Move another player's minion to an adjacent area",
             "errol": "Remove a minion from an area with trouble",
-            "bribe": f"You were paid: remove a minion (not {_owner_of_actor(a)}) from an area with trouble",
+            "bribe": "You were paid: remove a minion (not "
+            + _owner_of_actor(a)
+            + ") from an area with trouble",
             "in_area": f"Remove a minion from {n.area.get(f.area, '?')}",
             "carcer": f"Carcer: remove a minion from {n.area.get(f.area, '?')}, or none",
             "murder": f"Mysterious Murders: remove a minion from {n.area.get(f.area, '?')}",
@@ -370,13 +404,13 @@ def _prompt(a: _Asked, actions: Sequence[Any]) -> str:  # noqa: C901 - one promp
     if kind == "play_two":
         return f"Play up to {f.count} more cards"
     if kind == "give_cards":
-        return f"Give {_target(a)} a card of your choice ({f.count} to give)"
+        return "Give " + _target(a) + f" a card of your choice ({f.count} to give)"
     if kind == "tribute":
-        return f"Give {_target(a)} $1 or a card"
+        return "Give " + _target(a) + " $1 or a card"
     if kind == "penalty":
-        return f"Pay {_target(a)} ${f.count} or take {n.card_name(f.card)} in front of you for good"
+        return "Pay " + _target(a) + f" ${f.count} or take {n.card_name(f.card)} in front of you for good"
     if kind == "fire_brigade":
-        return f"Pay {_target(a)} ${f.count} or they remove one of your buildings"
+        return "Pay " + _target(a) + f" ${f.count} or they remove one of your buildings"
     if kind == "pay_or_remove":
         return f"Pay ${f.count} to the bank or remove one of your minions"
     if kind == "flood":
@@ -387,8 +421,8 @@ def _prompt(a: _Asked, actions: Sequence[Any]) -> str:  # noqa: C901 - one promp
     return "Choose an action"
 
 
-def _owner_of_actor(a: _Asked) -> str:
-    return f"{player_name(a.frame.actor)}'s" if a.frame.actor >= 0 else "theirs"
+def _owner_of_actor(a: _Asked) -> Text:
+    return _seat(a.frame.actor, "actor") + "'s" if a.frame.actor >= 0 else "theirs"
 
 
 def _collapse(paths: list[list[Choice]]) -> list[list[Choice]]:
@@ -408,7 +442,7 @@ def make_decision(n: Names) -> Any:
         asked = _Asked(n, state, frame, seat)
         paths = _collapse([_path(asked, action) for action in actions])
         options = tuple(Option(tuple(p), i) for i, p in enumerate(paths))
-        return Decision(seat, _prompt(asked, actions), options, _key(frame))
+        return ask(seat, _prompt(asked, actions), options, _key(frame))
 
     return decision
 

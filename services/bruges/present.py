@@ -44,9 +44,11 @@ from services.kernel.present import (
     SEAT,
     Choice,
     Decision,
-    Option,
     Presentation,
-    player_name,
+    Text,
+    named,
+    seat_arg,
+    single_step,
 )
 
 # -- which JSON fields hold ids of what kind ------------------------------------------------
@@ -321,7 +323,7 @@ class Labels:
         if kind == T_GIVE:
             return _decide(
                 seat,
-                f"Give a worker to {player_name(first.other)}" + left,
+                named("Give a worker to {player}" + left, seat_arg("player", first.other)),
                 actions,
                 lambda a: Choice("Which worker?", f"{a.colour.capitalize()} worker", "colour", a.colour),
                 kind,
@@ -340,17 +342,13 @@ class Labels:
 
 def _decide(
     seat: int,
-    prompt: str,
+    prompt: Text,
     actions: Sequence[Any],
     choose: Callable[[Any], Choice | list[Choice]],
     key: str,
     simultaneous: bool = False,
 ) -> Decision:
-    options = []
-    for index, action in enumerate(actions):
-        made = choose(action)
-        options.append(Option((made,) if isinstance(made, Choice) else tuple(made), index))
-    return Decision(seat, prompt, tuple(options), key, simultaneous)
+    return single_step(seat, prompt, actions, choose, key=key, simultaneous=simultaneous)
 
 
 def make_presentation(catalog: Catalog) -> Presentation:

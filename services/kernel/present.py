@@ -16,7 +16,9 @@ Beside the exact, flat legal actions (bots and tests use them), every game gives
 - **view sections**: which part of the view each top-level field is (VIEW_SECTIONS).
 
 Players are named "Player 1".."Player N" (seat + 1) in texts; a client or the gateway that
-knows the names chosen at the table renders the template again with those (`render`).
+knows the names chosen at the table renders the template again with those (`render`). A
+decision's prompt, steps and labels that name players carry templates too (`Named`, `choice`,
+`ask`): every text a player reads can show the names chosen at the table.
 """
 
 from __future__ import annotations
@@ -42,14 +44,30 @@ SEAT = "seat"
 PLACE = "place"
 
 
+class Arg(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A named argument of a template (a description's, a decision's): its text, and what it
+    stands for (a seat, a card...)."""
+
+    name: str
+    text: str
+    kind: str = ""
+    id: str = ""
+
+
 class Choice(msgspec.Struct, frozen=True, omit_defaults=True):
     """One step of an option: `step` is the question ("Which broker?"), `label` the answer in
-    words; `kind` and `id` name what it stands for in the game data (empty for a plain value)."""
+    words; `kind` and `id` name what it stands for in the game data (empty for a plain value).
+    A step or label that names players has a template with `{name}` slots for its args (built
+    by `choice`); empty when the text names nobody."""
 
     step: str
     label: str
     kind: str = ""
     id: str = ""
+    step_template: str = ""
+    step_args: tuple[Arg, ...] = ()
+    label_template: str = ""
+    label_args: tuple[Arg, ...] = ()
 
 
 class Option(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -68,15 +86,10 @@ class Decision(msgspec.Struct, frozen=True, omit_defaults=True):
     options: tuple[Option, ...]
     key: str = ""
     simultaneous: bool = False
-
-
-class Arg(msgspec.Struct, frozen=True, omit_defaults=True):
-    """A named argument of a description: its text, and what it stands for (a seat, a card...)."""
-
-    name: str
-    text: str
-    kind: str = ""
-    id: str = ""
+    # The prompt with `{name}` slots for `prompt_args` when it names players (built by
+    # `decision`); empty when it names nobody.
+    prompt_template: str = ""
+    prompt_args: tuple[Arg, ...] = ()
 
 
 class Description(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -155,9 +168,71 @@ def describe(key: str, template: str, *args: Arg, internal: bool = False) -> Des
     return Description(key, template, render(template, args), tuple(args), internal)
 
 
+@dataclass(frozen=True)
+class Named:
+    """A text that names players (or anything else a client may name its own way): `template`
+    with `{name}` slots for `args`; `str()` is it rendered with the default names. Texts join
+    with `+` ("Give " + named("{player}", ...) + " a card"), plain strings as they are."""
+
+    template: str
+    args: tuple[Arg, ...] = ()
+
+    def __str__(self) -> str:
+        return render(self.template, self.args)
+
+    def __add__(self, other: Text) -> Named:
+        if isinstance(other, str):
+            return Named(self.template + other, self.args)
+        clash = {a.name for a in self.args} & {a.name for a in other.args}
+        if any(a != b for a in self.args for b in other.args if a.name == b.name and a.name in clash):
+            raise ValueError(f"two arguments named {sorted(clash)} stand for different things")
+        return Named(
+            self.template + other.template, self.args + tuple(a for a in other.args if a.name not in clash)
+        )
+
+    def __radd__(self, other: str) -> Named:
+        return Named(other + self.template, self.args)
+
+
+# A text a player reads: plain, or naming players (a template a client fills with its names).
+Text = str | Named
+
+
+def named(template: str, *args: Arg) -> Named:
+    """A text naming players: `named("Give {player} a card", seat_arg("player", 2))`."""
+    return Named(template, tuple(args))
+
+
+def _parts(text: Text) -> tuple[str, str, tuple[Arg, ...]]:
+    """(text rendered with the default names, template, args); a plain str has no template."""
+    if isinstance(text, Named):
+        return str(text), text.template, text.args
+    return text, "", ()
+
+
+def choice(step: Text, label: Text, kind: str = "", id: str = "") -> Choice:
+    """A Choice whose step and label may name players (`named`)."""
+    step_text, step_template, step_args = _parts(step)
+    label_text, label_template, label_args = _parts(label)
+    return Choice(step_text, label_text, kind, id, step_template, step_args, label_template, label_args)
+
+
+def player_choice(step: Text, seat: int) -> Choice:
+    """The choice of a player: labelled with the seat's name (a template a client fills)."""
+    return choice(step, named("{player}", seat_arg("player", seat)), SEAT, str(seat))
+
+
+def ask(
+    seat: int, prompt: Text, options: tuple[Option, ...], key: str = "", simultaneous: bool = False
+) -> Decision:
+    """A Decision whose prompt may name players (`named`)."""
+    text, template, args = _parts(prompt)
+    return Decision(seat, text, options, key, simultaneous, template, args)
+
+
 def single_step(
     seat: int,
-    prompt: str,
+    prompt: Text,
     actions: Sequence[Any],
     choice: Callable[[Any], Choice | Sequence[Choice]],
     *,
@@ -170,7 +245,7 @@ def single_step(
         made = choice(action)
         choices = (made,) if isinstance(made, Choice) else tuple(made)
         options.append(Option(choices, index))
-    return Decision(seat, prompt, tuple(options), key, simultaneous)
+    return ask(seat, prompt, tuple(options), key, simultaneous)
 
 
 def choice_table(options: Sequence[Option]) -> tuple[list[Choice], list[list[int]]]:
@@ -318,6 +393,7 @@ def decision_faults(decision: Decision, seat: int, action_count: int, names: Nam
     prefixes = {path[:n] for path in paths for n in range(1, len(path))}
     if any(path in prefixes for path in paths):
         faults.append("an option's choices are the start of another's")
+    faults += template_faults(decision.prompt, decision.prompt_template, decision.prompt_args, names)
     for option in decision.options:
         if not option.choices:
             faults.append(f"option for action {option.action} has no choice")
@@ -326,6 +402,22 @@ def decision_faults(decision: Decision, seat: int, action_count: int, names: Nam
                 faults.append(f"choice without a step or label in option {option.action}")
             if c.kind and not names.resolves(c.kind, int(c.id) if c.kind == SEAT else c.id):
                 faults.append(f"choice {c.label!r}: {c.kind} {c.id!r} has no name")
+            faults += template_faults(c.step, c.step_template, c.step_args, names)
+            faults += template_faults(c.label, c.label_template, c.label_args, names)
+    return faults
+
+
+def template_faults(text: str, template: str, args: Sequence[Arg], names: Names) -> list[str]:
+    """A text with a template: the template rendered with its args' default texts is the text,
+    every slot is filled and every argument's id resolves (no template: no args)."""
+    faults = [f"unfilled slot in {text!r}"] if "{" in text else []
+    if not template:
+        return faults + ([f"arguments without a template in {text!r}"] if args else [])
+    if render(template, args) != text:
+        faults.append(f"{text!r} is not its template {template!r} rendered")
+    for a in args:
+        if a.kind and not names.resolves(a.kind, int(a.id) if a.kind == SEAT else a.id):
+            faults.append(f"argument {a.name}: {a.kind} {a.id!r} has no name")
     return faults
 
 
@@ -333,14 +425,7 @@ def description_faults(description: Description, names: Names) -> list[str]:
     faults: list[str] = []
     if not description.key or not description.text.strip():
         faults.append("description without a key or text")
-    if "{" in description.text:
-        faults.append(f"unfilled slot in {description.text!r}")
-    if render(description.template, description.args) != description.text:
-        faults.append("text is not the template rendered")
-    for a in description.args:
-        if a.kind and not names.resolves(a.kind, int(a.id) if a.kind == SEAT else a.id):
-            faults.append(f"argument {a.name}: {a.kind} {a.id!r} has no name")
-    return faults
+    return faults + template_faults(description.text, description.template, description.args, names)
 
 
 # -- the plain fallback a game starts from ----------------------------------------------------

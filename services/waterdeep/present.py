@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import msgspec
+
 from services.kernel.gamedata import count_text
 from services.kernel.present import (
     PLACE,
@@ -23,8 +25,13 @@ from services.kernel.present import (
     Description,
     Option,
     Presentation,
+    Text,
     arg,
-    player_name,
+    ask,
+    choice,
+    named,
+    player_choice,
+    seat_arg,
 )
 from services.waterdeep import board, game_data
 from services.waterdeep.catalog import Catalog, Effect, default_catalog
@@ -119,14 +126,14 @@ class Labels:
         build = self._kinds.get(d.kind, self._choose)
         return build(state, seat, d, actions)
 
-    def _from(self, state: Any, seat: int, d: Pending) -> str:
+    def _from(self, state: Any, seat: int, d: Pending) -> Text:
         """Who and what asks: "Player 2's Call for Adventurers" on another seat's turn."""
         name = self.source(d.source)[0]
+        current = named("{current}", seat_arg("current", state.current)) if state.current >= 0 else None
         if d.source.startswith("owner:"):
-            by = f" (assigned by {player_name(state.current)})" if state.current >= 0 else ""
-            return f"Owner of {name}{by}"
-        if state.current >= 0 and state.current != seat and d.source:
-            return f"{player_name(state.current)}'s {name}"
+            return f"Owner of {name}" + (" (assigned by " + current + ")" if current else "")
+        if current and state.current != seat and d.source:
+            return current + f"'s {name}"
         return name
 
     def _placing(self, state: Any, seat: int, d: Pending, actions: Sequence[Any]) -> Decision:
@@ -171,16 +178,18 @@ class Labels:
             key = tuple(c.label for c in choices)
             if key in seen:  # two copies of one card in hand: the same name twice
                 seen[key] += 1
+                copy = f" (copy {seen[key]})"
+                template = last.label_template and last.label_template + copy
                 choices = (
                     *choices[:-1],
-                    Choice(last.step, f"{last.label} (copy {seen[key]})", last.kind, last.id),
+                    msgspec.structs.replace(last, label=last.label + copy, label_template=template),
                 )
             else:
                 seen[key] = 1
             options.append(Option(choices, i))
-        return Decision(seat, prompt, tuple(options), d.kind, bool(d.group))
+        return ask(seat, prompt, tuple(options), d.kind, bool(d.group))
 
-    def _choose_kind(self, state: Any, seat: int, d: Pending) -> tuple[str, Callable[[str], Any]]:
+    def _choose_kind(self, state: Any, seat: int, d: Pending) -> tuple[Text, Callable[[str], Any]]:
         """The prompt of a `choose` decision and the choices of one option string."""
         kind = d.kind
         who = self._from(state, seat, d)
@@ -189,7 +198,7 @@ class Labels:
             return lambda o: Choice(step, _CUBE_NAMES.get(o, o), "resource", o)
 
         def opponent(o: str) -> Choice:
-            return Choice("Which opponent?", player_name(int(o)), SEAT, o)
+            return player_choice("Which opponent?", int(o))
 
         def space(step: str) -> Callable[[str], Choice]:
             def made(o: str) -> Choice:
@@ -204,30 +213,30 @@ class Labels:
         if kind == "cube":
             kinds = " or ".join(_CUBE_NAMES[t] for t in d.items) if len(d.items) < 4 else "of any type"
             if kind and d.source == "defend_the_tower_of_luck":
-                who = f"{who} (start of round)"
-            return f"{who}: take {count_text(d.count, 'adventurer')} ({kinds}), one at a time", cube(
+                who = who + " (start of round)"
+            return who + f": take {count_text(d.count, 'adventurer')} ({kinds}), one at a time", cube(
                 "Which adventurer?"
             )
         if kind == "return_cube":
-            return f"{who}: return {count_text(d.count, 'adventurer')} to the supply, one at a time", cube(
+            return who + f": return {count_text(d.count, 'adventurer')} to the supply, one at a time", cube(
                 "Which adventurer do you return?"
             )
         if kind == "inn_quest":
-            return f"{who}: take a face-up quest from Cliffwatch Inn", lambda o: self.quest_choice(
+            return who + ": take a face-up quest from Cliffwatch Inn", lambda o: self.quest_choice(
                 "Which quest?", o
             )
         if kind == "garden":
             quest = self.quests.get(_base(d.items[0]), d.items[0])
             step = f"Complete {quest} now?"
             labels = {"complete": f"Complete it now (+{self.garden_vp} VP)", "skip": "Keep it for later"}
-            return f"{who}: complete {quest} now for {self.garden_vp} bonus VP?", lambda o: Choice(
+            return who + f": complete {quest} now for {self.garden_vp} bonus VP?", lambda o: Choice(
                 step, labels.get(o, o)
             )
         if kind == "buy":
             gold = state.seats[seat].gold
-            return f"{who}: buy a building (you have {gold} Gold)", tile("Which building do you buy?")
+            return who + f": buy a building (you have {gold} Gold)", tile("Which building do you buy?")
         if kind == "buy_free":
-            return f"{who}: put a building from Builder's Hall into play for free", tile("Which building?")
+            return who + ": put a building from Builder's Hall into play for free", tile("Which building?")
         if kind in ("intrigue", "intrigue_optional"):
             step = "Which intrigue card do you play?"
 
@@ -237,36 +246,39 @@ class Labels:
                 return Choice(step, self.intrigues.get(_base(o), o), "intrigue_copy", o)
 
             verb = "you may play" if kind == "intrigue_optional" else "play"
-            return f"{who}: {verb} an intrigue card from your hand", card
+            return who + f": {verb} an intrigue card from your hand", card
         if kind == "copy":
-            return f"{who}: use the action of a space holding an opponent's agent", space(
+            return who + ": use the action of a space holding an opponent's agent", space(
                 "Whose space do you copy?"
             )
         if kind == "opponent":
             e = self.effect(d.source, "opponent_gain")
             gift = amounts(e.bundle) if e else "a gift"
-            return f"{who}: choose an opponent who takes {gift}", opponent
+            return who + f": choose an opponent who takes {gift}", opponent
         if kind == "target":
-            return f"{who}: give this Mandatory Quest to an opponent", opponent
+            return who + ": give this Mandatory Quest to an opponent", opponent
         if kind == "steal":
 
             def steal(o: str) -> tuple[Choice, Choice]:
                 p, _, t = o.partition(":")
                 return (
-                    Choice("From which opponent?", player_name(int(p)), SEAT, p),
+                    player_choice("From which opponent?", int(p)),
                     Choice("Which adventurer?", _CUBE_NAMES.get(t, t), "resource", t),
                 )
 
-            return f"{who}: take 1 adventurer from an opponent's Tavern", steal
+            return who + ": take 1 adventurer from an opponent's Tavern", steal
         if kind == "offer":
             e = self.effect(d.source, "offer")
-            taker = player_name(int(d.items[0]))
+            taker = named("{taker}", seat_arg("taker", int(d.items[0])))
             give = amounts((*(int(t in e.types) for t in CUBES), e.gold)) if e else "a gift"
             vp = e.vp if e else 0
-            labels = {"yes": f"Yes: give {give} to {taker} and score {vp} VP", "no": "No"}
+            answers: dict[str, Text] = {
+                "yes": f"Yes: give {give} to " + taker + f" and score {vp} VP",
+                "no": "No",
+            }
             return (
-                f"{who}: you may give {give} to {taker} to score {vp} VP",
-                lambda o: Choice("Do you accept?", labels.get(o, o)),
+                who + f": you may give {give} to " + taker + f" to score {vp} VP",
+                lambda o: choice("Do you accept?", answers.get(o, o)),
             )
         if kind == "favor":
 
@@ -276,11 +288,11 @@ class Labels:
                 bundle[_RES_KEYS.get(key, 4)] = int(n) if n.isdigit() else 0
                 return Choice("Which reward?", amounts(bundle))
 
-            return f"{who}: choose one reward", favor
+            return who + ": choose one reward", favor
         if kind == "discard_own":
             e = self.effect(d.source, "change_of_plans")
             vp = e.vp if e else 0
-            return f"{who}: discard one of your quests to score {vp} VP", lambda o: self.quest_choice(
+            return who + f": discard one of your quests to score {vp} VP", lambda o: self.quest_choice(
                 "Which quest do you discard?", o
             )
         if kind == "discard_other":
@@ -291,39 +303,39 @@ class Labels:
             def discard(o: str) -> Choice:
                 return Choice(step, "Keep all your quests") if o == "keep" else self.quest_choice(step, o)
 
-            return f"{who}: you may discard one of your quests to score {vp} VP", discard
+            return who + f": you may discard one of your quests to score {vp} VP", discard
         if kind == "bidding":
-            return f"{who}: keep one of the revealed quests", lambda o: self.quest_choice(
+            return who + ": keep one of the revealed quests", lambda o: self.quest_choice(
                 "Which quest do you keep?", o
             )
         if kind == "quest_type":
             step = "Which quest type?"
             names = game_data.QUEST_TYPE_NAMES
-            return f"{who}: name a quest type", lambda o: Choice(step, names.get(o, o), "quest_type", o)
+            return who + ": name a quest type", lambda o: Choice(step, names.get(o, o), "quest_type", o)
         if kind == "own_building":
-            return f"{who}: discard a building you control (with no agent on it)", tile(
+            return who + ": discard a building you control (with no agent on it)", tile(
                 "Which building do you discard?"
             )
         if kind in ("recall", "chronomancy"):
-            return f"{who}: return one of your agents from the board to your pool", space(
+            return who + ": return one of your agents from the board to your pool", space(
                 "Which agent returns?"
             )
         if kind == "accelerate":
-            return f"{who}: return your agent from Waterdeep Harbor to your pool", space(
+            return who + ": return your agent from Waterdeep Harbor to your pool", space(
                 "Which agent returns?"
             )
         if kind == "miracle":
             step = "Which adventurer do you swap for a Cleric?"
             swap = cube(step)
             return (
-                f"{who}: you may swap 1 Fighter, Rogue or Wizard for a Cleric",
+                who + ": you may swap 1 Fighter, Rogue or Wizard for a Cleric",
                 lambda o: Choice(step, "No swap") if o == "skip" else swap(o),
             )
         if kind == "sample":
-            return f"{who}: assign an agent from your pool to a building in Builder's Hall", tile(
+            return who + ": assign an agent from your pool to a building in Builder's Hall", tile(
                 "Which building?"
             )
-        return f"{who}: choose", lambda o: Choice("Which option?", o.replace("_", " "))
+        return who + ": choose", lambda o: Choice("Which option?", o.replace("_", " "))
 
     # -- descriptions -----------------------------------------------------------------------
 

@@ -31,6 +31,7 @@ from services.ys.model import (
     PLACE,
     PLACEMENT_START,
     THRONE,
+    TURNS,
     WINDOW,
 )
 from services.ys.tables import BLACK_TABLE, BROKERS, COLUMN_MOVES, GEM_TABLE, KINGS_FAVOR_TWOS, THRONE_POINTS
@@ -247,9 +248,12 @@ def components(catalog: Any) -> Built:
         )
     for party in range(4):
         text = "with 2 players: the neutral player (a third colour with no seat)" if party == 2 else ""
-        components.append(
-            Component("party", str(party), party_name(party), text=text, values={"seat": party})
-        )
+        # `seat`: the seat this party is when the match has it; `seatless`: what it is called
+        # when it does not (docs/clients.md, "Names chosen at the table").
+        values: dict[str, Any] = {"seat": party}
+        if party == 2:
+            values["seatless"] = "the neutral player"
+        components.append(Component("party", str(party), party_name(party), text=text, values=values))
     for window, name in WINDOW_NAMES.items():
         components.append(Component("window", window, name, text=WINDOW_TEXT[window], source="SEED p.10"))
     for phase, name in PHASE_NAMES.items():
@@ -274,5 +278,7 @@ def components(catalog: Any) -> Built:
         "throne_points": list(THRONE_POINTS),
         "column_moves": list(COLUMN_MOVES),
         "columns": list(COLOURS),
+        # Game turns in a match; the view's `round` of `rounds` is the placement round of a turn.
+        "turns": TURNS,
     }
     return kinds, components, decks, boards

@@ -14,8 +14,20 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
+import msgspec
+
 from services.kernel.present import PLACE as PLACE_KIND
-from services.kernel.present import SEAT, Choice, Decision, Option, Presentation, player_name
+from services.kernel.present import (
+    SEAT,
+    Choice,
+    Decision,
+    Named,
+    Option,
+    Presentation,
+    choice,
+    named,
+    seat_arg,
+)
 from services.ys import game_data
 from services.ys.board import PLACES
 from services.ys.catalog import Catalog, default_catalog
@@ -381,66 +393,66 @@ class _BrokerLabels:
         self.text = text
         self.state = state
         self.seat = seat
-        self._labels: dict[int, str] | None = None
+        self._labels: dict[int, Named] | None = None
 
-    def _owner(self, owner: int) -> str:
+    def _label(self, owner: int, body: str) -> Named:
+        """ "{owner}'s <body>" for another seat's broker (a template a client names), "Your
+        <body>" and "The neutral <body>" otherwise."""
         if owner == self.seat:
-            return "your"
+            return named(f"Your {body}")
         if owner >= self.state.players:
-            return "the neutral"
-        return f"{player_name(owner)}'s"
+            return named(f"The neutral {body}")
+        return named(f"{{owner}}'s {body}", seat_arg("owner", owner))
 
-    def labels(self) -> dict[int, str]:
+    def labels(self) -> dict[int, Named]:
         if self._labels is None:
-            raw: dict[int, str] = {}
+            raw: dict[int, Named] = {}
             me = 1 << self.seat
             for i, b in enumerate(self.state.board):
                 where = self.text.place_names.get(b.place, b.place)
                 if b.face_up:
-                    body = f"{self._owner(b.owner)} {b.value}, face up"
+                    body = f"{b.value}, face up"
                 elif b.known & me:
-                    body = f"{self._owner(b.owner)} {b.value}, face down"
+                    body = f"{b.value}, face down"
                 else:
-                    body = f"{self._owner(b.owner)} face-down broker"
-                raw[i] = f"{body}, in the {where}"
+                    body = "face-down broker"
+                raw[i] = self._label(b.owner, f"{body}, in the {where}")
             for k, throne in enumerate(self.state.throne):
                 for slot, b in enumerate(throne):
                     seen = b.known & me
-                    body = f"{self._owner(k)} throne broker" + (f" ({b.value})" if seen else "")
-                    raw[-1 - slot if k == self.seat else -100 - 10 * k - slot] = body
+                    body = "throne broker" + (f" ({b.value})" if seen else "")
+                    raw[-1 - slot if k == self.seat else -100 - 10 * k - slot] = self._label(k, body)
             self._labels = _number_duplicates(raw)
         return self._labels
 
     def own_choice(self, step: str, index: int) -> Choice:
-        label = self.labels().get(index, f"broker {index}")
+        label = self.labels().get(index, named(f"Broker {index}"))
         if index >= 0:
             place = self.state.board[index].place
-            return Choice(step, _cap(label), PLACE_KIND, place)
-        return Choice(step, _cap(label), PLACE_KIND, "throne")
+            return choice(step, label, PLACE_KIND, place)
+        return choice(step, label, PLACE_KIND, "throne")
 
     def peek_choice(self, a: Peek) -> Choice:
         step = "Which hidden broker?"
         if a.broker >= 0:
-            return Choice(step, _cap(self.labels()[a.broker]), PLACE_KIND, self.state.board[a.broker].place)
+            return choice(step, self.labels()[a.broker], PLACE_KIND, self.state.board[a.broker].place)
         key = -1 - a.throne_slot if a.throne_seat == self.seat else -100 - 10 * a.throne_seat - a.throne_slot
-        return Choice(step, _cap(self.labels()[key]), PLACE_KIND, "throne")
+        return choice(step, self.labels()[key], PLACE_KIND, "throne")
 
 
-def _cap(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def _number_duplicates(labels: dict[int, str]) -> dict[int, str]:
+def _number_duplicates(labels: dict[int, Named]) -> dict[int, Named]:
+    """Two labels that read the same get an ordinal ("(first)", "(second)")."""
     seen: dict[str, int] = {}
     counts: dict[str, int] = {}
     for label in labels.values():
-        counts[label] = counts.get(label, 0) + 1
+        counts[str(label)] = counts.get(str(label), 0) + 1
     out = {}
     for key, label in labels.items():
-        if counts[label] > 1:
-            n = seen.get(label, 0)
-            seen[label] = n + 1
-            label = f"{label} ({_ordinal(n)})"
+        text = str(label)
+        if counts[text] > 1:
+            n = seen.get(text, 0)
+            seen[text] = n + 1
+            label = Named(f"{label.template} ({_ordinal(n)})", label.args)
         out[key] = label
     return out
 
@@ -455,7 +467,12 @@ def _distinct(options: list[Option]) -> tuple[Option, ...]:
         paths[path] = n + 1
         if n:
             last = option.choices[-1]
-            choices = (*option.choices[:-1], Choice(last.step, f"{last.label} ({n + 1})", last.kind, last.id))
+            numbered = msgspec.structs.replace(
+                last,
+                label=f"{last.label} ({n + 1})",
+                label_template=f"{last.label_template} ({n + 1})" if last.label_template else "",
+            )
+            choices = (*option.choices[:-1], numbered)
             option = Option(choices, option.action)
         out.append(option)
     return tuple(out)

@@ -88,10 +88,22 @@ def test_a_place_a_minion_symbol_asks_where_and_skipping_says_what_is_skipped() 
     decision, actions = _decision(state, RED)
     assert decision.prompt == "Queen Molly: place a minion, or skip it"
     assert _follow(decision, actions, "Place a minion", "Dimwell") == PlaceMinion(8)
-    assert _follow(decision, actions, "Skip: place a minion") == Skip()
+    assert _follow(decision, actions, "Place no minion") == Skip()
     where = next(o.choices[1] for o in decision.options if len(o.choices) == 2)
     assert where.step == "Where?" and where.kind == "area"
     assert ("Place a minion", "Dolly Sisters") not in _paths(decision)  # not next to Red's minion
+
+
+def test_declining_a_money_symbol_says_what_the_player_does_not_the_symbol_again() -> None:
+    """Issue 41 item 8: "Skip: take $3" beside "Take $3 from the bank" read like two ways to
+    take the money."""
+    state = table(hands={RED: ["pink_pussy_cat_club", *FILLER]})
+    state, _ = play(state, RED, PlayCard("pink_pussy_cat_club"))
+    decision, actions = _decision(state, RED)
+    assert decision.prompt == "Pink Pussy Cat Club: take $3, or skip it"
+    labels = {o.choices[0].label for o in decision.options}
+    assert labels == {"Take $3 from the bank", "Take no money"}
+    assert _follow(decision, actions, "Take no money") == Skip()
 
 
 def test_with_all_twelve_minions_out_placing_asks_which_minion_to_take_off() -> None:

@@ -7,9 +7,10 @@ import pytest
 from rich.console import Console
 
 from benchmarks.bench_bots import measure, play, spec_for
-from guildhall_client.bots import GREEDY, RandomBot, has_greedy, make_bot
+from guildhall_client.bots import GREEDY, RandomBot, bruges, data, has_greedy, make_bot, waterdeep
 from guildhall_client.bots.base import GreedyBot
 from guildhall_client.render import RENDERERS, describe_action, render_view
+from services.gamedata import game_data_json
 from services.kernel import SetupConfig
 from services.registry import GAMES
 
@@ -47,6 +48,35 @@ def test_greedy_wins_most_two_player_matches_against_random(game):
     figures = measure(game, players, matches=12, base_seed=5)
     # Seeded: the same 12 matches every run. A random bot wins about half of the decided ones.
     assert figures.greedy_wins >= 8, figures
+
+
+@pytest.mark.parametrize("game", ["bruges", "waterdeep"])
+def test_greedy_bots_value_every_action_alike_with_the_card_data_a_gateway_sends(game, monkeypatch):
+    """The client installs without the rules: these bots read the catalog from GetGameData's JSON
+    (bots/data.py), and must weigh each action exactly as with the rules package's catalog."""
+    seen = []
+
+    class Recorder(RandomBot):
+        def choose(self, view, legal, seat):
+            seen.append((view, legal, seat))
+            return super().choose(view, legal, seat)
+
+    spec = GAMES[game]
+    play(spec, spec.player_counts[0], 7, [Recorder(p) for p in range(spec.player_counts[0])], order_seed=2)
+    states = seen[:: max(1, len(seen) // 40)]
+    uncached = (bruges._persons, waterdeep._catalog)
+
+    def values():
+        for cached in uncached:
+            cached.cache_clear()
+        return [[GREEDY[game](view, action, seat) for action in legal] for view, legal, seat in states]
+
+    local = values()
+    fetched = msgspec.json.decode(game_data_json(spec))["catalog"]
+    monkeypatch.setitem(data._FETCHED, game, data.as_attributes(fetched))
+    assert values() == local and any(len(set(v)) > 1 for v in local)
+    monkeypatch.undo()
+    values()  # the caches hold the package's catalog again
 
 
 def test_greedy_breaks_ties_among_equal_actions_at_random_not_always_first():

@@ -217,7 +217,8 @@ def test_a_private_table_is_joined_by_invite_code_with_a_bot_in_the_other_seat(s
 
 
 def test_the_console_script_is_declared_and_loads_the_app():
-    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    client_project = tomllib.loads((ROOT / "clients" / "python" / "pyproject.toml").read_text())
+    scripts = client_project["project"]["scripts"]
     assert scripts["guildhall"] == "guildhall_client.cli:app" and app.info.name == "guildhall"
 
 

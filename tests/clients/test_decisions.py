@@ -182,3 +182,70 @@ def test_the_kernels_plain_fallback_gives_way_to_actions_named_from_the_game_dat
     screen.truncate(0)
     cli._print_events(WatchUpdate([Event.from_pb(plain)], MatchView.from_pb(message)))
     assert "[seat 1] broker placed" in screen.getvalue()
+
+
+def _give_a_card(view: pb.MatchView) -> None:
+    """A decision naming another seat: the prompt, the step and a label are templates."""
+    view.ClearField("decision")
+    view.ClearField("legal_actions")
+    view.seat_names.extend(["Ann", "Bob"])
+    decision = view.decision
+    decision.seat, decision.prompt = 1, "Give Player 1 a card"
+    decision.prompt_template = "Give {receiver} a card"
+    decision.prompt_args.add(name="receiver", text="Player 1", kind="seat", id="0")
+    for index, card in enumerate(("Hex", "Rincewind")):
+        view.legal_actions.append(f'{{"type":"give","card":"{card}"}}'.encode())
+        choice = decision.options.add(action=index).choices.add(
+            step="Give which card to Player 1?", label=card, kind="card", id=card
+        )
+        choice.step_template = "Give which card to {target}?"
+        choice.step_args.add(name="target", text="Player 1", kind="seat", id="0")
+
+
+def test_a_decision_names_players_as_chosen_at_the_table(
+    monkeypatch: pytest.MonkeyPatch, screen: io.StringIO
+) -> None:
+    """Issue 41 item 3: "Give Player 1 a card" at a table where seat 0 is Ann reads "Give Ann"."""
+    message = _ys_like()
+    _give_a_card(message)
+    view = MatchView.from_pb(message)
+    _answers(monkeypatch, "2")
+    index = asyncio.run(cli._choose(view, None))
+    assert view.legal_actions[index] == {"type": "give", "card": "Rincewind"}
+    shown = screen.getvalue()
+    assert "Give Ann a card" in shown and "Give which card to Ann?" in shown
+    assert "Player 1" not in shown
+
+
+def test_the_log_names_players_as_chosen_at_the_table(screen: io.StringIO) -> None:
+    message = common_pb2.Description(key="k", text="Player 2 resigns", template="{player} resigns")
+    message.args.add(name="player", text="Player 2", kind="seat", id="1")
+    event = pb.MatchEvent(version=1, type="seat_resigned", actor=-1, json=b"{}", description=message)
+    view = _ys_like()
+    view.seat_names.extend(["Ann", "Bob"])
+    cli._print_events(WatchUpdate([Event.from_pb(event)], MatchView.from_pb(view)))
+    assert "Bob resigns" in screen.getvalue() and "Player 2" not in screen.getvalue()
+
+
+def test_a_component_standing_for_a_seat_is_named_like_the_seat() -> None:
+    """Ys's party 2: the third seat with 3 players, the neutral player with 2."""
+    from guildhall_client.names import Names
+
+    names = Names(
+        {
+            "components": [
+                {
+                    "kind": "party",
+                    "id": "2",
+                    "name": "Player 3",
+                    "values": {"seat": 2, "seatless": "the neutral player"},
+                }
+            ]
+        }
+    )
+    message = common_pb2.Description(key="k", text="Player 3 takes blue", template="{party} takes blue")
+    message.args.add(name="party", text="Player 3", kind="party", id="2")
+    described = Event.from_pb(pb.MatchEvent(version=1, type="t", json=b"{}", description=message)).description
+    assert described is not None
+    assert described.render({0: "Ann", 1: "Bob", 2: "Cy"}, names.stands_for) == "Cy takes blue"
+    assert described.render({0: "Ann", 1: "Bob"}, names.stands_for) == "The neutral player takes blue"

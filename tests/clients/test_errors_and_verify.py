@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import hashlib
+import re
+from pathlib import Path
+from typing import get_args
 
 import grpc
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from gateway.domain import receipts
 from gateway.domain.receipts import receipt_message
-from guildhall_client import errors
+from guildhall_client import errors, verify
 from guildhall_client.types import Event, Receipt
 from guildhall_client.verify import seed_commitment, verify_events, verify_receipt, verify_seed
 from services.kernel.rejection import CODES
@@ -21,6 +25,15 @@ def test_every_rejection_code_has_its_own_exception_class():
         error = errors.rejection(code, "no")
         assert type(error) is not errors.Rejected, code
         assert error.code == code and isinstance(error, errors.Rejected)
+
+
+def test_both_clients_name_every_known_rejection_code_in_their_types():
+    assert set(get_args(errors.KnownRejectionCode)) == set(CODES) == set(errors.REJECTIONS)
+    errors_ts = (Path(__file__).resolve().parents[2] / "clients" / "web" / "src" / "errors.ts").read_text()
+    union = errors_ts.split("export type KnownRejectionCode =", 1)[1].split(";", 1)[0]
+    assert set(re.findall(r'"(\w+)"', union)) == set(CODES)
+    # ... and keep the type open to codes a later gateway may send.
+    assert "export type RejectionCode = KnownRejectionCode | (string & {});" in errors_ts
 
 
 def test_a_code_the_client_does_not_know_is_still_a_rejection_with_that_code():
@@ -99,6 +112,26 @@ def test_the_seed_commitment_is_sha256_of_the_domain_and_the_seed():
     assert verify_seed(int.from_bytes(seed, "big"), seed_commitment(seed))
     assert not verify_seed(bytes(32).hex(), seed_commitment(seed))
     assert not verify_seed("not hex", seed_commitment(seed))
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        ("acme", "m1", 7, "ab" * 32),
+        ("", "", 0, ""),
+        ("tenant with spaces", "mm-é-ü-🎲", 2**40, "ff" * 32),
+        ("a" * 300, "b" * 70, 1, "0"),  # longer than one length byte could say
+        ("ab", "c", 1, "x"),  # the same characters split elsewhere: another message
+        ("a", "bc", 1, "x"),
+    ],
+)
+def test_the_client_signs_and_hashes_exactly_the_gateways_bytes(fields):
+    """The client carries the contract's formats itself (it installs without the server): they are
+    the gateway's, byte for byte."""
+    assert verify.receipt_message(*fields) == receipts.receipt_message(*fields)
+    seed = "".join(map(str, fields)).encode()
+    assert verify.seed_commitment(seed) == receipts.seed_commitment(seed)
+    assert verify_seed(seed.hex(), receipts.seed_commitment(seed))
 
 
 def test_verify_events_checks_every_receipt_and_the_revealed_seed():

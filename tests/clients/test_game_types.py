@@ -4,6 +4,7 @@ refuses a wrongly typed action."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -24,18 +25,21 @@ GOOD = """
 from typing import cast
 from guildhall_client.games import waterdeep, ys
 
-action: ys.Action = {"type": "place_broker", "place": "harbour", "value": 2, "face_up": True}
+action: ys.Action = {"type": "place_broker", "place": "n1.port", "value": 2, "face_up": True}
 bid: ys.Action = {"type": "bid", "values": [1, 3]}
 view = cast(ys.View, {})
 seat: ys.SeatView = view["seats"][0]
 gems: int = view["round"]
 pending: list[waterdeep.EventDecision] = cast(waterdeep.View, {})["pending"]
+options = ys.Options(price_limit=5, express=True)
 """
 
 BAD = """
 from guildhall_client.games import ys
 
 action: ys.Action = {"type": "place_broker", "place": 3, "value": 2, "face_up": True}
+broker: ys.PlaceBroker = {"type": "place_broker", "place": "harbour", "value": 2, "face_up": True}
+options = ys.Options(price_limit="five")
 """
 
 
@@ -56,4 +60,12 @@ def test_mypy_checks_actions_and_views_against_the_games_types(tmp_path: Path) -
     assert good.returncode == 0, good.stdout
     bad = mypy(tmp_path, "bad", BAD)
     assert bad.returncode == 1, bad.stdout
-    assert 'TypedDict item "place" has type "str"' in bad.stdout, bad.stdout
+    assert bad.returncode == 1 and len(re.findall(r"bad\.py:\d+: error", bad.stdout)) == 3, bad.stdout
+    assert "bad.py:4: error" in bad.stdout, bad.stdout
+    # Ids are typed from the game's data: "harbour" is no Ys place (issue 42).
+    harbour = "bad.py:5: error: Incompatible types (expression has type \"Literal['harbour']\""
+    assert harbour in bad.stdout, bad.stdout
+    # A game's options, built with its Options (what create_table/create_match take), are checked.
+    assert 'bad.py:6: error: Incompatible types (expression has type "str", TypedDict item "price_limit"' in (
+        bad.stdout
+    ), bad.stdout

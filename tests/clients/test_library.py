@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import subprocess
 import sys
 import uuid
@@ -12,9 +13,10 @@ from pathlib import Path
 import grpc
 import pytest
 
-from guildhall_client import AsyncClient, Client, errors
+from guildhall_client import AsyncClient, Client, PlayStream, Seat, errors
 from guildhall_client.bots import make_bot
 from guildhall_client.bots.runner import play_seat
+from guildhall_client.sync import BlockingPlayStream, BlockingSeat
 
 GAME = "rattus_cartus"
 
@@ -99,6 +101,23 @@ def test_the_blocking_client_works_like_the_async_one(stack):
         if view.my_turn:
             accepted = seat.submit(view.legal_actions[0])
             assert accepted.version > view.version and accepted.receipt is not None
+
+
+@pytest.mark.parametrize(
+    ("asynchronous", "blocking"),
+    [(AsyncClient, Client), (Seat, BlockingSeat), (PlayStream, BlockingPlayStream)],
+)
+def test_every_public_method_of_the_async_classes_has_its_typed_blocking_twin(asynchronous, blocking):
+    """The blocking classes declare each method from its async twin (so a type checker sees it);
+    a method added to the async class alone would be missing from the blocking one."""
+    public = {
+        name
+        for name, member in vars(asynchronous).items()
+        if not name.startswith("_")
+        and (inspect.iscoroutinefunction(member) or inspect.isasyncgenfunction(member))
+    }
+    assert public, asynchronous
+    assert not {name for name in public if not hasattr(blocking, name)}, blocking
 
 
 def test_rule_violations_and_bad_credentials_are_typed_errors_and_change_nothing(stack):

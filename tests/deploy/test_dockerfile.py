@@ -44,10 +44,19 @@ def missing_from(dockerfile: str) -> set[str]:
     return packaged_top_level() - copied
 
 
-def test_pyproject_packages_what_production_and_clients_need_and_no_dev_tooling() -> None:
+def test_pyproject_packages_what_production_needs_and_no_client_or_dev_tooling() -> None:
     packaged = packaged_top_level()
-    assert {"services", "gateway", "guildhall_client"} <= packaged, packaged
-    assert not packaged & {"devstack", "soak", "benchmarks", "tests", "deploy"}, packaged
+    assert {"services", "gateway"} <= packaged, packaged
+    # The Python client is a distribution of its own (clients/python), installed beside the server.
+    assert not packaged & {"guildhall_client", "devstack", "soak", "benchmarks", "tests", "deploy"}, packaged
+
+
+def test_the_image_builds_and_installs_the_client_distribution_beside_the_server() -> None:
+    """The bot worker (`python -m guildhall_client.botworker`) runs from the image."""
+    dockerfile = DOCKERFILE.read_text()
+    assert "clients/python" in copied_into_build_stage(dockerfile)
+    assert re.search(r"pip wheel [^\n]*\. \./clients/python", dockerfile), "the client's wheel is not built"
+    assert "guildhall_client-*.whl" in dockerfile and "guildhall_server-*.whl" in dockerfile
 
 
 def test_the_dockerfile_copies_every_package_the_wheel_declares() -> None:
@@ -57,8 +66,8 @@ def test_the_dockerfile_copies_every_package_the_wheel_declares() -> None:
 
 def test_a_package_left_out_of_the_dockerfile_is_noticed() -> None:
     dockerfile = DOCKERFILE.read_text()
-    without_client = re.sub(r"^COPY guildhall_client .*$", "", dockerfile, flags=re.M)
-    assert without_client != dockerfile
-    assert missing_from(without_client) == {"guildhall_client"}
+    without_gateway = re.sub(r"^COPY gateway .*$", "", dockerfile, flags=re.M)
+    assert without_gateway != dockerfile
+    assert missing_from(without_gateway) == {"gateway"}
     # A COPY in the runtime stage does not count: the wheel is built in the first stage.
-    assert missing_from(without_client + "\nCOPY guildhall_client guildhall_client\n") == {"guildhall_client"}
+    assert missing_from(without_gateway + "\nCOPY gateway gateway\n") == {"gateway"}

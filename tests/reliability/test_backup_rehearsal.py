@@ -49,6 +49,13 @@ def admin(stack: Stack, target: str, *args: str) -> str:
     return done.stdout
 
 
+def accepted(stack: Stack, tenant: str) -> int:
+    """The tenant's actions billed today so far."""
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    daily = admin(stack, stack.admin_targets[0], "usage", "--all", "--from", today, "--format", "json")
+    return sum(int(row["actions_accepted"]) for row in json.loads(daily) if row["tenant"] == tenant)
+
+
 def exports(stack: Stack, target: str) -> dict[str, Any]:
     """Every export an operator bills from: all tenants' usage by day and by hour, per game."""
     today = time.strftime("%Y-%m-%d", time.gmtime())
@@ -156,7 +163,9 @@ def test_a_backup_during_play_restores_where_every_match_audits_the_bills_match_
 
         player = Player(target, busy, busy_tokens)
         player.start()
-        while len(player.acked) < 3:  # play is under way
+        # Play is under way and its first actions are billed (the counters flush every 0.3 s; a
+        # cut before that would hold 2, the setup's).
+        while len(player.acked) < 3 or accepted(stack, "rival") < 3:
             time.sleep(0.05)
         assert stack.redis is not None
         source = stack.redis.client(socket_timeout=60)

@@ -1,7 +1,7 @@
 // A tiny page for tests/web/test_boards_b.py: draws BOARDS[game] from a fixture (the game data,
 // a view, the viewer's seat, the current step's choices) with a BoardContext standing in for the
 // table's shell, and records every choice the board sends to `choose`. Bundled by esbuild.
-import { Catalog } from "../../clients/web/table/common/names.js";
+import { Catalog, TableNames } from "../../clients/web/table/common/names.js";
 import { BOARDS } from "../../clients/web/table/games/index.js";
 import type { BoardContext, Choice, Place } from "../../clients/web/table/games/board.js";
 
@@ -59,6 +59,7 @@ window.__render = (fixture: Fixture) => {
     choose(choice) {
       window.__chosen.push(choice);
     },
+    label: (choice) => new TableNames(fixture.seatNames, catalog).label(choice),
   };
   const root = document.getElementById("root");
   if (!root) throw new Error("no #root");

@@ -6,7 +6,8 @@ view for each seat and the spectator, the viewer's decision), in Debian's Chromi
 Each board must show every place of the game data by name, the viewer's hand by name, the seats by
 the names chosen at the table, no raw `undefined`/`NaN`/`[object Object]`; it must offer exactly the
 current step's choices it draws (a focusable button with the choice's label) and call choose() with
-the choice clicked or picked with Enter. A screenshot of each board goes to docs/images/boards/.
+the choice clicked or picked with Enter. A picture of each board is the docs' docs/images/boards/<game>.png
+(tests/web/pictures.py: refreshed by `make screenshots`, under var/test-artifacts/ otherwise).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,10 +22,8 @@ import pytest
 from services.gamedata import game_data_json
 from services.kernel.testing import random_playout
 from services.registry import GAMES
+from tests.web.pictures import artifact, docs_picture
 
-ROOT = Path(__file__).resolve().parents[2]
-IMAGES = ROOT / "docs" / "images" / "boards"
-ARTIFACTS = ROOT / "var" / "test-artifacts" / "web" / "boards"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 SEAT_NAMES = ["Ada", "Bruno", "Chiara", "Dmitri", "Esi"]
@@ -180,7 +178,11 @@ def test_the_board_draws_the_game_and_offers_the_choices_on_it(page: Any, game: 
         step = [c for c in page.evaluate("() => window.__next") if c.get("kind") in DRAWN[game]]
         offered = page.evaluate(OFFERED)
         assert offered, (game, scenario["kind"])
-        keys = {(c["kind"], c["id"], c["label"]) for c in step}
+        # A choice of a player is labelled with the name chosen at the table (issue 41 item 3).
+        keys = {
+            (c["kind"], c["id"], SEAT_NAMES[int(c["id"])] if c["kind"] == "seat" else c["label"])
+            for c in step
+        }
         for node in offered:
             assert (node["kind"], node["id"], node["label"]) in keys, (game, node)
             assert node["role"] == "button" and node["tabindex"] == "0"
@@ -194,11 +196,10 @@ def test_the_board_draws_the_game_and_offers_the_choices_on_it(page: Any, game: 
         target.first.focus()
         page.keyboard.press("Enter")
         assert page.evaluate("() => window.__chosen") == [choice]
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)  # each kind of choice offered, to look at
-        page.locator("#root").screenshot(path=str(ARTIFACTS / f"{game}-choosing-{scenario['kind']}.png"))
+        # each kind of choice offered, to look at
+        page.locator("#root").screenshot(path=str(artifact(f"boards/{game}-choosing-{scenario['kind']}.png")))
         if scenario["kind"] == SHOWCASE[game]:
-            IMAGES.mkdir(parents=True, exist_ok=True)
-            page.locator("#root").screenshot(path=str(IMAGES / f"{game}.png"))
+            page.locator("#root").screenshot(path=str(docs_picture(f"boards/{game}.png")))
 
 
 def _check_drawn(page: Any, game: str, data: dict[str, Any], views: dict[str, Any], players: int) -> None:
@@ -240,5 +241,5 @@ def test_the_board_draws_the_smallest_table_midway_and_at_the_end(page: Any, gam
     for moment, at in (("midway", state), ("end", playout.final)):
         views = {str(v): _json(spec, spec.view(at, v)) for v in [*range(players), None]}
         _check_drawn(page, game, data, views, players)
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)  # the spectator's board, to look at
-        page.locator("#root").screenshot(path=str(ARTIFACTS / f"{game}-{players}p-{moment}.png"))
+        # the spectator's board, to look at
+        page.locator("#root").screenshot(path=str(artifact(f"boards/{game}-{players}p-{moment}.png")))

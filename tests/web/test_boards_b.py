@@ -8,7 +8,8 @@ For each fixture: every place of the data is drawn with its name, the viewer's h
 the viewer's), the viewer's area set apart, seats by their names (never "Player N"), no raw
 undefined/NaN/[object Object]; every choice standing for something on the board is a highlighted
 focusable button labelled with the choice, and clicking it (or Enter, Space) calls `choose` with
-that very choice. A screenshot per game goes to docs/images/boards/<game>.png."""
+that very choice. A picture per game is the docs' docs/images/boards/<game>.png (tests/web/pictures.py:
+refreshed by `make screenshots`, under var/test-artifacts/ otherwise)."""
 
 from __future__ import annotations
 
@@ -25,12 +26,12 @@ import pytest
 from services.gamedata import game_data_json
 from services.kernel.testing import random_playout
 from services.registry import GAMES
+from tests.web.pictures import docs_picture
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "clients" / "web"
 ESBUILD = WEB / "node_modules" / ".bin" / "esbuild"
 HARNESS = Path(__file__).with_name("boards_b_harness.ts")
-IMAGES = ROOT / "docs" / "images" / "boards"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 NAMES = ["Ada", "Bram", "Cleo", "Dirk", "Edda"]
@@ -323,5 +324,4 @@ def test_board_draws_every_place_the_hands_and_offers_the_choices(page: Any, gam
     # The picture a person looks at: a seat's view past mid-game, its decision highlighted on the
     # board (Bruges: the cards of a turn in phase 3; Waterdeep: where to assign an agent).
     _check_fixture(page, shown, kinds)
-    IMAGES.mkdir(parents=True, exist_ok=True)
-    page.locator("#root").screenshot(path=str(IMAGES / f"{game}.png"))
+    page.locator("#root").screenshot(path=str(docs_picture(f"boards/{game}.png")))

@@ -9,7 +9,7 @@ choosing a card, person, character or quest from its hand or the table, at 1280x
   (touch), and a long press chooses nothing; Escape hides it.
 - axe-core finds no serious or critical violation on the board.
 
-Screenshots go to var/screenshots/card-texts/<game>-<width>.png (never docs/images/).
+Screenshots go to var/test-artifacts/web/card-texts/<game>-<width>.png (never docs/images/).
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ import pytest
 from services.gamedata import game_data_json
 from services.kernel.testing import random_playout
 from services.registry import GAMES
+from tests.web.pictures import artifact
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "clients" / "web"
 AXE = WEB / "node_modules" / "axe-core" / "axe.min.js"
-SHOTS = ROOT / "var" / "screenshots" / "card-texts"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 SEAT_NAMES = ["Ada", "Bruno", "Chiara", "Dmitri", "Esi"]
@@ -210,7 +210,6 @@ def test_the_cards_a_player_holds_and_chooses_say_what_they_do(browser: Any, har
                 ".map(v => `${v.id}: ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')}`)"
             )
             assert not violations, (game, width, violations)
-            SHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SHOTS / f"{game}-{width}.png"), full_page=True)
+            page.screenshot(path=str(artifact(f"card-texts/{game}-{width}.png")), full_page=True)
         finally:
             page.context.close()

@@ -38,7 +38,9 @@ PROCESS = "declare const process: { env: Record<string, string | undefined>; exi
 PROGRAM = (
     PROCESS
     + """
-import { GuildhallClient, type ActionNamed, type TypedMatchView } from "@guildhall/web";
+import {
+  GuildhallClient, NotYourTurn, type ActionNamed, type RejectionCode, type TypedMatchView,
+} from "@guildhall/web";
 import type { View, PlaceBroker } from "@guildhall/web/games/ys";
 import type { Games } from "@guildhall/web/games";
 
@@ -49,6 +51,10 @@ const options: Games["ys"]["options"] = { price_limit: 5 };
 const match = await ys.createMatch(["ann", "bob"], options);
 const seats = match.seats.map((s) => ys.as(s.token));
 console.log("created", match.matchId.length > 0, seats.length);
+const table = await ys.createTable(2, { options });   // a table takes the game's options too
+const refusal: NotYourTurn = new NotYourTurn("wait");  // the error classes are types
+const newer: RejectionCode = "a_code_from_a_later_gateway";  // codes stay open
+console.log("table", table.inviteCode.length > 0, refusal.code, newer.length > 0);
 
 let played = 0;
 let bids = 0;
@@ -92,6 +98,8 @@ await ys.submit("m", { type: "place_broker", place: 3, value: 2, face_up: true }
 await ys.submit("m", { type: "take_money" });
 const view = await ys.getView("m");
 console.log(view.view.no_such_field);
+await ys.createTable(2, { options: { price_limit: "five" } });
+await ys.submit("m", { type: "place_broker", place: "harbour", value: 2, face_up: true });
 """
 )
 
@@ -131,6 +139,12 @@ def test_the_packed_package_installs_type_checks_and_plays(tmp_path: Path) -> No
     manifest = json.loads((installed / "package.json").read_text())
     assert "private" not in manifest and manifest["license"] == "MIT"
     assert (installed / "LICENSE").is_file() and (installed / "README.md").is_file()
+    # Versioned with the API, its changelog inside, ranges (docs/clients.md, "Versioning").
+    assert (
+        manifest["version"].startswith("1.")
+        and "\n## " + manifest["version"] in (installed / "CHANGELOG.md").read_text()
+    )
+    assert all(spec.startswith("^") for spec in manifest["dependencies"].values()), manifest
     assert not (installed / "src").exists(), "the package ships its build, not its sources"
     (app / "tsconfig.json").write_text(json.dumps(TSCONFIG))
 
@@ -138,10 +152,17 @@ def test_the_packed_package_installs_type_checks_and_plays(tmp_path: Path) -> No
     bad = tsc(app, BAD)
     assert bad.returncode != 0, bad.stdout
     errors = [line for line in bad.stdout.splitlines() if "error TS" in line]
-    assert len(errors) == 3, bad.stdout
-    assert "program.ts(6," in errors[0] and "'number' is not assignable to type 'string'" in errors[0], errors
+    assert len(errors) == 5, bad.stdout
+    assert (
+        "program.ts(6," in errors[0] and "'number' is not assignable to type '\"\" | PlaceId'" in errors[0]
+    ), errors
     assert "program.ts(7," in errors[1] and '"take_money"' in errors[1], errors
     assert "program.ts(9," in errors[2] and "no_such_field" in errors[2], errors
+    assert "program.ts(10," in errors[3] and "'string' is not assignable to type 'number'" in errors[3], (
+        errors
+    )
+    # Ids typed from the game's data: "harbour" is no Ys place.
+    assert "program.ts(11," in errors[4] and "'\"harbour\"' is not assignable" in errors[4], errors
 
     good = tsc(app, PROGRAM)
     assert good.returncode == 0, good.stdout + good.stderr
@@ -161,6 +182,7 @@ def test_the_packed_package_installs_type_checks_and_plays(tmp_path: Path) -> No
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     lines = run.stdout.splitlines()
     assert lines[0] == "created true 2", run.stdout
+    assert lines[1] == "table true not_your_turn true", run.stdout
     assert lines[-1] == "done 8", run.stdout
     assert sum(line.startswith("played ") for line in lines) == 8, run.stdout
     summary = next(line for line in lines if line.startswith("bids "))

@@ -1,6 +1,7 @@
 """The TypeScript client (clients/web) against a real gateway's HTTP port, under Node: game data,
 stale decisions sent again, typed rejections and faults, receipts verified (and a forged one
-refused), Watch resumed without gap or duplicate, a whole match's receipts and seed checked."""
+refused), Watch resumed without gap or duplicate, a whole match's receipts and seed checked, texts
+naming players rendered with the names chosen at the table."""
 
 from __future__ import annotations
 
@@ -44,4 +45,4 @@ def test_the_typescript_client_against_a_real_gateway(tmp_path: Path) -> None:
             timeout=300,
         )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
-    assert "# fail 0" in run.stdout and "# pass 8" in run.stdout, run.stdout[-2000:]
+    assert "# fail 0" in run.stdout and "# pass 9" in run.stdout, run.stdout[-2000:]

@@ -64,14 +64,40 @@ function rewrite(schema, rename) {
   return result;
 }
 
+/** The schema with each id field of the game's ids.json (services/export_ids.py) typed as the
+ * union of the ids its shipped data names, or "" (Ys's `PlaceBroker.place`: a `PlaceId`), the id
+ * types added to its definitions: exactly as the Python generator's `with_ids`. */
+export function withIds(doc, ids, kind) {
+  const fields = ids.fields?.[kind] ?? {};
+  if (Object.keys(fields).length === 0) return doc;
+  const typed = JSON.parse(JSON.stringify(doc));
+  const used = new Set();
+  for (const [pointer, ref] of Object.entries(fields)) {
+    const path = pointer.split("/").slice(1).map((part) => part.replaceAll("~1", "/").replaceAll("~0", "~"));
+    const last = path.pop();
+    let parent = typed;
+    for (const part of path) parent = parent[part];
+    parent[last] = ref;
+    for (const member of ref.anyOf ?? [ref]) if (member.$ref) used.add(member.$ref.split("/").at(-1));
+  }
+  typed.$defs ??= {};
+  for (const name of [...used].sort()) {
+    const { enum: values, description } = ids.ids[name];
+    typed.$defs[name] = { type: "string", enum: values, description };
+  }
+  return typed;
+}
+
 /** The game's title and every definition of its schemas under one namespace of names. */
 export function merged(game) {
+  const idsFile = join(schemas, game, "ids.json");
+  const ids = existsSync(idsFile) ? JSON.parse(readFileSync(idsFile, "utf8")) : {};
   const defs = {};
   const raw = new Map(); // a claimed name -> the original text of its definition
   const claimed = new Map(); // a name in its file + its text -> the name taken
   let title = game;
   for (const [kind, root] of KINDS) {
-    const doc = JSON.parse(readFileSync(join(schemas, game, `${kind}.schema.json`), "utf8"));
+    const doc = withIds(JSON.parse(readFileSync(join(schemas, game, `${kind}.schema.json`), "utf8")), ids, kind);
     if (kind === "action") title = doc.title.replace(/ action$/, "");
     const local = doc.$defs ?? {};
     const rootDef = doc.$ref ? doc.$ref.split("/").at(-1) : null;

@@ -60,12 +60,17 @@ export interface Description {
   internal: boolean;
 }
 
-/** One step of a decision option (guildhall.common.v1.DecisionChoice). */
+/** One step of a decision option (guildhall.common.v1.DecisionChoice). A step or label that
+ * names players has a template with its args ("" and [] when it names nobody). */
 export interface DecisionChoice {
   step: string;
   label: string;
   kind: string;
   id: string;
+  stepTemplate?: string;
+  stepArgs?: DescriptionArg[];
+  labelTemplate?: string;
+  labelArgs?: DescriptionArg[];
 }
 
 export interface DecisionOption {
@@ -81,6 +86,9 @@ export interface Decision {
   options: DecisionOption[];
   key: string;
   simultaneous: boolean;
+  /** The prompt with `{name}` slots for `promptArgs` when it names players ("" otherwise). */
+  promptTemplate?: string;
+  promptArgs?: DescriptionArg[];
 }
 
 export interface MatchEvent {
@@ -94,12 +102,42 @@ export interface MatchEvent {
   description: Description | null;
 }
 
-/** A description's template rendered with the seats' names ({player} args of kind "seat"). */
-export function renderDescription(d: Description, seatName: (seat: number) => string): string {
-  if (!d.template) return d.text;
-  const values = new Map(d.args.map((a) => [a.name, a.kind === "seat" && a.id !== "" ? seatName(Number(a.id)) : a.text]));
-  return d.template.replace(/\{(\w+)\}/g, (slot, name: string) => values.get(name) ?? slot);
+/** The seat a component stands for (its `values.seat` in the game data: Ys's parties) and what it
+ * is called when the match has no such seat (`values.seatless`), or null. */
+export type StandsFor = (kind: string, id: string) => { seat: number; seatless: string } | null;
+
+/**
+ * A text naming players, with the names chosen at the table (docs/clients.md, "Names chosen at the
+ * table"): each `{slot}` of `template` filled with its argument, a seat argument by `seatName`
+ * (null or undefined: the argument's own text), an argument whose component stands for a seat by
+ * that seat's name when the match has it, else by the component's seatless name. A text starting
+ * with a slot starts with a capital. Without a template, `text` as it is.
+ */
+export function renderTemplate(text: string, template: string | undefined, args: DescriptionArg[] | undefined, seatName: (seat: number) => string | null | undefined, standsFor?: StandsFor): string {
+  if (!template) return text;
+  const shown = (a: DescriptionArg): string => {
+    if (a.kind === "seat" && a.id !== "") return seatName(Number(a.id)) || a.text;
+    const stands = a.kind ? standsFor?.(a.kind, a.id) : null;
+    if (stands) return seatName(stands.seat) || stands.seatless;
+    return a.text;
+  };
+  const values = new Map((args ?? []).map((a) => [a.name, shown(a)]));
+  const out = template.replace(/\{(\w+)\}/g, (slot, name: string) => values.get(name) ?? slot);
+  return template.startsWith("{") ? out.charAt(0).toUpperCase() + out.slice(1) : out;
 }
+
+/** A description's template rendered with the seats' names (renderTemplate). */
+export function renderDescription(d: Description, seatName: (seat: number) => string | null | undefined, standsFor?: StandsFor): string {
+  return renderTemplate(d.text, d.template, d.args, seatName, standsFor);
+}
+
+/** A decision's prompt, a choice's step or label, rendered with the seats' names (renderTemplate). */
+export const renderPrompt = (d: Decision, seatName: (seat: number) => string | null | undefined, standsFor?: StandsFor) =>
+  renderTemplate(d.prompt, d.promptTemplate, d.promptArgs, seatName, standsFor);
+export const renderStep = (c: DecisionChoice, seatName: (seat: number) => string | null | undefined, standsFor?: StandsFor) =>
+  renderTemplate(c.step, c.stepTemplate, c.stepArgs, seatName, standsFor);
+export const renderLabel = (c: DecisionChoice, seatName: (seat: number) => string | null | undefined, standsFor?: StandsFor) =>
+  renderTemplate(c.label, c.labelTemplate, c.labelArgs, seatName, standsFor);
 
 export interface MatchView {
   matchId: string;
@@ -274,6 +312,10 @@ function receiptOf(r: PbReceipt | undefined): Receipt | null {
   };
 }
 
+function argsOf(args: { name: string; text: string; kind: string; id: string }[]): DescriptionArg[] {
+  return args.map((a) => ({ name: a.name, text: a.text, kind: a.kind, id: a.id }));
+}
+
 export function eventOf(e: PbEvent): MatchEvent {
   return {
     version: Number(e.version),
@@ -287,7 +329,7 @@ export function eventOf(e: PbEvent): MatchEvent {
           key: e.description.key,
           text: e.description.text,
           template: e.description.template,
-          args: e.description.args.map((a) => ({ name: a.name, text: a.text, kind: a.kind, id: a.id })),
+          args: argsOf(e.description.args),
           internal: e.description.internal,
         }
       : null,
@@ -298,7 +340,16 @@ export function eventOf(e: PbEvent): MatchEvent {
  * choices by the option's `choiceIndexes` (issue 45), or inline where it has none (rules services
  * before that). */
 function optionsOf(d: NonNullable<PbView["decision"]>): DecisionOption[] {
-  const choice = (c: { step: string; label: string; kind: string; id: string }): DecisionChoice => ({ step: c.step, label: c.label, kind: c.kind, id: c.id });
+  const choice = (c: NonNullable<PbView["decision"]>["choices"][number]): DecisionChoice => ({
+    step: c.step,
+    label: c.label,
+    kind: c.kind,
+    id: c.id,
+    stepTemplate: c.stepTemplate,
+    stepArgs: argsOf(c.stepArgs),
+    labelTemplate: c.labelTemplate,
+    labelArgs: argsOf(c.labelArgs),
+  });
   const table = d.choices.map(choice);
   return d.options.map((o) => {
     if (!o.choiceIndexes.length) return { action: o.action, choices: o.choices.map(choice) };
@@ -331,6 +382,8 @@ export function viewOf(v: PbView): MatchView {
             prompt: v.decision.prompt,
             key: v.decision.key,
             simultaneous: v.decision.simultaneous,
+            promptTemplate: v.decision.promptTemplate,
+            promptArgs: argsOf(v.decision.promptArgs),
             options: optionsOf(v.decision),
           }
         : null,
@@ -549,10 +602,12 @@ export class GuildhallClient {
     };
   }
 
-  /** A private table; `bots` gives seats to the platform's bot worker ({seat: kind}). */
-  async createTable(gameId: string, seats: number, opts: { bots?: Record<number, string> } = {}) {
+  /** A private table; `bots` gives seats to the platform's bot worker ({seat: kind}); `options`
+   * are the game's (typed per game through `game(id).createTable`). */
+  async createTable(gameId: string, seats: number, opts: { bots?: Record<number, string>; options?: Json } = {}) {
     const bots = Object.entries(opts.bots ?? {}).map(([seat, kind]) => ({ seat: Number(seat), kind }));
-    const r = await this.call(() => this.rpc.createTable({ gameId, seats, bots }), false);
+    const options = opts.options === undefined ? new Uint8Array() : encoder.encode(JSON.stringify(opts.options));
+    const r = await this.call(() => this.rpc.createTable({ gameId, seats, bots, options }), false);
     return { matchId: r.matchId, inviteCode: r.inviteCode, spectatorToken: r.spectatorToken };
   }
 

@@ -2,16 +2,34 @@
 // stable code (nothing was written); a failed call is a `GatewayError` with the Connect code.
 import { Code, ConnectError } from "@connectrpc/connect";
 
+/** The rejection codes this client knows (services/kernel/rejection.py's list). */
+export type KnownRejectionCode =
+  | "not_your_turn"
+  | "illegal_action"
+  | "game_over"
+  | "unknown_player"
+  | "unknown_action"
+  | "stale_version"
+  | "unknown_match"
+  | "wrong_game"
+  | "command_id_in_use"
+  | "seat_taken"
+  | "bad_invite"
+  | "cannot_undo";
+/** A rejection code: a known one, or one newer than this client (v1 may add codes: show its
+ * message). `string & {}` keeps the known ones offered by editors while any string is allowed. */
+export type RejectionCode = KnownRejectionCode | (string & {});
+
 export class Rejected extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
+  readonly code: RejectionCode;
+  constructor(code: RejectionCode, message: string) {
     super(`rejected ${code}: ${message}`);
     this.name = "Rejected";
     this.code = code;
   }
 }
 
-function rejection(code: string, name: string) {
+function rejection(code: KnownRejectionCode, name: string) {
   const Named = class extends Rejected {
     constructor(message: string) {
       super(code, message);
@@ -34,8 +52,21 @@ export const CommandIdInUse = rejection("command_id_in_use", "CommandIdInUse");
 export const SeatTaken = rejection("seat_taken", "SeatTaken");
 export const BadInvite = rejection("bad_invite", "BadInvite");
 export const CannotUndo = rejection("cannot_undo", "CannotUndo");
+// Each class is a type too (`catch (e) { const refusal: NotYourTurn = ... }`), as a class would be.
+export type NotYourTurn = InstanceType<typeof NotYourTurn>;
+export type IllegalAction = InstanceType<typeof IllegalAction>;
+export type GameOver = InstanceType<typeof GameOver>;
+export type UnknownPlayer = InstanceType<typeof UnknownPlayer>;
+export type UnknownAction = InstanceType<typeof UnknownAction>;
+export type StaleVersion = InstanceType<typeof StaleVersion>;
+export type UnknownMatch = InstanceType<typeof UnknownMatch>;
+export type WrongGame = InstanceType<typeof WrongGame>;
+export type CommandIdInUse = InstanceType<typeof CommandIdInUse>;
+export type SeatTaken = InstanceType<typeof SeatTaken>;
+export type BadInvite = InstanceType<typeof BadInvite>;
+export type CannotUndo = InstanceType<typeof CannotUndo>;
 
-const REJECTIONS: Record<string, new (message: string) => Rejected> = {
+const REJECTIONS: Record<KnownRejectionCode, new (message: string) => Rejected> = {
   not_your_turn: NotYourTurn,
   illegal_action: IllegalAction,
   game_over: GameOver,
@@ -51,8 +82,8 @@ const REJECTIONS: Record<string, new (message: string) => Rejected> = {
 };
 
 /** The Rejected subclass for a code (a code newer than this client: a plain Rejected). */
-export function rejectionFor(code: string, message: string): Rejected {
-  const Known = REJECTIONS[code];
+export function rejectionFor(code: RejectionCode, message: string): Rejected {
+  const Known: (new (message: string) => Rejected) | undefined = REJECTIONS[code as KnownRejectionCode];
   return Known ? new Known(message) : new Rejected(code, message);
 }
 

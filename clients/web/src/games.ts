@@ -82,8 +82,9 @@ export class GameClient<G extends GameId> {
     return this.client.enqueueAndWait(this.gameId, playerId, seats, signal);
   }
 
-  createTable(seats: number) {
-    return this.client.createTable(this.gameId, seats);
+  /** A private table with the game's own options (checked against its Options type). */
+  createTable(seats: number, opts: { bots?: Record<number, string>; options?: OptionsOf<G> } = {}) {
+    return this.client.createTable(this.gameId, seats, opts);
   }
 
   listMatches(finished?: boolean) {

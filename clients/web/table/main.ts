@@ -1,7 +1,8 @@
 // The reference web table: routes only. What every game shares is in common/ (session and seats,
 // decision panel, log, refusals, end screen); each game's board is in games/<game_id>/.
-import { errorText, h } from "./common/dom.js";
+import { h } from "./common/dom.js";
 import { homePage, joinPage, keyPage, resumePage } from "./common/home.js";
+import { refusalText } from "./common/refusals.js";
 import { auditPage, replayPage } from "./common/replay.js";
 import { keepSeat, loadConfig, params, route, seatFor, setGateway, setPublishableKey } from "./common/session.js";
 import { tablePage } from "./common/table.js";
@@ -45,7 +46,7 @@ async function render() {
         return await homePage(app);
     }
   } catch (error) {
-    app.append(h("div", { class: "refusal", role: "alert" }, h("p", {}, errorText(error))));
+    app.append(h("div", { class: "refusal", role: "alert" }, h("p", {}, refusalText(error))));
   }
 }
 

@@ -10,6 +10,7 @@ import {
   IllegalAction,
   SeatTaken,
   StaleVersion,
+  renderTemplate,
   verifyReceipt,
   verifySeed,
 } from "../dist/guildhall.js";
@@ -23,6 +24,20 @@ async function newMatch(client = tenant) {
   const match = await client.createMatch("rattus_cartus", ["ann", "bob"]);
   return { match, ann: client.as(match.seats[0].token), bob: client.as(match.seats[1].token) };
 }
+
+test("a text naming players is rendered with the names chosen at the table", () => {
+  const names = ["Ann", "Bob"];
+  const seat = (s) => names[s];
+  const standsFor = (kind, id) => (kind === "party" ? { seat: Number(id), seatless: "the neutral player" } : null);
+  const give = [{ name: "receiver", text: "Player 2", kind: "seat", id: "1" }];
+  assert.equal(renderTemplate("Give Player 2 a card", "Give {receiver} a card", give, seat), "Give Bob a card");
+  assert.equal(renderTemplate("Give Player 2 a card", "", [], seat), "Give Player 2 a card"); // no template: as sent
+  assert.equal(renderTemplate("x", "{receiver}", give, () => undefined), "Player 2"); // no name: the default
+  // Ys's party 2: the third seat when the match has one, else the neutral player (capitalised first).
+  const party = [{ name: "party", text: "Player 3", kind: "party", id: "2" }];
+  assert.equal(renderTemplate("", "{party} takes blue", party, seat, standsFor), "The neutral player takes blue");
+  assert.equal(renderTemplate("", "{party} takes blue", party, (s) => [...names, "Cy"][s], standsFor), "Cy takes blue");
+});
 
 test("games and their data, with names, over JSON and binary", async () => {
   for (const client of [tenant, binary]) {

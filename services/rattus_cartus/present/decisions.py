@@ -10,7 +10,10 @@ from services.kernel.present import (
     Choice,
     Decision,
     Option,
-    player_name,
+    Text,
+    ask,
+    named,
+    seat_arg,
 )
 from services.rattus_cartus.game_data import (
     BUILDING_ACTIONS,
@@ -110,13 +113,18 @@ def _place_cards_decision(state: State, seat: int, actions: Sequence[Any]) -> De
 
 def _give_decision(state: State, seat: int, actions: Sequence[Any]) -> Decision:
     gift = next((g for g in state.gifts if g.giver == seat), None)
-    receiver = player_name(gift.receiver) if gift is not None else "the winner"
     owed = count_text(gift.count, "card") if gift is not None else "cards"
+    prompt: Text = f"Give the winner a card of your choice ({owed} still owed)"
+    if gift is not None:
+        prompt = named(
+            f"Give {{receiver}} a card of your choice ({owed} still owed)",
+            seat_arg("receiver", gift.receiver),
+        )
     options = tuple(Option((card_choice(a.card),), i) for i, a in enumerate(actions))
     givers = {g.giver for g in state.gifts}
-    return Decision(
+    return ask(
         seat,
-        f"Give {receiver} a card of your choice ({owed} still owed)",
+        prompt,
         options,
         "give_card",
         simultaneous=len(givers) > 1,

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from services.kernel.present import (
-    SEAT,
     Choice,
-    player_name,
+    player_choice,
 )
 from services.rattus_cartus.game_data import (
     BUILDING_NAMES,
@@ -72,5 +71,5 @@ HOSPITAL_STEP = "Discard a card or stop?"
 def seat_choice(seat: int) -> Choice:
     choice = _SEAT_CHOICES.get(seat)
     if choice is None:
-        choice = _SEAT_CHOICES[seat] = Choice("Which player pays?", player_name(seat), SEAT, str(seat))
+        choice = _SEAT_CHOICES[seat] = player_choice("Which player pays?", seat)
     return choice

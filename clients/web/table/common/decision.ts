@@ -6,6 +6,7 @@ import type { Decision, DecisionChoice, DecisionOption } from "../../src/index.j
 import type { Choice } from "../games/board.js";
 import { withText } from "../games/tips.js";
 import { button, h } from "./dom.js";
+import type { TableNames } from "./names.js";
 
 /** What a choice stands for, explained: its text, and whether it is a place (told in a tooltip
  * only: a list of places, each with its text, would bury the choices) or a card, tile, person...
@@ -84,29 +85,34 @@ export class DecisionWalk {
   }
 }
 
-/** The panel for a seat owing a decision. */
+/** The panel for a seat owing a decision: every prompt, step and label with the names chosen at
+ * the table (`names`). */
 export function decisionPanel(
   walk: DecisionWalk,
+  names: TableNames,
   busy: boolean,
   choose: (c: DecisionChoice) => void,
   back: () => void,
   explainChoice: (c: DecisionChoice) => Explained | null = () => null,
 ): HTMLElement {
   const panel = h("section", { class: "decision", "data-testid": "decision", "aria-labelledby": "decision-prompt" });
-  panel.append(h("h2", { id: "decision-prompt", class: "prompt" }, walk.decision.prompt || "Your decision"));
+  panel.append(h("h2", { id: "decision-prompt", class: "prompt" }, names.prompt(walk.decision) || "Your decision"));
   if (walk.decision.simultaneous) panel.append(h("p", { class: "note" }, "Everyone asked decides at the same time; nobody sees your answer before deciding."));
   if (walk.chosen.length) {
     const trail = h("ol", { class: "trail", "aria-label": "Chosen so far" });
-    for (const c of walk.chosen) trail.append(h("li", {}, h("span", { class: "step" }, c.step), " ", h("strong", {}, c.label)));
+    for (const c of walk.chosen) trail.append(h("li", {}, h("span", { class: "step" }, names.step(c)), " ", h("strong", {}, names.label(c))));
     panel.append(trail);
   }
   const choices = walk.next();
   const steps = [...new Set(choices.map((c) => c.step))];
   for (const step of steps) {
-    const group = h("div", { class: "choices", role: "group", "aria-label": step || "Choices" });
-    if (step) panel.append(h("h3", { class: "step" }, step));
-    for (const c of choices.filter((x) => x.step === step)) {
-      const b = button(c.label, () => choose(c), { "data-testid": "choice", "data-kind": c.kind, "data-id": c.id });
+    const inStep = choices.filter((x) => x.step === step);
+    const said = names.step(inStep[0]);
+    const group = h("div", { class: "choices", role: "group", "aria-label": said || "Choices" });
+    if (said) panel.append(h("h3", { class: "step" }, said));
+    for (const c of inStep) {
+      const label = names.label(c);
+      const b = button(label, () => choose(c), { "data-testid": "choice", "data-kind": c.kind, "data-id": c.id });
       if (busy) b.disabled = true;
       const about = explainChoice(c);
       if (!about) {
@@ -116,7 +122,7 @@ export function decisionPanel(
       // The option with what it stands for: the text under it (a place's only in its tooltip),
       // the button described by it for screen readers.
       const item = h("div", { class: about.place ? "choice-item place" : "choice-item" }, b);
-      withText(item, about.text, c.label, "choice-text", false);
+      withText(item, about.text, label, "choice-text", false);
       const text = item.querySelector("[data-card-text]");
       if (text) {
         b.setAttribute("aria-describedby", text.id);

@@ -32,7 +32,3 @@ export function button(label: string, onClick: () => void, attrs: Record<string,
 }
 
 export const words = (text: string) => text.replaceAll("_", " ");
-
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -1,8 +1,8 @@
 // The start page: your name, a new table (each seat a friend or a platform bot), joining by an
 // invite code, and "My matches" to resume.
-import { type Game, SeatTaken } from "../../src/index.js";
-import { button, errorText, h } from "./dom.js";
-import { Refusals } from "./refusals.js";
+import { type Game, Rejected } from "../../src/index.js";
+import { button, h } from "./dom.js";
+import { Refusals, refusalText } from "./refusals.js";
 import { forgetSeat, go, keepSeat, pageClient, player, seatByInvite, seats, setPlayerName, setPublishableKey } from "./session.js";
 
 const SEAT_KINDS: [string, string][] = [
@@ -98,7 +98,7 @@ export async function homePage(app: HTMLElement) {
       });
       go("/play", { m: seat.matchId });
     } catch (error) {
-      refusals.show(`The table was not created: ${errorText(error)}`);
+      refusals.show(error, "The table was not created. ");
     } finally {
       create.disabled = false;
     }
@@ -168,9 +168,8 @@ export async function joinPage(app: HTMLElement, code: string) {
       keepSeat({ matchId: seat.matchId, gameId: view.gameId, title: "", seat: seat.seat, token: seat.token, spectatorToken: "", inviteCode: code, createdMs: Date.now(), resumeSecret: seat.resumeSecret });
       go("/play", { m: seat.matchId });
     } catch (error) {
-      // A seat is claimed once (issue 39): a player's own seat moves with its resume link.
-      const yours = error instanceof SeatTaken ? " If one of these seats is yours, open its resume link, shown under Table on the device that holds it." : "";
-      refusals.show(`Could not join: ${errorText(error)}.${yours}`);
+      // A seat is claimed once (issue 39): the seat_taken sentence points to the resume link.
+      refusals.show(error, "Could not join. ");
     }
   };
   app.replaceChildren(
@@ -200,7 +199,8 @@ export async function resumePage(app: HTMLElement, secret: string) {
     keepSeat({ matchId: seat.matchId, gameId: view.gameId, title: "", seat: seat.seat, token: seat.token, spectatorToken: "", inviteCode: "", createdMs: Date.now(), resumeSecret: seat.resumeSecret });
     go("/play", { m: seat.matchId });
   } catch (error) {
-    refusals.show(`This resume link did not work: ${errorText(error)}. A resume link works once; the seat's newest link is on the device that holds the seat.`);
+    const why = error instanceof Rejected ? "It has been used already, or it is not a resume link: each works once." : refusalText(error);
+    refusals.show(`This resume link did not work. ${why} The seat's newest resume link is under “Table” on the device that holds the seat.`);
     app.querySelector("h1")?.replaceChildren("Your seat was not moved");
   }
 }

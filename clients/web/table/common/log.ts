@@ -1,15 +1,16 @@
 // The log: what happened, from each event's description rendered with the seats' names; engine
 // bookkeeping hidden unless "show all" is ticked; newest first, so the latest is always in sight.
 // A move taken back (action_undone) stays in the log, struck through and marked "taken back".
-import { type MatchEvent, renderDescription } from "../../src/index.js";
+import type { MatchEvent } from "../../src/index.js";
 import { h, words } from "./dom.js";
+import { TableNames } from "./names.js";
 
 export class Log {
   readonly root: HTMLElement;
   private readonly list: HTMLElement;
   private readonly all: HTMLInputElement;
   private readonly events: MatchEvent[] = [];
-  private names: string[] = [];
+  private names = new TableNames([], null);
 
   constructor() {
     this.list = h("ol", { class: "log", "data-testid": "log", reversed: "", "aria-live": "polite", tabindex: "0", "aria-label": "The log, newest first" });
@@ -23,15 +24,18 @@ export class Log {
     );
   }
 
-  add(events: MatchEvent[], names: string[]) {
+  private drawn = true;
+
+  /** New events, shown at the next `show`. */
+  add(events: MatchEvent[]) {
     const known = new Set(this.events.map((e) => e.version));
     for (const e of events) if (!known.has(e.version)) this.events.push(e);
-    this.names = names;
-    this.draw();
+    this.drawn = false;
   }
 
-  setNames(names: string[]) {
-    if (names.join("\u0000") === this.names.join("\u0000")) return;
+  /** The log with these names, drawn again only when something changed. */
+  show(names: TableNames) {
+    if (this.drawn && names.names.join("\u0000") === this.names.names.join("\u0000")) return;
     this.names = names;
     this.draw();
   }
@@ -43,9 +47,8 @@ export class Log {
   }
 
   private line(e: MatchEvent): string {
-    const seatName = (seat: number) => this.names[seat] ?? `Player ${seat + 1}`;
-    if (e.description) return renderDescription(e.description, seatName);
-    const who = e.actor >= 0 ? `${seatName(e.actor)}: ` : "";
+    if (e.description) return this.names.description(e.description);
+    const who = e.actor >= 0 ? `${this.names.seat(e.actor) ?? `Player ${e.actor + 1}`}: ` : "";
     return `${who}${words(e.type)}`;
   }
 
@@ -62,6 +65,7 @@ export class Log {
   }
 
   private draw() {
+    this.drawn = true;
     const items: HTMLElement[] = [];
     const gone = this.takenBack();
     for (const e of [...this.events].sort((a, b) => b.version - a.version)) {

@@ -1,6 +1,6 @@
 // Names for everything a page shows: seats (as chosen at the table), components and places (from
 // the game's data), and one colour per seat used everywhere on the page.
-import type { GameData, Json, MatchView } from "../../src/index.js";
+import { type Decision, type DecisionChoice, type Description, type GameData, type Json, type MatchView, type StandsFor, renderDescription, renderLabel, renderPrompt, renderStep } from "../../src/index.js";
 import type { Place } from "../games/board.js";
 
 /** Colours told apart by most eyes (Okabe-Ito), each readable with white text on it. */
@@ -41,9 +41,14 @@ export class Catalog {
   private readonly anyKind = new Map<string, Entry>();
   readonly places: Place[];
   private readonly placeKinds = new Map<string, string>();
+  private readonly seats = new Map<string, { seat: number; seatless: string }>();
 
   constructor(readonly data: GameData & { places?: Place[] }) {
-    for (const c of data.components) this.add(c.kind, c.id, { name: c.name, text: c.text ?? "" });
+    for (const c of data.components) {
+      this.add(c.kind, c.id, { name: c.name, text: c.text ?? "" });
+      const seat = c.values?.seat;
+      if (typeof seat === "number") this.seats.set(`${c.kind}\u0000${c.id}`, { seat, seatless: String(c.values?.seatless ?? c.name) });
+    }
     this.places = data.places ?? [];
     for (const p of this.places) {
       const entry = { name: p.name, text: p.text ?? "" };
@@ -86,6 +91,39 @@ export class Catalog {
 
   placeKind(id: string): string | null {
     return this.placeKinds.get(id) ?? null;
+  }
+
+  /** The seat a component stands for (`values.seat`: Ys's parties), and its name without one. */
+  readonly standsFor: StandsFor = (kind, id) => this.seats.get(`${kind}\u0000${id}`) ?? null;
+}
+
+/** Every text that names players, with the names chosen at the table (docs/clients.md, "Names
+ * chosen at the table"): decisions' prompts, steps and labels, the log's lines. */
+export class TableNames {
+  constructor(
+    readonly names: string[],
+    private readonly catalog: Catalog | null,
+  ) {}
+
+  /** A seat of this match by its name; undefined for a seat the match does not have. */
+  readonly seat = (seat: number): string | undefined => (seat >= 0 ? this.names[seat] : undefined);
+
+  prompt(d: Decision): string {
+    return renderPrompt(d, this.seat, this.catalog?.standsFor);
+  }
+
+  step(c: DecisionChoice): string {
+    return renderStep(c, this.seat, this.catalog?.standsFor);
+  }
+
+  /** A choice's label; a player's choice from a server without label templates by the name. */
+  label(c: DecisionChoice): string {
+    if (c.kind === "seat" && !c.labelTemplate) return this.seat(Number(c.id)) ?? c.label;
+    return renderLabel(c, this.seat, this.catalog?.standsFor);
+  }
+
+  description(d: Description): string {
+    return renderDescription(d, this.seat, this.catalog?.standsFor);
   }
 }
 

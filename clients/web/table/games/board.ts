@@ -6,16 +6,17 @@
 // steps, the choices of the current step, back, submit), the log, refusals, resign, the end
 // screen. A board only draws, and offers the current step's choices where they stand on the
 // board: a place, a card, a player.
-import type { GameData, Json } from "../../src/index.js";
+//
+// The viewer's hand (what they hold and choose from, with its own title) is one element marked
+// `data-own-hand`: the shell shows it beside the decision panel, where both stay in view while
+// the board scrolls (issue 41 item 7), inside a box with the classes of the board's root (the
+// element marked `data-game`) so the board's CSS still applies. A drawn map a phone could not read is wrapped in `zoomable` (zoom.ts).
+import type { DecisionChoice, GameData, Json } from "../../src/index.js";
 
 /** One choice of a decision step, as the gateway sends it (guildhall.common.v1.DecisionChoice). */
-export interface Choice {
-  step: string;
-  label: string;
-  /** What it stands for in the game data: a component kind, "place", a place kind, or "seat". */
-  kind: string;
-  id: string;
-}
+/** One choice of a decision step, as the gateway sends it (guildhall.common.v1.DecisionChoice):
+ * `kind` and `id` say what it stands for (a component kind, "place", a place kind, or "seat"). */
+export type Choice = DecisionChoice;
 
 /** A place of the board (GetGameData `places`): x, y in the unit square, 0,0 top left. */
 export interface Place {
@@ -54,9 +55,15 @@ export interface BoardContext {
    */
   choosable(kind: string, id: string | number): Choice | null;
   choose(choice: Choice): void;
+  /** A choice's label with the names chosen at the table (a choice naming a player says its
+   * name): what a board writes on the thing it offers. */
+  label(choice: Choice): string;
 }
 
 export interface GameBoard {
   /** Draw the board and every player's area (the viewer's own, hand included, set apart). */
   render(root: HTMLElement, ctx: BoardContext): void;
+  /** Where the match stands, in a few words ("Turn 2 of 4 · placement round 3 of 4"), when the
+   * shell's own (the view's round, turn and phase) would mislead; null for the shell's. */
+  headline?(ctx: BoardContext): string | null;
 }

@@ -24,8 +24,7 @@ export function el(tag: string, attrs: Record<string, string | undefined> = {}, 
  */
 function offer(prefix: string, node: HTMLElement, choice: Choice | null, ctx: BoardContext): HTMLElement {
   if (!choice) return node;
-  // A seat's choice is labelled "Player N" by the gateway, which knows no names: say the name.
-  const label = choice.kind === "seat" ? (ctx.seatNames[Number(choice.id)] ?? choice.label) : choice.label;
+  const label = ctx.label(choice);
   const button = el("span", { class: `${prefix}-button`, role: "button", tabindex: "0", "aria-label": label });
   const described = describedBy(node);
   if (described) button.setAttribute("aria-describedby", described);

@@ -79,7 +79,7 @@ function placesSvg(ctx: BoardContext, places: Place[]): SVGElement {
     if (choice) {
       g.setAttribute("role", "button");
       g.setAttribute("tabindex", "0");
-      g.setAttribute("aria-label", `${p.name} — ${choice.label}`);
+      g.setAttribute("aria-label", `${p.name} — ${ctx.label(choice)}`);
       g.addEventListener("click", () => ctx.choose(choice));
       g.addEventListener("keydown", (e) => {
         const key = (e as KeyboardEvent).key;

@@ -3,7 +3,7 @@
 // stands in for the shell. choose() records the choice in `window.__chosen`. The game data may be
 // set once in `window.__data` (a fixture without `data` uses it).
 import type { BoardContext, Choice, Place } from "./board.js";
-import { Catalog } from "../common/names.js";
+import { Catalog, TableNames } from "../common/names.js";
 import { BOARDS } from "./index.js";
 
 interface Fixture {
@@ -75,6 +75,7 @@ function render(given: Fixture): void {
     choose(choice) {
       w.__chosen.push(choice);
     },
+    label: (choice) => new TableNames(fixture.seatNames, catalog).label(choice),
   };
   const root = document.getElementById("root") as HTMLElement;
   const board = BOARDS[fixture.game];

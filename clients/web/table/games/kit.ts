@@ -55,7 +55,7 @@ export function offer<T extends Element>(node: T, choice: Choice | null, ctx: Bo
   button.setAttribute("class", "bd-choosable");
   button.setAttribute("role", "button");
   button.setAttribute("tabindex", "0");
-  button.setAttribute("aria-label", choice.label);
+  button.setAttribute("aria-label", ctx.label(choice));
   const described = describedBy(node);
   if (described) button.setAttribute("aria-describedby", described);
   node.removeAttribute("tabindex"); // the button is the one stop for the keyboard
@@ -110,6 +110,28 @@ export function offer<T extends Element>(node: T, choice: Choice | null, ctx: Bo
 /** A seat's name as chosen at the table. */
 export function seatName(ctx: BoardContext, seat: number): string {
   return ctx.seatNames[seat] ?? `Player ${seat + 1}`;
+}
+
+/** `text` cut to `chars` characters with an ellipsis, or as it is when it fits. */
+export function clip(text: string, chars: number): string {
+  return text.length <= chars ? text : `${text.slice(0, Math.max(1, chars - 1)).trimEnd()}…`;
+}
+
+/**
+ * SVG text that must stay inside its box (issue 41 item 7: a long name spilled out of map boxes):
+ * cut with an ellipsis to about `width` px at its font size, the whole text on hover and, being a
+ * keyboard stop then, on focus.
+ */
+export function fitted(attrs: Attrs, text: string, width: number): SVGElement {
+  const size = Number(attrs["font-size"] ?? 12);
+  const chars = Math.floor(width / (size * (attrs["font-weight"] ? 0.62 : 0.56)));
+  const shown = clip(text, chars);
+  const node = s("text", attrs, shown);
+  if (shown === text) return node;
+  node.setAttribute("tabindex", "0");
+  node.setAttribute("role", "img");
+  node.setAttribute("aria-label", text);
+  return explain(node, text);
 }
 
 const inks = new Map<string, string>();

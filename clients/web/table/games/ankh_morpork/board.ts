@@ -3,7 +3,8 @@
 // who controls it; the supply, piles and bank beside the city; each player's area (money, loans,
 // City Area cards, pieces in supply, hand size), the viewer's own with its hand and personality.
 import type { BoardContext, GameBoard, Place } from "../board.js";
-import { KIT_CSS, card, h, offer, playerBox, plural, row, s, seatName, style, tip } from "../kit.js";
+import { KIT_CSS, card, clip, fitted, h, offer, playerBox, plural, row, s, seatName, style, tip } from "../kit.js";
+import { zoomable } from "../zoom.js";
 
 type Json = any;
 
@@ -105,7 +106,7 @@ function area(c: Ctx, place: Place, at: [number, number]): SVGElement {
     const colour = ctx.seatColour(building);
     const house = s("g", { class: "bd-building" });
     house.append(s("path", { d: `M${x + 10} ${y + 46} l10 -10 l10 10 v12 h-20 z`, fill: colour, stroke: "#222" }));
-    house.append(s("text", { x: x + 34, y: y + 53, "font-size": 11 }, seatName(ctx, building)));
+    house.append(fitted({ x: x + 34, y: y + 53, "font-size": 11 }, seatName(ctx, building), AREA_W - 42 - (a.trouble ? 30 : 0)));
     g.append(tip(house, `${seatName(ctx, building)}'s building`));
   } else {
     g.append(s("text", { x: x + 10, y: y + 53, "font-size": 11, fill: "#8a8170" }, "no building"));
@@ -149,7 +150,7 @@ function area(c: Ctx, place: Place, at: [number, number]): SVGElement {
   const foot: string[] = [];
   if (typeof a.controller === "number" && a.controller >= 0) foot.push(`control: ${seatName(ctx, a.controller)}`);
   if (a.card_lost) foot.push("card lost");
-  if (foot.length) g.append(s("text", { x: x + AREA_W - 8, y: y + AREA_H - 6, "text-anchor": "end", "font-size": 11, "font-style": "italic" }, foot.join(" · ")));
+  if (foot.length) g.append(fitted({ x: x + AREA_W - 8, y: y + AREA_H - 6, "text-anchor": "end", "font-size": 11, "font-style": "italic" }, foot.join(" · "), AREA_W - 56));
   offer(g, ctx.choosable("area", place.id) ?? ctx.choosable("place", place.id), ctx);
   return g;
 }
@@ -169,7 +170,9 @@ function offBoard(c: Ctx): SVGElement {
     bank: [`unused personalities: ${v.unused_personalities ?? 0}`],
   };
   for (const seat of v.seats ?? []) {
-    facts.supply.push(`${seatName(c.ctx, seat.player)}: ${seat.minions_in_supply} min., ${seat.buildings_in_supply} bld.`);
+    // The name is cut, never the counts after it.
+    const counts = `: ${seat.minions_in_supply} min., ${seat.buildings_in_supply} bld.`;
+    facts.supply.push(clip(seatName(c.ctx, seat.player), 30 - counts.length) + counts);
   }
   c.offBoard.forEach((place, i) => {
     const x = 12 + i * (w + 8);
@@ -270,7 +273,7 @@ function playerArea(c: Ctx, seat: Json): HTMLElement {
     );
   }
   if (me) {
-    const hand = h("div", { class: "bd-hand", "data-testid": "own-hand" }, h("span", { class: "bd-key" }, "Your hand"));
+    const hand = h("div", { class: "bd-hand", "data-testid": "own-hand", "data-own-hand": "" }, h("span", { class: "bd-key" }, "Your hand"));
     const cards: string[] = seat.hand ?? [];
     hand.append(...(cards.length ? cards.map((id) => playerCard(c, id)) : [h("span", { class: "bd-muted" }, "no card")]));
     box.append(hand);
@@ -297,7 +300,7 @@ export const board: GameBoard = {
     };
     root.replaceChildren();
     const wrap = h("div", { class: "bd-root bd-am", "data-game": "ankh_morpork" });
-    wrap.append(h("div", { class: "bd-map" }, mapSvg(c)));
+    wrap.append(h("div", { class: "bd-map" }, zoomable(mapSvg(c), "Ankh-Morpork board", "ankh_morpork")));
     const side = h("div", { class: "bd-side" });
     const seats: Json[] = [...(c.view.seats ?? [])];
     seats.sort((a, b) => Number(b.player === ctx.seat) - Number(a.player === ctx.seat) || a.player - b.player);

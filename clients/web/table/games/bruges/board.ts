@@ -214,7 +214,7 @@ export const board: GameBoard = {
     for (const s of order) playersEl.append(playerArea(ctx, look, v, s, s.player === ctx.seat, active.has(s.player)));
 
     // The frame is a size container: the layout follows the width the shell gives the board.
-    root.replaceChildren(el("div", { class: "gb-frame" }, el("div", { class: "gb-bruges" }, boardEl, playersEl)));
+    root.replaceChildren(el("div", { class: "gb-frame" }, el("div", { class: "gb-bruges", "data-game": "bruges" }, boardEl, playersEl)));
   },
 };
 
@@ -286,7 +286,7 @@ function playerArea(ctx: BoardContext, look: Lookup, v: Record<string, Json>, s:
 
   // The hand: the viewer's own by name; another's by count and the colours of the backs.
   if (mine && s.hand) {
-    const hand = el("div", { class: "gb-hand", "data-testid": "own-hand" });
+    const hand = el("div", { class: "gb-hand", "data-testid": "own-hand", "data-own-hand": "" }, el("div", { class: "gb-label gb-hand-title" }, `Your hand (${s.hand_size})`));
     const unseen = [...(s.hand_colours ?? [])];
     for (const id of s.hand) {
       const at = unseen.indexOf(String(look.values("person", id).colour));
@@ -301,7 +301,7 @@ function playerArea(ctx: BoardContext, look: Lookup, v: Record<string, Json>, s:
       backs.append(row);
       hand.append(backs);
     }
-    area.append(el("div", { class: "gb-label" }, `Your hand (${s.hand_size})`), hand);
+    area.append(hand);
   } else {
     const backs = el("div", { class: "gb-row" }, el("span", { class: "gb-label" }, `Hand: ${s.hand_size} card${s.hand_size === 1 ? "" : "s"}`));
     for (const c of s.hand_colours ?? []) backs.append(swatch(c, "", "gb-back", `a ${c} card`));

@@ -61,13 +61,14 @@ export const CSS = `
 .gb-bruges .gb-person { display: inline-flex; align-items: center; gap: 3px; padding: 1px 5px 1px 2px; margin: 1px; border: 1px solid #cbbd98; border-radius: 3px; background: #fff; font-size: 12px; }
 .gb-bruges .gb-band { width: 6px; align-self: stretch; border-radius: 2px; }
 .gb-bruges .gb-hand { display: flex; flex-wrap: wrap; gap: 6px; }
+.gb-bruges .gb-hand-title { flex-basis: 100%; }
 .gb-bruges .gb-card { width: 156px; border: 1px solid #8d7c57; border-radius: 6px; background: #fff; overflow: hidden; box-shadow: 0 1px 2px rgba(0,0,0,.2); }
 .gb-bruges .gb-card-band { font-size: 11px; font-weight: 700; padding: 1px 5px; }
 .gb-bruges .gb-card-name { font-weight: 700; padding: 2px 5px 0; font-size: 12px; }
 .gb-bruges .gb-card .gb-small { padding: 0 5px 3px; }
-.gb-bruges .gb-card-text { display: -webkit-box; -webkit-line-clamp: 4; -webkit-box-orient: vertical; overflow: hidden; padding: 0 5px 4px; font-size: 11.5px; line-height: 1.3; color: #3f3626; }
+.gb-bruges .gb-card-text { display: -webkit-box; -webkit-line-clamp: 4; -webkit-box-orient: vertical; overflow: hidden; padding: 0 5px; margin-bottom: 4px; font-size: 11.5px; line-height: 1.3; color: #3f3626; }
 .gb-bruges .gb-person:has(.gb-card-text) { display: inline-grid; grid-template-columns: auto 1fr; align-items: start; max-width: 220px; vertical-align: top; }
-.gb-bruges .gb-person .gb-card-text { grid-column: 1 / -1; padding: 0 2px 2px; -webkit-line-clamp: 3; }
+.gb-bruges .gb-person .gb-card-text { grid-column: 1 / -1; padding: 0 2px; margin-bottom: 2px; -webkit-line-clamp: 3; }
 .gb-bruges .gb-back { width: 16px; height: 22px; border-radius: 3px; }
 .gb-bruges .gb-choosable { cursor: pointer; outline: 3px solid #ff9800; outline-offset: 1px; box-shadow: 0 0 0 5px rgba(255,152,0,.35); position: relative; }
 .gb-bruges .gb-choosable:hover, .gb-bruges .gb-choosable:focus-within { outline-color: #e65100; box-shadow: 0 0 0 6px rgba(230,81,0,.45); }

@@ -5,7 +5,8 @@
 // each), the discard pile and the influence board (six tracks, every player's marker); beside it
 // each player's rats, victory-point tokens, cards in hand and in front, the viewer's hand first.
 import type { BoardContext, GameBoard, Place } from "../board.js";
-import { KIT_CSS, card, h, ink, offer, playerBox, plural, row, s, seatName, style, tip } from "../kit.js";
+import { KIT_CSS, card, clip, fitted, h, ink, offer, playerBox, plural, row, s, seatName, style, tip } from "../kit.js";
+import { zoomable } from "../zoom.js";
 
 type Json = any;
 
@@ -125,13 +126,13 @@ function building(c: Ctx, slot: number, x: number, y: number, w: number): SVGEle
     g.append(tip(disc, seat === undefined ? `space ${i + 1}: free` : `space ${i + 1}: ${seatName(ctx, seat)}`));
   }
   cy += 26;
-  const names = entries.map((seat) => seatName(ctx, seat));
+  const names = entries.map((seat) => clip(seatName(ctx, seat), 16));
   const [who, wh] = para(x + 10, cy, entries.length ? `Entered: ${names.join(", ")}` : "Nobody entered yet", chars);
   g.append(who);
   cy += wh;
   const premium = v.premium?.[slot];
   if (typeof premium === "number" && premium >= 0) {
-    g.append(s("text", { x: x + 10, y: cy + 4, "font-size": 11, "font-weight": 700 }, `Premium action: ${seatName(ctx, premium)}`));
+    g.append(fitted({ x: x + 10, y: cy + 4, "font-size": 11, "font-weight": 700 }, `Premium action: ${seatName(ctx, premium)}`, w - 20));
     cy += 16;
   }
   if (v.phase === "resolve" && v.resolving === slot) {
@@ -293,7 +294,7 @@ function playerArea(c: Ctx, seat: Json): HTMLElement {
   if (seat.looks_owed) box.append(row("Nun-row looks owed", String(seat.looks_owed)));
   if (seat.nun_looked?.length) box.append(row("Nun-row cards seen", seat.nun_looked.map((i: number) => String(i + 1)).join(", ")));
   if (me) {
-    const hand = h("div", { class: "bd-hand", "data-testid": "own-hand" }, h("span", { class: "bd-key" }, "Your hand"));
+    const hand = h("div", { class: "bd-hand", "data-testid": "own-hand", "data-own-hand": "" }, h("span", { class: "bd-key" }, "Your hand"));
     const cards: string[] = v.hand ?? [];
     hand.append(
       ...(cards.length
@@ -320,7 +321,7 @@ export const board: GameBoard = {
     const c: Ctx = { ctx, view: ctx.view, places: new Map((ctx.data.places ?? []).map((p) => [p.id, p])) };
     root.replaceChildren();
     const wrap = h("div", { class: "bd-root bd-rc", "data-game": "rattus_cartus" });
-    wrap.append(h("div", { class: "bd-map" }, mapSvg(c)));
+    wrap.append(h("div", { class: "bd-map" }, zoomable(mapSvg(c), "Rattus Cartus table", "rattus_cartus")));
     const side = h("div", { class: "bd-side" });
     const seats: Json[] = [...(c.view.seats ?? [])];
     seats.sort((a, b) => Number(b.player === ctx.seat) - Number(a.player === ctx.seat) || a.player - b.player);

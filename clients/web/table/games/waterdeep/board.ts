@@ -224,7 +224,7 @@ export const board: GameBoard = {
     for (const s of order) playersEl.append(tavern(ctx, look, v, s, byId.get(`tavern.${s.player}`), s.player === ctx.seat, active.has(s.player), questCard, where));
 
     // The frame is a size container: the layout follows the width the shell gives the board.
-    root.replaceChildren(el("div", { class: "gw-frame" }, el("div", { class: "gw-waterdeep" }, boardEl, playersEl)));
+    root.replaceChildren(el("div", { class: "gw-frame" }, el("div", { class: "gw-waterdeep", "data-game": "waterdeep" }, boardEl, playersEl)));
   },
 };
 
@@ -301,7 +301,7 @@ function tavern(
     area.append(explain(el("div", { class: "gw-lord" }, el("span", { class: "gw-label" }, mine ? "Your Lord (secret)" : "Lord"), el("b", {}, look.name("lord", s.lord)), el("span", { class: "gw-small" }, ` — ${lord?.text ?? ""}`)), lord?.text, look.name("lord", s.lord)));
   }
   if (mine && s.intrigue) {
-    const hand = el("div", { class: "gw-hand", "data-testid": "own-hand" });
+    const hand = el("div", { class: "gw-hand", "data-testid": "own-hand", "data-own-hand": "" }, el("div", { class: "gw-label gw-hand-title" }, `Your intrigue cards (${s.intrigue.length})`));
     for (const card of s.intrigue) {
       const node = el("div", { class: "gw-intrigue", "data-intrigue": card }, el("div", { class: "gw-intrigue-name" }, look.name("intrigue_copy", card)));
       withText(node, ctx.text("intrigue_copy", card), look.name("intrigue_copy", card), "gw-small gw-card-text");
@@ -309,7 +309,7 @@ function tavern(
       hand.append(node);
     }
     if (!s.intrigue.length) hand.append(el("span", { class: "gw-muted gw-small" }, "none"));
-    area.append(el("div", { class: "gw-label" }, `Your intrigue cards (${s.intrigue.length})`), hand);
+    area.append(hand);
   }
   const active = el("div", { class: "gw-quests" });
   for (const q of s.quests ?? []) active.append(questCard(q));

@@ -55,6 +55,7 @@ export const CSS = `
 .gw-waterdeep .gw-stats { display: flex; flex-wrap: wrap; gap: 2px 12px; }
 .gw-waterdeep .gw-lord { background: #f6f0dc; border-radius: 4px; padding: 2px 5px; }
 .gw-waterdeep .gw-hand { display: flex; flex-wrap: wrap; gap: 4px; }
+.gw-waterdeep .gw-hand-title { flex-basis: 100%; }
 .gw-waterdeep .gw-intrigue { width: 150px; border: 1px solid #6b4f8a; border-radius: 5px; background: #f5f0fa; padding: 2px 5px; }
 .gw-waterdeep .gw-intrigue-name { font-weight: 700; }
 .gw-waterdeep .gw-card-text { font-size: 12px; display: -webkit-box; -webkit-line-clamp: 4; -webkit-box-orient: vertical; overflow: hidden; line-height: 1.3; }

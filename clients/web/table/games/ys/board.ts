@@ -4,7 +4,8 @@
 // with the value when the viewer may know it); beside it each player's area (gold, gems, order
 // card, brokers behind and in front of the screen, character cards), the viewer's own first.
 import type { BoardContext, GameBoard, Place } from "../board.js";
-import { KIT_CSS, card, h, ink, offer, playerBox, plural, row, s, seatName, style, tip } from "../kit.js";
+import { KIT_CSS, card, fitted, h, ink, offer, playerBox, plural, row, s, seatName, style, tip } from "../kit.js";
+import { zoomable } from "../zoom.js";
 
 type Json = any;
 
@@ -303,7 +304,7 @@ function throne(c: Ctx, x0: number, y0: number): SVGElement {
   for (const seat of seats) {
     if (!seat.throne_size) continue;
     any = true;
-    g.append(s("text", { x: x0 + 14, y: y + 4, "font-size": 12 }, seatName(c.ctx, seat.player)));
+    g.append(fitted({ x: x0 + 14, y: y + 4, "font-size": 12 }, seatName(c.ctx, seat.player), 118));
     for (let j = 0; j < seat.throne_size; j++) {
       const value = seat.throne ? seat.throne[j] : null;
       g.append(brokerChip(c, { owner: seat.player, face_up: false, value, mercenary: false }, x0 + 140 + j * 26, y, 11));
@@ -394,7 +395,7 @@ function playerArea(c: Ctx, seat: Json): HTMLElement {
   if (seat.throne_size) box.append(row("In the throne room", plural(seat.throne_size, "broker")));
   if (seat.neutral_left) box.append(row("Neutral brokers left", String(seat.neutral_left)));
   if (me) {
-    const hand = h("div", { class: "bd-hand", "data-testid": "own-hand" }, h("span", { class: "bd-key" }, "Behind your screen"));
+    const hand = h("div", { class: "bd-hand", "data-testid": "own-hand", "data-own-hand": "" }, h("span", { class: "bd-key" }, "Behind your screen"));
     const screen: number[] = seat.screen ?? [];
     hand.append(...(screen.length ? brokerTokens(c, p, screen, "behind your screen", true) : [h("span", { class: "bd-muted" }, "no broker")]));
     if (seat.neutral_pool?.length) {
@@ -452,7 +453,7 @@ export const board: GameBoard = {
     const c: Ctx = { ctx, view: ctx.view, places: new Map((ctx.data.places ?? []).map((p) => [p.id, p])) };
     root.replaceChildren();
     const wrap = h("div", { class: "bd-root bd-ys", "data-game": "ys" });
-    wrap.append(h("div", { class: "bd-map" }, mapSvg(c)));
+    wrap.append(h("div", { class: "bd-map" }, zoomable(mapSvg(c), "Ys board", "ys")));
     const side = h("div", { class: "bd-side" });
     side.append(orderCards(c));
     const seats: Json[] = [...(c.view.seats ?? [])];
@@ -462,5 +463,16 @@ export const board: GameBoard = {
     if (neutral) side.append(neutral);
     wrap.append(side);
     root.append(wrap);
+  },
+
+  /** The game turn (of four) and the placement round within it: "Round 3 of 4" alone read as
+   * the game's third turn of four (issue 41 item 6). */
+  headline(ctx: BoardContext): string {
+    const v = ctx.view ?? {};
+    const turns = ctx.data.boards?.turns;
+    const parts = [`Turn ${v.turn}${turns ? ` of ${turns}` : ""}`];
+    if (v.phase === "place") parts.push(`placement round ${v.round} of ${v.rounds}`);
+    if (v.phase) parts.push(ctx.name("phase", v.phase) ?? String(v.phase).replaceAll("_", " "));
+    return parts.join(" · ");
   },
 };
