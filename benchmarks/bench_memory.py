@@ -250,7 +250,8 @@ async def _fill(redis_url: str, target: str, game: str, players: int, matches: i
     use_cases = GameMatches(client, {game: rules}, KeyRing.generate("calibrate"), cache_mb=4096)
     # Half the matches watched: the fan-out fills views and redacted lists; the other half's
     # viewers read the stream (shared reads) and have it redacted (View), as without watchers.
-    use_cases.watched = lambda key: int(key.match_id.encode().hex(), 16) % 2 == 0
+    every = frozenset([*range(players), None])
+    use_cases.viewers = lambda key: every if int(key.match_id.encode().hex(), 16) % 2 == 0 else frozenset()
     rng = random.Random(7)
 
     async def play(n: int) -> None:

@@ -317,11 +317,12 @@ class Gateway:
         # The fan-out (issue 25): a watched match's append brings every watcher's update along.
         from gateway.usecases.views import FAN_OUT_ENV
 
-        matches.watched = hub.watched
+        matches.viewers = hub.viewers
         matches.announce = hub.notify
         matches.appending = hub.appending
         matches.fan_out = os.environ.get(FAN_OUT_ENV, "1") != "0"
         matches.bot_seats = bot_seats  # issue 41: away seats go to the platform's bots
+        matches.inline_choices = config.decision_shape == "both"
         matches.usage = usage  # issue 34: every append's usage, per game (issue 43)
         matches.on_ended = lambda key: quotas.release_match(key.tenant, key.match_id)
         matchmaker = Matchmaker(redis, subscriber=subscriber)

@@ -14,7 +14,7 @@ import itertools
 import json
 import os
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +28,8 @@ from services.kernel import Rejection
 
 # Replays send events in batches: one call per batch, each well under the message limit.
 APPLY_BATCH = 500
+# A Session's initial metadata naming the rules process answering it (services/server.py).
+INSTANCE_METADATA = "guildhall-rules-instance"
 # Many rules pods behind one headless Service: spread calls over all of them (round robin),
 # skip pods whose health says NOT_SERVING (draining), and retry a call that found a pod gone
 # (UNAVAILABLE): rules calls are pure, so a retry can never apply anything twice.
@@ -98,10 +100,12 @@ class Accepted:
     # The events as the acting seat sees them, when asked for (return_redacted).
     redacted: tuple[Event, ...] = ()
     # With return_views: the next state's view and legal actions of each seat owing a decision;
-    # with return_every_view, of every seat (legal actions only for those owing a decision).
+    # with return_every_view, of every seat (with `viewers`, of those named) too (legal actions
+    # only for those owing a decision).
     views: tuple[SeatView, ...] = ()
-    # With return_every_view: the events as each seat (None: a spectator) may see them, and the
-    # spectator's view of the next state (None when not asked for).
+    # With return_every_view: the events as each seat (None: a spectator) may see them (with
+    # `viewers`, each viewer named), and the spectator's view of the next state (None when not
+    # asked for).
     shown: dict[int | None, tuple[Event, ...]] | None = None
     spectator_view: bytes | None = None
     # With return_state: the acting seat may take this action back until another seat acts.
@@ -215,7 +219,7 @@ def _accepted(response: rules_pb2.ValidateResponse) -> Accepted | Rejection:
         _events(accepted.redacted_events),
         tuple(SeatView(v.player, v.view, tuple(v.legal_actions), _decision(v)) for v in accepted.views),
         shown,
-        accepted.spectator_view if shown is not None else None,
+        accepted.spectator_view or None,  # none when not asked for (or no spectator was named)
         accepted.undoable,
     )
 
@@ -223,8 +227,9 @@ def _accepted(response: rules_pb2.ValidateResponse) -> Accepted | Rejection:
 # How long a client uses the unary RPCs after a stream was lost before it opens a new one, and
 # after a service said it has no Session before it asks again (it may have been upgraded).
 SESSION_RETRY_S = 1.0
-# Open Session streams per client (each one pod's); 0 = unary calls only (how it was measured
-# before streams, kept for comparison and as a switch if a proxy in between mishandles streams).
+# Open Session streams per client (each one pod's; streams that reach the same process count as
+# one); 0 = unary calls only (how it was measured before streams, kept for comparison and as a
+# switch if a proxy in between mishandles streams).
 SESSIONS_ENV = "GUILDHALL_RULES_SESSIONS"
 DEFAULT_SESSIONS = 2
 SESSION_UNSUPPORTED_RETRY_S = 60.0
@@ -271,6 +276,9 @@ class _Session:
         self._ids = itertools.count(1)
         self.closed = False
         self.unsupported = False
+        # The service process answering, as the stream's initial metadata names it (None until
+        # it comes, and from services older than that).
+        self.instance: str | None = None
         self.batches = batches
         self._ready: list[rules_pb2.SessionRequest] = []  # made this turn, not sent yet
         self._sent_batches: dict[int, list[rules_pb2.SessionRequest]] = {}  # unanswered batches
@@ -324,6 +332,9 @@ class _Session:
 
     async def _read(self) -> None:
         try:
+            metadata = await self._call.initial_metadata()
+            named = metadata.get(INSTANCE_METADATA) if metadata is not None else None
+            self.instance = named if isinstance(named, str) and named else None
             async for response in self._call:
                 calls = self._sent_batches.pop(response.id, None)
                 if calls is None:
@@ -406,7 +417,8 @@ class AsyncRulesClient:
     Same service config as the blocking client: round robin over every pod behind a headless
     Service, health checking, retries on UNAVAILABLE (rules calls are pure, so safe to repeat).
     Calls travel over `sessions` open Session streams taken in turn (each stream is one pod's,
-    so several spread over pods); a call whose stream is lost is made again as a unary call.
+    so several spread over pods; streams that reached the same process count as one); a call
+    whose stream is lost is made again as a unary call.
     """
 
     def __init__(
@@ -456,7 +468,7 @@ class AsyncRulesClient:
         slot = next(self._turn) % len(self._sessions)
         session = self._sessions[slot]
         if session is not None and not session.closed:
-            return session
+            return self._same_instance(slot, session)
         now = time.monotonic()
         if session is not None:  # lost: use unary calls for a while, then open a new stream
             self._sessions[slot] = None
@@ -467,6 +479,19 @@ class AsyncRulesClient:
         session = self._sessions[slot] = _Session(
             self._stub, batches=self._batches, in_flight=self._in_flight
         )
+        return session
+
+    def _same_instance(self, slot: int, session: _Session) -> _Session:
+        """An earlier open session whose stream reached the same service process, else `session`:
+        calls to one process go down one stream, where they batch (its messages are answered in
+        turn anyway). With one rules process, two streams halved every batch and its CPU per
+        action was 0.80x to 0.91x with one stream (issue 45); with several pods the streams
+        still spread over them."""
+        if session.instance is None:
+            return session
+        for other in self._sessions[:slot]:
+            if other is not None and not other.closed and other.instance == session.instance:
+                return other
         return session
 
     async def _call(self, kind: str, request: Any, unary: Callable[..., Awaitable[Any]]) -> Any:
@@ -507,9 +532,12 @@ class AsyncRulesClient:
         return_redacted: bool = True,
         return_views: bool = False,
         return_every_view: bool = False,
+        viewers: Collection[int | None] = (),
     ) -> Accepted | Rejection:
         """`return_every_view`: also every seat's and the spectator's events and view (what
-        delivering the action to every watcher needs; Accepted.shown and spectator_view)."""
+        delivering the action to every watcher needs; Accepted.shown and spectator_view).
+        `viewers`: also those viewers' (seats; None: the spectator) events and views, and only
+        theirs (a service older than ValidateRequest.viewers returns every viewer's)."""
         request = rules_pb2.ValidateRequest(
             state=state,
             player=player,
@@ -517,8 +545,11 @@ class AsyncRulesClient:
             return_state=return_state,
             return_redacted=return_redacted,
             return_views=return_views,
-            return_every_view=return_every_view,
+            return_every_view=return_every_view or bool(viewers),
         )
+        if viewers and not return_every_view:
+            request.viewers.seats.extend(sorted(v for v in viewers if v is not None))
+            request.viewers.spectator = None in viewers
         return _accepted(await self._call("validate", request, self._stub.Validate))
 
     async def apply(

@@ -24,6 +24,7 @@ from gateway.usecases.cache import DEFAULT_CACHE_MB
 from gateway.webhooks.address import AddressPolicy
 
 RULES_PREFIX = "RULES_"
+DECISION_SHAPES = ("table", "both")
 
 
 @dataclass
@@ -53,6 +54,9 @@ class Config:
     archive_retention_s: float = 3600.0
     # The per-replica caches' memory budget, MiB (gateway/usecases/cache.py).
     cache_mb: float = 128.0
+    # Issue 45: decisions list each distinct choice once ("table"); "both" also fills each
+    # option's choices inline, for clients that read only the shape before (docs/clients.md).
+    decision_shape: str = "table"
     # Webhooks (issue 23): plain-http endpoints allowed (development only), and each attempt's
     # deadline (connect, send and answer together: issue 30).
     webhook_allow_http: bool = False
@@ -201,6 +205,17 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         type=int,
         default=int(env.get("SNAPSHOT_EVERY", "16")),
         help=helped("versions between snapshots of a match's state, 1 = every append", "SNAPSHOT_EVERY", 16),
+    )
+    parser.add_argument(
+        "--decision-shape",
+        choices=DECISION_SHAPES,
+        default=env.get("DECISION_SHAPE", "table"),
+        help=helped(
+            "table: a decision lists each distinct choice once; both: each option's choices inline "
+            "too, for clients not yet reading the table (costs the gateway a copy per decision)",
+            "DECISION_SHAPE",
+            "table",
+        ),
     )
     parser.add_argument(
         "--signing-keys-dir",
@@ -388,6 +403,8 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         parser.error(str(error))
     if args.snapshot_every < 1:
         parser.error(f"SNAPSHOT_EVERY must be >= 1, got {args.snapshot_every}")
+    if args.decision_shape not in DECISION_SHAPES:  # argparse checks a flag's value, not the env's
+        parser.error(f"DECISION_SHAPE must be table or both, got {args.decision_shape!r}")
     if args.admin_port and args.admin_port in (args.port, args.http_port, args.metrics_port):
         parser.error(f"ADMIN_PORT {args.admin_port} is another listener's port: the admin plane has its own")
     rules = Config.rules_from_env(env)
@@ -411,6 +428,7 @@ def parse_args(argv: Sequence[str] | None, env: Mapping[str, str] | None = None)
         redis_wait_timeout_ms=args.redis_wait_timeout_ms,
         redis_timeout_s=args.redis_timeout,
         snapshot_every=args.snapshot_every,
+        decision_shape=args.decision_shape,
         signing_keys_dir=args.signing_keys_dir,
         tenants_file=args.tenants_file,
         # No archive named: a directory under the working directory (docs/deploy.md for pods).

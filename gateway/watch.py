@@ -35,13 +35,14 @@ _log = structlog.get_logger("watch")
 class _Feed:
     """The local watchers of one match: a broadcast signal replaced at every notification."""
 
-    __slots__ = ("appending", "parked", "polls", "shared", "signal", "version", "watchers")
+    __slots__ = ("appending", "parked", "polls", "shared", "signal", "version", "viewers")
 
     def __init__(self) -> None:
         self.signal = asyncio.Event()
         self.version = 0  # the highest version a notification announced
         self.polls = 0  # wake-ups without a version (safety polls, resubscriptions) so far
-        self.watchers = 0
+        # The open streams (watchers) by the seat they see the match as (None: the spectator).
+        self.viewers: dict[int | None, int] = {}
         # Appends of this replica to the match in flight, and the highest version Redis
         # announced meanwhile (checked once they are over, if they did not reach it).
         self.appending = 0
@@ -115,11 +116,13 @@ class WatchHub:
 
     @property
     def open_watchers(self) -> int:
-        return sum(feed.watchers for feed in self._feeds.values())
+        return sum(sum(feed.viewers.values()) for feed in self._feeds.values())
 
-    def watched(self, key: MatchKey) -> bool:
-        """Whether a stream of this process follows the match (Watch or Play)."""
-        return key in self._feeds
+    def viewers(self, key: MatchKey) -> frozenset[int | None]:
+        """The seats (None: the spectator) whose streams of this process follow the match (Watch
+        or Play); empty when none does."""
+        feed = self._feeds.get(key)
+        return frozenset(feed.viewers) if feed is not None else frozenset()
 
     async def start(self) -> None:
         """Subscribe (returns once subscribed, so no append after this is missed)."""
@@ -265,17 +268,22 @@ class WatchHub:
                         feed.wake()
 
     @contextlib.asynccontextmanager
-    async def watching(self, key: MatchKey) -> AsyncIterator[_Feed]:
-        """Register one watcher of `key` for the duration of the block."""
+    async def watching(self, key: MatchKey, viewer: int | None = None) -> AsyncIterator[_Feed]:
+        """Register one watcher of `key`, seeing it as seat `viewer` (None: a spectator), for the
+        duration of the block."""
         feed = self._feeds.get(key)
         if feed is None:
             feed = self._feeds[key] = _Feed()
-        feed.watchers += 1
+        feed.viewers[viewer] = feed.viewers.get(viewer, 0) + 1
         try:
             yield feed
         finally:
-            feed.watchers -= 1
-            if feed.watchers == 0 and self._feeds.get(key) is feed:
+            left = feed.viewers[viewer] - 1
+            if left:
+                feed.viewers[viewer] = left
+            else:
+                del feed.viewers[viewer]
+            if not feed.viewers and self._feeds.get(key) is feed:
                 del self._feeds[key]
 
     @staticmethod

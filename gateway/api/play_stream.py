@@ -73,7 +73,7 @@ class PlaySession:
         await self.ports.quotas.take_read(self.principal.tenant, quotas.reads_per_second)
         hub = self.ports.hub
         self.known = int(opening.from_version)
-        async with hub.watching(key) as feed:
+        async with hub.watching(key, self.seat) as feed:
             updates = await self._catch_up(0, first=True)
             for update in updates:
                 yield update

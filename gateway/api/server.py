@@ -475,7 +475,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
         known = int(request.from_version)
         metrics.WATCH_STREAMS.inc()
         try:
-            async with hub.watching(key) as feed:
+            async with hub.watching(key, seat) as feed:
                 updates, known = await self._catch_up(key, seat, known, 0, first=True)
                 for update in updates:
                     yield update

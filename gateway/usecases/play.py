@@ -47,7 +47,7 @@ from gateway.domain.timers import AWAY_BOT_KIND, BOT, FORFEIT, POLICIES, timeout
 from gateway.domain.undo import players_own
 from gateway.eventstore.async_redis import DUPLICATE, REUSED, TAKEN
 from gateway.eventstore.base import AppendResult, CommandIdReused, MatchKey, NewEvent, action_digest
-from gateway.rules_client import Accepted, Event, SeatView
+from gateway.rules_client import Accepted, Event
 from gateway.usecases.results import ContendedMatch, InvalidRequest, MatchNotFound, SubmitOutcome
 from gateway.usecases.store import Match
 from gateway.usecases.views import ViewUseCases
@@ -89,23 +89,22 @@ class PlayUseCases(ViewUseCases):
 
     async def _decide(self, match: Match, seat: int, action: bytes) -> Accepted | Rejection:
         # The next seats' views come back too, so their GetView costs no rules call; and when
-        # someone here watches the match, every seat's events and view (the fan-out).
-        every = self._wants_every_view(match.key)
+        # someone here watches the match, the events and views of those watching (the fan-out).
+        viewers = self._watching_here(match.key)
+        # The acting seat's own events come among the viewers' when it watches here (its Play
+        # stream): not asked for twice.
+        redacted = seat not in viewers
         decision: Accepted | Rejection = await self._rules_call(
-            match, "validate", match.state, seat, action, return_views=True, return_every_view=every
+            match,
+            "validate",
+            match.state,
+            seat,
+            action,
+            return_redacted=redacted,
+            return_views=True,
+            viewers=viewers,
         )
         return decision
-
-    def _remember_views(self, match: Match, views: Sequence[SeatView]) -> None:
-        """Keep the views Validate returned with the next state, as get_view would make them."""
-        waiting = match.waiting_seats()
-        for seat_view in views:
-            if seat_view.player in waiting:
-                memo_key = (match.key, match.version, match.head, seat_view.player)
-                view = self._match_view(
-                    match, seat_view.player, seat_view.view, list(seat_view.legal_actions), seat_view.decision
-                )
-                self._views.put(memo_key, view)
 
     async def _first_result(
         self, key: MatchKey, seat: int | None, command_id: str, *, actor: str, digest: str
@@ -184,12 +183,11 @@ class PlayUseCases(ViewUseCases):
             )
             status = appended.status
             if appended.match is not None:
-                shown: Sequence[Event] = decision.redacted
-                if decision.events and not decision.redacted:
+                shown: Sequence[Event] = decision.redacted or (decision.shown or {}).get(seat, ())
+                if decision.events and not shown:
                     # A rules service without return_redacted: never show raw events, ask View.
                     _, shown = await self._rules_call(match, "view", match.state, seat, decision.events)
                 events = appended.out(match.version, actor, shown)
-                self._remember_views(appended.match, decision.views)
                 self._fan_out(match, appended, actor, decision)
                 if returning:
                     await self._bot_leaves(key, seat)

@@ -24,8 +24,9 @@ Decisions (question -> decision):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeAlias
 
@@ -277,6 +278,7 @@ class MatchStore:
         self._appended = self.caches.appended
         self._reads = self.caches.reads
         self._repairs: set[asyncio.Task[None]] = set()  # after-append work being retried
+        self._appending: dict[MatchKey, int] = {}  # matches with appends in flight here, how many
 
     def _client(self, match: Match) -> AsyncRulesClient:
         """The rules of the match's own version: a dict lookup (the version is in the cached
@@ -308,8 +310,28 @@ class MatchStore:
         """Drop the cached state (tests; or a watcher learnt of a newer version elsewhere)."""
         self._cache.pop(key, None)
 
+    @contextlib.contextmanager
+    def _appending_to(self, key: MatchKey) -> Iterator[None]:
+        """An append of this replica to `key` in flight, for the block (`observe_append`)."""
+        self._appending[key] = self._appending.get(key, 0) + 1
+        try:
+            yield
+        finally:
+            left = self._appending[key] - 1
+            if left:
+                self._appending[key] = left
+            else:
+                del self._appending[key]
+
     def observe_append(self, key: MatchKey, version: int) -> None:
-        """Another replica appended `version`: a cached older state is stale, drop it."""
+        """Another replica appended `version`: a cached older state is stale, drop it. Not while
+        this replica appends to the match (`_appending_to`): Redis's notification of that append
+        usually arrives before its answer, and dropping the state it was decided on made the
+        match's next load (another seat's action meanwhile) read the snapshot and fold the events
+        after it through the rules service (issue 45). The append's answer settles the cache: its
+        state, or none on a conflict (another replica's append came first)."""
+        if key in self._appending:
+            return
         cached = self._cache.get(key)
         if cached is not None and cached.version < version:
             self._cache.pop(key, None)

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from typing import Any
+
+from guildhall.common.v1 import common_pb2
 
 from gateway.domain.match import acting_seat
 from gateway.domain.undo import NOTHING
@@ -27,12 +29,25 @@ from gateway.usecases.store import Appended, Match, MatchStore, decoded, is_game
 FAN_OUT_ENV = "GUILDHALL_FAN_OUT"
 
 
+def with_inline_choices(decision: bytes) -> bytes:
+    """A serialized Decision whose options also carry their choices inline (DecisionOption.choices),
+    as clients before issue 45 read them, beside the table they name by index."""
+    message = common_pb2.Decision.FromString(decision)
+    table = message.choices
+    for option in message.options:
+        if option.choice_indexes and not option.choices:
+            option.choices.extend(table[i] for i in option.choice_indexes)
+    serialized: bytes = message.SerializeToString()
+    return serialized
+
+
 class ViewUseCases(MatchStore):
     """What a seat or a spectator sees: views, watch reads, replay, raw entries."""
 
-    # Wiring sets these: whether a stream of this replica follows a match (WatchHub.watched),
-    # and whether an append's one rules call brings what every watcher needs (the fan-out).
-    watched: Callable[[MatchKey], bool] | None = None
+    # Wiring sets these: the viewers (seats, None: the spectator) whose streams of this replica
+    # follow a match (WatchHub.viewers), and whether an append's one rules call brings what
+    # those watchers need (the fan-out).
+    viewers: Callable[[MatchKey], frozenset[int | None]] | None = None
     fan_out: bool = True
     # Told of each append made here as soon as it is made (WatchHub.notify): this replica's
     # watchers wake without waiting for Redis's notification, which then finds them up to date.
@@ -40,35 +55,43 @@ class ViewUseCases(MatchStore):
     # Around each append made here (WatchHub.appending): Redis's notification of it, which
     # usually arrives before the append's reply, then costs no check against the stream.
     appending: Callable[[MatchKey], AbstractContextManager[None]] | None = None
+    # DECISION_SHAPE=both: each view's decision also carries every option's choices inline, for
+    # clients that read only the shape before issue 45 (made once per view, kept with it).
+    inline_choices: bool = False
 
     async def _append(self, match: Match, events: list[NewEvent], **kwargs: Any) -> Appended:
-        if self.appending is None:
-            return await super()._append(match, events, **kwargs)
-        with self.appending(match.key):
+        # In flight here for the block: Redis's notification of it does not drop the state it was
+        # decided on (observe_append), nor cost a check against the stream (WatchHub.appending).
+        hub = self.appending(match.key) if self.appending is not None else nullcontext()
+        with self._appending_to(match.key), hub:
             return await super()._append(match, events, **kwargs)
 
-    def _wants_every_view(self, key: MatchKey) -> bool:
-        """Ask Validate for every seat's and the spectator's events and view: only when someone
-        here watches the match (a busy match nobody watches needs only the next seats' views)."""
-        return self.fan_out and self.watched is not None and self.watched(key)
+    def _watching_here(self, key: MatchKey) -> frozenset[int | None]:
+        """The viewers whose events and views Validate should bring along (the fan-out): those
+        with a stream of this replica on the match; none when nobody here watches it (a busy
+        match nobody watches needs only the next seats' views). A viewer whose stream opens
+        meanwhile, or who watches on another replica, costs a rules call when it reads."""
+        if not self.fan_out or self.viewers is None:
+            return frozenset()
+        return self.viewers(key)
 
     def _fan_out(self, before: Match, appended: Appended, actor: str, decision: Accepted) -> None:
-        """Keep what every viewer needs of this append, from the one rules call that decided it:
-        each seat's and the spectator's events and view. This replica's watchers then catch up
-        with no stream read and no rules call (`events_since`, `get_view`)."""
+        """Keep what viewers need of this append, from the one rules call that decided it: the
+        views it brought (the next seats', and with the fan-out those of the viewers watching
+        here) and the events as each watching viewer sees them. They then catch up with no stream
+        read and no rules call (`events_since`, `get_view`); the next player's GetView too."""
         new = appended.match
         if new is None:
             return
         if self.announce is not None:
             self.announce(new.key, new.version)
-        if decision.shown is None:
-            return
         key, first, last = new.key, before.version + 1, new.version
-        for viewer, shown in decision.shown.items():
-            self._redacted.put(
-                (key, viewer, first, last, new.head), appended.out(before.version, actor, shown)
-            )
-        self._appended.put(key, (first, last, new.head))
+        if decision.shown is not None:
+            for viewer, shown in decision.shown.items():
+                self._redacted.put(
+                    (key, viewer, first, last, new.head), appended.out(before.version, actor, shown)
+                )
+            self._appended.put(key, (first, last, new.head))
         waiting = new.waiting_seats()
         for seat_view in decision.views:
             seat = seat_view.player
@@ -118,7 +141,7 @@ class ViewUseCases(MatchStore):
             players=match.players,
             resigned=tuple(sorted(match.resigned)),
             bots=match.bots,
-            decision=decision,
+            decision=with_inline_choices(decision) if self.inline_choices and decision else decision,
             away=tuple(sorted(match.away)),
             unclaimed=tuple(sorted(match.unclaimed)),
             rules_version=match.rules_version,

@@ -248,6 +248,24 @@ def single_step(
     return ask(seat, prompt, tuple(options), key, simultaneous)
 
 
+def choice_table(options: Sequence[Option]) -> tuple[list[Choice], list[list[int]]]:
+    """Every distinct choice of `options` once, in order of first use, and each option's choices
+    as indexes into that list: the shape decisions travel in (a Ys placement lists up to 190
+    options made of a few dozen choices, and one message per step of every option cost more than
+    the game's building of them). `[table[i] for i in path]` gives each option's choices back."""
+    index: dict[Choice, int] = {}  # insertion-ordered: its keys are the table
+    paths = []
+    for option in options:
+        path = []
+        for choice in option.choices:
+            number = index.get(choice)
+            if number is None:
+                number = index[choice] = len(index)
+            path.append(number)
+        paths.append(path)
+    return list(index), paths
+
+
 # -- what a game gives ------------------------------------------------------------------------
 
 
@@ -257,7 +275,9 @@ class Presentation:
 
     - `decision(state, seat, legal_actions)`: the seat's decision over exactly those actions
       (the list legal_actions returned, in its order); only called for a seat that owes one.
-    - `describe(event, viewer)`: the event, as that viewer received it, as a log line.
+    - `describe(event, viewer)`: the event, as that viewer received it, as a log line; it depends
+      on the event as received only, so viewers shown equal events get equal descriptions (the
+      rules service describes each distinct event of a call once, whoever else is shown it).
     - `components(catalog)`: kind labels, components, decks and board facts for the game data.
     - `places(catalog)`: the board's places for the game data.
     - `refs`: JSON field -> the kind of id it holds (a component kind, PLACE, a place kind or

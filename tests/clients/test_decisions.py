@@ -19,17 +19,45 @@ from guildhall_client.types import Decision, Event, MatchView, WatchUpdate
 PLACES = ("Harbour", "Market", "Palace")
 
 
-def _ys_like() -> pb.MatchView:
-    """Ys's shape: which broker (value 1-3), then where; legal actions in a scrambled order."""
+def _ys_like(*, inline: bool = False) -> pb.MatchView:
+    """Ys's shape: which broker (value 1-3), then where; legal actions in a scrambled order. Each
+    distinct choice listed once in the decision's table, options naming theirs by index (issue
+    45), or `inline`: each option's choices in the option (the shape before it)."""
     view = pb.MatchView(match_id="m", game_id="ys", version=4, seat=1, view=b"{}", active_seats=[1])
     pairs = [(value, place) for place in PLACES for value in (1, 2, 3)]
+    table: list[common_pb2.DecisionChoice] = []
     for index, (value, place) in enumerate(pairs):
         view.legal_actions.append(f'{{"type":"place_broker","value":{value},"place":"{place}"}}'.encode())
         option = view.decision.options.add(action=index)
-        option.choices.add(step="Which broker?", label=f"Broker {value}")
-        option.choices.add(step="Where?", label=place, kind="place", id=place.lower())
+        steps = (
+            common_pb2.DecisionChoice(step="Which broker?", label=f"Broker {value}"),
+            common_pb2.DecisionChoice(step="Where?", label=place, kind="place", id=place.lower()),
+        )
+        if inline:
+            option.choices.extend(steps)
+            continue
+        for step in steps:
+            if step not in table:
+                table.append(step)
+            option.choice_indexes.append(table.index(step))
+    view.decision.choices.extend(table)
     view.decision.seat, view.decision.prompt = 1, "Place a broker"
     return view
+
+
+def test_a_decision_reads_the_same_from_its_choice_table_or_inline() -> None:
+    table, inline = _ys_like(), _ys_like(inline=True)
+    assert len(table.decision.choices) == 6  # 3 brokers and 3 places, for 9 options
+    assert table.ByteSize() < inline.ByteSize()
+    assert Decision.from_pb(table.decision) == Decision.from_pb(inline.decision)
+    assert Decision.from_pb(table.decision).options[4].choices[1].label == "Market"
+
+
+def test_an_option_naming_a_choice_the_table_lacks_is_refused() -> None:
+    message = _ys_like()
+    message.decision.options[2].choice_indexes.append(6)
+    with pytest.raises(ValueError, match="option 2 names a choice the decision does not list"):
+        Decision.from_pb(message.decision)
 
 
 @pytest.fixture
@@ -71,8 +99,8 @@ def test_a_step_with_one_choice_is_taken_without_asking(
     monkeypatch: pytest.MonkeyPatch, screen: io.StringIO
 ) -> None:
     message = _ys_like()
-    keep = [i for i, o in enumerate(message.decision.options) if o.choices[1].label == "Palace"]
     decision = Decision.from_pb(message.decision)
+    keep = [i for i, o in enumerate(decision.options) if o.choices[1].label == "Palace"]
     only_palace = Decision(decision.seat, decision.prompt, tuple(decision.options[i] for i in keep))
     _answers(monkeypatch, "1")
     view = MatchView.from_pb(message)

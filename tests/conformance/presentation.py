@@ -1,7 +1,9 @@
 """The presentation check of every game (tests/conformance/test_presentation.py runs it for every
 game and player count; a game's own tests run it with their seeds and options): in a seeded
 random playout, every id a client receives has a name, every decision maps one-to-one onto the
-legal actions, every event a viewer receives is described, every view field has a section.
+legal actions (and travels as a table of its distinct choices that gives its options back), every
+event a viewer receives is described (viewers shown equal events alike: the rules service
+describes each distinct event once), every view field has a section.
 
 A module of its own, apart from the registry, so a game's tests import only that game."""
 
@@ -16,6 +18,7 @@ from services.kernel import GameSpec
 from services.kernel.present import (
     VIEW_SECTIONS,
     Names,
+    choice_table,
     decision_faults,
     description_faults,
     unresolved_ids,
@@ -52,8 +55,14 @@ def presentation_faults(spec: GameSpec[Any], players: int, seed: int, options: A
             faults += [
                 f"{where} seat {seat}: {f}" for f in decision_faults(decision, seat, len(legal), names)
             ]
+            table, paths = choice_table(decision.options)
+            if len(set(table)) != len(table) or [tuple(table[i] for i in path) for path in paths] != [
+                o.choices for o in decision.options
+            ]:
+                faults.append(f"{where} seat {seat}: the choice table does not give the options back")
         if step is None:
             break
+        described: dict[bytes, Any] = {}  # by the JSON of the event as shown
         for viewer in (*range(players), None):
             for event in step.events:
                 shown = spec.redact_event(event, viewer)
@@ -61,5 +70,7 @@ def presentation_faults(spec: GameSpec[Any], players: int, seed: int, options: A
                 faults += unresolved_ids(_json(spec, shown), presentation, names, f"{where} {tag}")
                 description = presentation.describe(shown, viewer)
                 faults += [f"{where} {tag}: {f}" for f in description_faults(description, names)]
+                if described.setdefault(spec.codec.encode_json(shown), description) != description:
+                    faults.append(f"{where} {tag}: viewers shown the same event are told different things")
         state = spec.evolve(state, step.events)
     return list(dict.fromkeys(faults))  # the same fault at many steps is one

@@ -8,18 +8,21 @@ Over a seeded random playout of every game and player count, at every step:
   viewer receives it) resolves to a name in the game data (the game's `refs` say which fields
   hold ids of what kind);
 - every event a viewer receives has a description: a key, a text that is its template rendered,
-  every argument's id resolving;
+  every argument's id resolving; viewers shown equal events get equal descriptions (issue 45: the
+  rules service describes each distinct event of a call once);
+- every decision's table of distinct choices gives its options back (the shape it travels in);
 - every top-level field of every view belongs to one of the documented view sections.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 
 from services.gamedata import game_data
-from services.kernel.present import VIEW_SECTIONS
+from services.kernel.present import VIEW_SECTIONS, describe
 from services.registry import GAMES
 from tests.conformance.presentation import presentation_faults
 
@@ -36,6 +39,19 @@ def test_every_id_has_a_name_and_every_decision_maps_onto_the_legal_actions(
 ) -> None:
     faults = presentation_faults(GAMES[game_id], players, SEED)
     assert not faults, f"{len(faults)} faults, first ones:\n" + "\n".join(faults[:_SHOWN])
+
+
+def test_a_description_that_depends_on_who_reads_it_is_caught() -> None:
+    """The rules service describes each distinct event once per call and hands the description
+    to every viewer shown that event: a game telling viewers of one event different things would
+    have all but the first told the first one's."""
+    spec = GAMES["rattus_cartus"]
+    assert spec.presentation is not None
+    by_viewer = dataclasses.replace(
+        spec.presentation, describe=lambda event, viewer: describe("seen", f"Seen by viewer {viewer}")
+    )
+    faults = presentation_faults(dataclasses.replace(spec, presentation=by_viewer), 2, SEED)
+    assert any("viewers shown the same event are told different things" in f for f in faults)
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))

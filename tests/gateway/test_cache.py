@@ -95,7 +95,7 @@ def test_the_estimate_follows_what_the_entries_hold(redis_url: str, rules: str) 
 
     async def play() -> object:
         async with gateway(redis_url, {GAME.game_id: rules}) as matches:
-            matches.watched = lambda key: True  # every viewer's events and views come with each append
+            matches.viewers = lambda key: frozenset({0, 1, None})  # every viewer is served by the fan-out
             for n in range(30):
                 key = MatchKey("acme", f"est-{n}")
                 await matches.create("acme", GAME.game_id, ["x", "y"], match_id=key.match_id)

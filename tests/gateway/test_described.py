@@ -17,6 +17,7 @@ from gateway.api import wire
 from gateway.domain.describe import describe_gateway_event
 from gateway.domain.match import JSON, TurnTimedOut
 from gateway.eventstore.base import MatchKey
+from gateway.settings import parse_args
 from gateway.usecases import GameMatches
 from tests.gateway.gwcore_support import gateway
 from tests.kernel.toy_game import GAME
@@ -49,7 +50,7 @@ def test_every_viewer_gets_the_events_described_and_the_seat_to_act_its_decision
 ) -> None:
     async def scenario() -> tuple[Any, dict[Any, list[Any]], Any, Any]:
         async with gateway(url, targets) as matches:
-            matches.watched = lambda key: watched
+            matches.viewers = lambda key: frozenset({0, 1, None}) if watched else frozenset()
             created = await matches.create("acme", NIM, ["ann", "bob"], b"", match_id="d1", seed=SEED)
             outcome = await _play_a_card(matches, created.key)
             seen = {viewer: await matches.events_since(created.key, viewer, 0) for viewer in (0, 1, None)}
@@ -71,7 +72,7 @@ def test_every_viewer_gets_the_events_described_and_the_seat_to_act_its_decision
         assert described[2].key == ("nim.card_dealt_to_you" if viewer == 0 else "nim.card_dealt")
     decision = common_pb2.Decision.FromString(to_act.decision)
     assert decision.seat == 1 and len(decision.options) == len(to_act.legal_actions) > 0
-    taken = [o for o in decision.options if o.choices[0].label == "Take counters"]
+    taken = [o for o in decision.options if decision.choices[o.choice_indexes[0]].label == "Take counters"]
     assert {json.loads(to_act.legal_actions[o.action])["type"] for o in taken} == {"take"}
     assert not waiting.legal_actions and not waiting.decision
 
@@ -110,3 +111,38 @@ def test_the_wire_carries_the_description_and_the_decision(url: str, targets: di
     message = wire.view_pb(view, key.match_id)
     assert len(message.decision.options) == len(message.legal_actions) > 0
     assert msgspec.json.decode(message.legal_actions[message.decision.options[0].action])
+
+
+@pytest.mark.parametrize("shape", ["table", "both"])
+def test_decision_shape_both_also_carries_each_options_choices_inline(
+    url: str, targets: dict[str, str], shape: str
+) -> None:
+    """Issue 45: a decision lists each distinct choice once and options name theirs by index; with
+    DECISION_SHAPE=both every option also carries its choices inline, as clients read them before,
+    and the two agree."""
+
+    async def scenario() -> Any:
+        async with gateway(url, targets) as matches:
+            matches.inline_choices = shape == "both"
+            created = await matches.create("acme", NIM, ["ann", "bob"], b"", match_id="d3", seed=SEED)
+            await _play_a_card(matches, created.key)
+            return await matches.get_view(created.key, 1)
+
+    decision = common_pb2.Decision.FromString(asyncio.run(scenario()).decision)
+    assert decision.choices and all(o.choice_indexes for o in decision.options)
+    for option in decision.options:
+        if shape == "both":
+            assert list(option.choices) == [decision.choices[i] for i in option.choice_indexes]
+        else:
+            assert not option.choices
+
+
+def test_decision_shape_is_table_or_both(capsys: pytest.CaptureFixture[str]) -> None:
+    assert parse_args([], {"RULES_YS": "h:1"}).decision_shape == "table"
+    assert parse_args([], {"RULES_YS": "h:1", "DECISION_SHAPE": "both"}).decision_shape == "both"
+    with pytest.raises(SystemExit):
+        parse_args([], {"RULES_YS": "h:1", "DECISION_SHAPE": "inline"})
+    assert "DECISION_SHAPE must be table or both, got 'inline'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        parse_args(["--decision-shape", "inline"], {"RULES_YS": "h:1"})
+    assert "invalid choice: 'inline'" in capsys.readouterr().err

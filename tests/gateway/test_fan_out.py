@@ -23,6 +23,7 @@ from tests.kernel.toy_game import GAME
 
 NIM = GAME.game_id
 SEED = bytes(range(32))
+EVERY_VIEWER = frozenset({0, 1, None})  # both seats and a spectator watch on this replica
 
 
 @pytest.fixture
@@ -36,7 +37,7 @@ class Counting:
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.calls: Counter[str] = Counter()
-        self.every_view: list[bool] = []
+        self.viewers: list[Any] = []  # each Validate's viewers
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self.inner, name)
@@ -46,7 +47,7 @@ class Counting:
         async def counted(*args: Any, **kwargs: Any) -> Any:
             self.calls[name] += 1
             if name == "validate":
-                self.every_view.append(bool(kwargs.get("return_every_view")))
+                self.viewers.append(kwargs.get("viewers"))
             return await attr(*args, **kwargs)
 
         return counted
@@ -88,9 +89,9 @@ async def _everything(matches: GameMatches, key: MatchKey, after: int, version: 
 def test_a_watched_action_brings_every_viewers_update_in_its_one_rules_call(
     url: str, targets: dict[str, str]
 ) -> None:
-    async def scenario() -> tuple[dict[Any, Any], dict[Any, Any], Counter[str], Counter[str], list[bool]]:
+    async def scenario() -> tuple[dict[Any, Any], dict[Any, Any], Counter[str], Counter[str], list[Any]]:
         async with gateway(url, targets) as appender, gateway(url, targets) as slow:
-            appender.watched = lambda key: True  # someone here watches every match
+            appender.viewers = lambda key: EVERY_VIEWER  # each viewer watches every match here
             created = await appender.create("acme", NIM, ["ann", "bob"], b"", match_id="f1", seed=SEED)
             key = created.key
             before = (await appender.get_view(key, None)).version
@@ -102,10 +103,10 @@ def test_a_watched_action_brings_every_viewers_update_in_its_one_rules_call(
             # The same questions answered the slow way: a replica asking the rules per seat.
             slow.fan_out = False
             reference = await _everything(slow, key, before, version)
-            return fanned, reference, rules.calls, store.calls, rules.every_view
+            return fanned, reference, rules.calls, store.calls, rules.viewers
 
-    fanned, reference, rules_calls, store_calls, every_view = asyncio.run(scenario())
-    assert every_view == [True]  # the one Validate asked for every seat's update
+    fanned, reference, rules_calls, store_calls, viewers = asyncio.run(scenario())
+    assert viewers == [EVERY_VIEWER]  # the one Validate asked for every watcher's update
     assert not rules_calls  # no View, no redaction call for any seat or the spectator
     assert "read" not in store_calls and "read_range" not in store_calls  # no stream read either
     assert fanned == reference  # byte for byte what the per-seat calls give
@@ -121,15 +122,15 @@ def test_a_watched_action_brings_every_viewers_update_in_its_one_rules_call(
 
 
 def test_an_unwatched_action_asks_only_for_the_next_seats_views(url: str, targets: dict[str, str]) -> None:
-    async def scenario() -> list[bool]:
+    async def scenario() -> list[Any]:
         async with gateway(url, targets) as matches:
-            matches.watched = lambda key: False
+            matches.viewers = lambda key: frozenset()
             created = await matches.create("acme", NIM, ["ann", "bob"], b"", match_id="f2", seed=SEED)
             rules, _ = _count(matches)
             await _play_a_card(matches, created.key, "c1")
-            return rules.every_view
+            return rules.viewers
 
-    assert asyncio.run(scenario()) == [False]
+    assert asyncio.run(scenario()) == [frozenset()]
 
 
 def test_another_replica_reads_an_append_once_per_match_not_once_per_seat(
@@ -141,7 +142,7 @@ def test_another_replica_reads_an_append_once_per_match_not_once_per_seat(
         # every K versions its load also reads the events after the snapshot.)
         options = {"snapshot_every": 1}
         async with gateway(url, targets, **options) as appender, gateway(url, targets, **options) as other:
-            appender.watched = other.watched = lambda key: True
+            appender.viewers = other.viewers = lambda key: EVERY_VIEWER
             created = await appender.create("acme", NIM, ["ann", "bob"], b"", match_id="f3", seed=SEED)
             key = created.key
             before = (await other.get_view(key, None)).version
@@ -206,3 +207,98 @@ def test_validate_with_every_view_returns_each_viewers_events_and_views(targets:
                 list(asked.legal_actions) if seat_view.player in active else []
             )
         assert every.spectator_view == stub.View(rules_pb2.ViewRequest(state=next_state)).view
+
+
+def test_validate_returns_only_the_viewers_named(targets: dict[str, str]) -> None:
+    """Issue 45: the gateway names the viewers it will deliver to; the service describes and
+    views for those alone, plus the views of the seats owing the next decision (as return_views).
+    A seat the match does not have is ignored."""
+    import grpc
+
+    with grpc.insecure_channel(targets[NIM]) as channel:
+        stub = rules_pb2_grpc.RulesServiceStub(channel)
+        setup = stub.Setup(rules_pb2.SetupRequest(game_id=NIM, players=3, seed=SEED))
+        action = _card_of(stub.View(rules_pb2.ViewRequest(state=setup.state, player=0)).view)
+        request = rules_pb2.ValidateRequest(
+            state=setup.state, player=0, action=action, return_state=True, return_redacted=True,
+            return_every_view=True, viewers=rules_pb2.Viewers(seats=[2, 7, 2]),
+        )  # fmt: skip
+        named = stub.Validate(request).accepted
+        request.ClearField("viewers")
+        every = stub.Validate(request).accepted
+
+    every_shown = {e.player if e.HasField("player") else None: e for e in every.seat_events}
+    assert [(e.player, e.HasField("player")) for e in named.seat_events] == [(2, True)]
+    assert named.seat_events[0] == every_shown[2]
+    assert not named.spectator_view, "no spectator named: no spectator view"
+    active = list(named.status.active_players)
+    assert [v.player for v in named.views] == sorted({2, *active})
+    assert list(named.views) == [v for v in every.views if v.player in {2, *active}]
+    # The acting seat's own events come with return_redacted, named or not.
+    assert list(named.redacted_events) == list(every_shown[0].events)
+
+
+def test_a_viewer_not_named_gets_its_update_from_a_rules_call(url: str, targets: dict[str, str]) -> None:
+    """Only seat 1 watches on this replica: Validate brings its update alone, and the other
+    viewers (a stream opened since, or on another replica) get theirs by the slow path, equal to
+    what every viewer named would have given."""
+
+    async def scenario() -> tuple[dict[Any, Any], dict[Any, Any], list[Any], Counter[str]]:
+        async with gateway(url, targets) as appender, gateway(url, targets) as slow:
+            appender.viewers = lambda key: frozenset({1})
+            created = await appender.create("acme", NIM, ["ann", "bob"], b"", match_id="f4", seed=SEED)
+            key = created.key
+            before = (await appender.get_view(key, None)).version
+            rules, _ = _count(appender)
+            version = await _play_a_card(appender, key, "c1")
+            asked = list(rules.viewers)
+            rules.calls.clear()
+            seen = await _everything(appender, key, before, version)
+            slow.fan_out = False
+            return seen, await _everything(slow, key, before, version), asked, rules.calls
+
+    seen, reference, asked, calls = asyncio.run(scenario())
+    assert asked == [frozenset({1})]
+    assert seen == reference
+    # Seat 1's view and events came with the Validate: no call. Seat 0 (which acted, and does not
+    # act next) and the spectator were not named: a View for each one's view and events.
+    assert calls == Counter({"view": 4})
+
+
+def test_the_notification_of_an_own_append_does_not_drop_the_state_it_was_decided_on(
+    url: str, targets: dict[str, str]
+) -> None:
+    """Issue 45: Redis's notification of an append usually arrives before the append's answer.
+    It used to drop the cached state then, so the match's next load (another seat acting
+    meanwhile) read the snapshot and folded the events after it through the rules service. While
+    this replica's append is in flight the notification leaves the cache alone; the append's answer
+    sets it. Another replica's append still drops it."""
+
+    async def scenario() -> tuple[Counter[str], Counter[str]]:
+        async with gateway(url, targets) as matches:
+            created = await matches.create("acme", NIM, ["ann", "bob"], b"", match_id="f5", seed=SEED)
+            key = created.key
+            real = matches.store
+            append = real.append
+            before = (await matches.get_view(key, None)).version
+
+            async def notified_first(*args: Any, **kwargs: Any) -> Any:
+                matches.observe_append(key, before + 1)  # Redis's notification, ahead of the answer
+                await matches.get_view(key, 1)  # the other seat looks meanwhile
+                return await append(*args, **kwargs)
+
+            real.append = notified_first  # type: ignore[method-assign]
+            _, store = _count(matches)
+            await _play_a_card(matches, key, "c1")
+            await matches.get_view(key, 0)
+            own = Counter(store.calls)
+            store.calls.clear()
+            real.append = append  # type: ignore[method-assign]
+            version = (await matches.get_view(key, None)).version
+            matches.observe_append(key, version + 1)  # another replica's append: the state is stale
+            await matches.get_view(key, 0)
+            return own, store.calls
+
+    own, other = asyncio.run(scenario())
+    assert own["load"] == 0  # the state decided on stayed cached, then the append's replaced it
+    assert other["load"] == 1

@@ -46,6 +46,24 @@ def test_one_publish_wakes_every_watcher_of_that_match_only(redis_url: str) -> N
     assert versions == [True, True] and other_untouched and count == 1
 
 
+def test_the_hub_knows_which_viewers_watch_a_match_while_their_streams_are_open(redis_url: str) -> None:
+    """Issue 45: the seats (None: a spectator) with a stream here are the viewers a Validate is
+    asked to bring events and views for; a viewer leaves the set with its last stream."""
+
+    async def body(client: Any, hub: WatchHub) -> list[frozenset[int | None]]:
+        seen = [hub.viewers(KEY)]
+        async with hub.watching(KEY, 1), hub.watching(KEY, None):
+            async with hub.watching(KEY, 1), hub.watching(MatchKey("acme", "m2"), 0):
+                seen.append(hub.viewers(KEY))
+            seen.append(hub.viewers(KEY))
+        seen.append(hub.viewers(KEY))
+        return seen
+
+    assert asyncio.run(_with_hub(redis_url, body)) == [
+        frozenset(), frozenset({1, None}), frozenset({1, None}), frozenset()
+    ]  # fmt: skip
+
+
 def test_a_notification_before_the_wait_is_not_missed(redis_url: str) -> None:
     async def body(client: Any, hub: WatchHub) -> int:
         async with hub.watching(KEY) as feed:

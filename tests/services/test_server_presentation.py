@@ -73,11 +73,25 @@ def test_only_seats_owing_a_decision_get_one_over_their_own_legal_actions(
     assert sorted(o.action for o in decision.options) == list(range(len(views[1].legal_actions)))
     for option in decision.options:
         action = msgspec.json.decode(views[1].legal_actions[option.action])
-        how, amount = option.choices
+        assert not option.choices, "the choices are the table's, not inline"
+        how, amount = (decision.choices[i] for i in option.choice_indexes)
         if action["type"] == "take":
             assert (how.label, amount.label.split()[0]) == ("Take counters", str(action["count"]))
         else:
             assert (how.label, amount.label) == ("Play a card", f"Card {action['value']}")
+
+
+def test_a_decision_lists_each_distinct_choice_once(stub: rules_pb2_grpc.RulesServiceStub) -> None:
+    """Issue 45: options name their choices by index into one table, so a choice shared by many
+    options ("Take counters") travels once."""
+    _, accepted = _play_card(stub)
+    decision = next(v.decision for v in accepted.views if v.player == 1)
+    table = [(c.step, c.label, c.kind, c.id) for c in decision.choices]
+    assert len(set(table)) == len(table)
+    used = [i for o in decision.options for i in o.choice_indexes]
+    assert sorted(set(used)) == list(range(len(table))), "every listed choice is used, none is missing"
+    assert len(used) > len(table)  # "Take counters" and "Play a card" are shared by several options
+    assert sum(1 for c in table if c[1] == "Take counters") == 1
 
 
 def test_view_describes_its_events_and_gives_the_decision_with_legal_actions(

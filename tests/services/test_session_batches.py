@@ -226,3 +226,76 @@ def test_a_batch_logs_one_line_and_a_fault_in_it_its_own() -> None:
     faults = [line for line in lines if line["rpc"] == "Validate"]
     assert len(faults) == 1 and faults[0]["status"] == "INVALID_ARGUMENT" and faults[0]["detail"]
     assert [line["rpc"] for line in lines].count("LegalActions") == 1  # the call made alone
+
+
+async def _both_sessions_open(client: AsyncRulesClient, state: Any) -> None:
+    """One call on each of the client's two sessions, then until each knows its service process."""
+    await asyncio.gather(client.legal_actions(state, 0), client.legal_actions(state, 0))
+    for _ in range(200):
+        if all(s is not None and s.instance for s in client._sessions):
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the sessions never learnt which process answers them")
+
+
+def test_two_streams_to_one_process_carry_their_calls_as_one() -> None:
+    """Issue 45: the service names its process in each Session's initial metadata; a client's
+    streams that reach the same process send their calls down one of them, so calls made together
+    go in one message (two streams halved every batch, and the service's CPU per action)."""
+
+    async def body(target: str, service: Recording) -> None:
+        client = AsyncRulesClient(GAME.game_id, target, sessions=2)
+        try:
+            state, _ = await client.setup(2, SEED)
+            await _both_sessions_open(client, state)
+            first, second = client._sessions
+            assert first is not None and second is not None and first.instance == second.instance
+            service.messages.clear()
+            await asyncio.gather(*(client.legal_actions(state, 0) for _ in range(6)))
+            assert service.messages == [6]
+        finally:
+            await client.close()
+
+    _serve(body)
+
+
+def test_streams_to_two_processes_still_share_the_calls() -> None:
+    """Two rules processes behind one target (round robin): each stream reaches its own, and the
+    calls keep going to both."""
+
+    async def main() -> None:
+        services, servers, ports = [], [], []
+        for _ in range(2):
+            service = Recording(RulesServicer(GAME))
+            server = grpc.aio.server()
+            server.add_generic_rpc_handlers((service.handler(),))
+            ports.append(server.add_insecure_port("127.0.0.1:0"))
+            await server.start()
+            services.append(service)
+            servers.append(server)
+        client = AsyncRulesClient(GAME.game_id, f"ipv4:127.0.0.1:{ports[0]},127.0.0.1:{ports[1]}", sessions=2)
+        try:
+            await client._channel.channel_ready()
+            await asyncio.sleep(0.5)  # both processes connected: round robin then picks each in turn
+            state, _ = await client.setup(2, SEED)
+            await _both_sessions_open(client, state)
+            first, second = client._sessions
+            assert first is not None and second is not None and first.instance != second.instance
+            for service in services:
+                service.messages.clear()
+            for _ in range(4):
+                await client.legal_actions(state, 0)
+            assert [sum(s.messages) for s in services] == [2, 2]
+        finally:
+            await client.close()
+            for server in servers:
+                await server.stop(None)
+
+    asyncio.run(main())
+
+
+def test_the_client_reads_the_name_the_service_gives_its_process() -> None:
+    from gateway.rules_client import INSTANCE_METADATA as READ
+    from services.server import INSTANCE_METADATA as WRITTEN
+
+    assert READ == WRITTEN

@@ -45,4 +45,4 @@ def test_the_typescript_client_against_a_real_gateway(tmp_path: Path) -> None:
             timeout=300,
         )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
-    assert "# fail 0" in run.stdout and "# pass 8" in run.stdout, run.stdout[-2000:]
+    assert "# fail 0" in run.stdout and "# pass 9" in run.stdout, run.stdout[-2000:]

@@ -177,10 +177,21 @@ class Decision:
 
     @classmethod
     def from_pb(cls, d: common_pb2.Decision) -> Decision:
-        options = tuple(
-            DecisionOption(tuple(Choice.from_pb(c) for c in o.choices), o.action) for o in d.options
+        """The wire's decision, each option's choices taken from the table (`choices`) by its
+        `choice_indexes`, or inline where it has none (rules services before issue 45)."""
+        table = [Choice.from_pb(c) for c in d.choices]
+        options = []
+        for o in d.options:
+            if o.choice_indexes:
+                if max(o.choice_indexes) >= len(table):
+                    raise ValueError(f"option {o.action} names a choice the decision does not list")
+                choices = tuple(table[i] for i in o.choice_indexes)
+            else:
+                choices = tuple(Choice.from_pb(c) for c in o.choices)
+            options.append(DecisionOption(choices, o.action))
+        return cls(
+            d.seat, d.prompt, tuple(options), d.key, d.simultaneous, d.prompt_template, _args(d.prompt_args)
         )
-        return cls(d.seat, d.prompt, options, d.key, d.simultaneous, d.prompt_template, _args(d.prompt_args))
 
     def prompt_text(
         self, seat_names: Mapping[int, str] | None = None, stands_for: StandsFor | None = None

@@ -336,6 +336,33 @@ export function eventOf(e: PbEvent): MatchEvent {
   };
 }
 
+/** A wire decision's options, each with its choices: taken from the decision's table of distinct
+ * choices by the option's `choiceIndexes` (issue 45), or inline where it has none (rules services
+ * before that). */
+function optionsOf(d: NonNullable<PbView["decision"]>): DecisionOption[] {
+  const choice = (c: NonNullable<PbView["decision"]>["choices"][number]): DecisionChoice => ({
+    step: c.step,
+    label: c.label,
+    kind: c.kind,
+    id: c.id,
+    stepTemplate: c.stepTemplate,
+    stepArgs: argsOf(c.stepArgs),
+    labelTemplate: c.labelTemplate,
+    labelArgs: argsOf(c.labelArgs),
+  });
+  const table = d.choices.map(choice);
+  return d.options.map((o) => {
+    if (!o.choiceIndexes.length) return { action: o.action, choices: o.choices.map(choice) };
+    const choices: DecisionChoice[] = [];
+    for (const i of o.choiceIndexes) {
+      const c = table[i];
+      if (c === undefined) throw new Error(`option ${o.action} names a choice the decision does not list`);
+      choices.push(c);
+    }
+    return { action: o.action, choices };
+  });
+}
+
 export function viewOf(v: PbView): MatchView {
   return {
     matchId: v.matchId,
@@ -357,19 +384,7 @@ export function viewOf(v: PbView): MatchView {
             simultaneous: v.decision.simultaneous,
             promptTemplate: v.decision.promptTemplate,
             promptArgs: argsOf(v.decision.promptArgs),
-            options: v.decision.options.map((o) => ({
-              action: o.action,
-              choices: o.choices.map((c) => ({
-                step: c.step,
-                label: c.label,
-                kind: c.kind,
-                id: c.id,
-                stepTemplate: c.stepTemplate,
-                stepArgs: argsOf(c.stepArgs),
-                labelTemplate: c.labelTemplate,
-                labelArgs: argsOf(c.labelArgs),
-              })),
-            })),
+            options: optionsOf(v.decision),
           }
         : null,
     seatNames: [...v.seatNames],

@@ -50,6 +50,17 @@ test("games and their data, with names, over JSON and binary", async () => {
   }
 });
 
+test("a decision reads the same over JSON and binary, each option's choices from the decision's table", async () => {
+  const { match } = await newMatch();
+  const token = match.seats[0].token;
+  const [viaJson, viaBinary] = [await tenant.as(token).getView(match.matchId), await binary.as(token).getView(match.matchId)];
+  assert.ok(viaJson.decision && viaJson.decision.options.length === viaJson.legalActions.length);
+  for (const option of viaJson.decision.options) {
+    assert.ok(option.choices.length >= 1 && option.choices.every((c) => c.step && c.label), JSON.stringify(option));
+  }
+  assert.deepEqual(viaBinary.decision, viaJson.decision);
+});
+
 test("a simultaneous decision that went stale but is still legal is sent again", async () => {
   const { match, ann, bob } = await newMatch();
   const [annView, bobView] = [await ann.getView(match.matchId), await bob.getView(match.matchId)];
