@@ -29,6 +29,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from tests.clients.test_package_install import build_client_wheel
 from tests.deploy.rendered import (
     DEV_TENANT_KEY,
     ROOT,
@@ -39,7 +40,6 @@ from tests.deploy.rendered import (
     http_get,
     render,
 )
-from tests.clients.test_package_install import build_client_wheel
 from tests.deploy.test_wheel import _build_wheel
 
 DOCKERFILE = ROOT / "deploy" / "Dockerfile"

@@ -45,9 +45,10 @@ STRONG_FLOOR_S = 0.2
 # Strong seats one worker (one search thread, one core) serves before their decisions queue
 # behind each other, measured at 1 s a decision by benchmarks/bench_botworker.py
 # (bench/bots/capacity.md, docs/bots.md): against seats acting at a person's pace (8 s a move),
-# and in matches of platform bots only (the default 2 s think time).
-STRONG_SEATS_PER_CORE_PEOPLE = 0
-STRONG_SEATS_PER_CORE_BOTS = 0
+# and in matches of platform bots only (the default 2 s think time). Read where the wait in line
+# stays under one budget at p95; measured on a busy machine, so a floor rather than a ceiling.
+STRONG_SEATS_PER_CORE_PEOPLE = 3
+STRONG_SEATS_PER_CORE_BOTS = 1
 
 
 class BotWorker:
