@@ -140,8 +140,9 @@ class RulesDirectory:
         return self._first_versions.get(game, "")
 
     def unavailable(self, game: str, version: str, subject: str = "this match plays") -> Exception:
-        """Why no target answers a version: UNAVAILABLE while one that served it is down, else
-        FAILED_PRECONDITION (not deployed), the message naming the game and the version."""
+        """Why no target answers a version: UNAVAILABLE while one that served it, or one whose
+        version this replica never learned, is down; else FAILED_PRECONDITION (not deployed), the
+        message naming the game and the version."""
         rules = self.games.get(game)
         if rules is None:
             return UnknownGame(f"this gateway serves no game {game!r}")
@@ -149,7 +150,9 @@ class RulesDirectory:
             return RulesNotAnswering(
                 game, "", f"no rules of {game} answer yet and no current version is set: retry"
             )
-        down = [t for t in rules.targets if t.version == version and not t.answering]
+        # A target that has not answered since this replica started may serve the version (a
+        # replica restarted while that pod restarts): down, not "not deployed", until it answers.
+        down = [t for t in rules.targets if t.version in (version, "") and not t.answering]
         if down:
             where = ", ".join(f"{t.address} ({t.problem or 'not answering'})" for t in down)
             return RulesNotAnswering(

@@ -85,7 +85,8 @@ class VersionSwitch:
         return {v.rules_version for g in listing.games for v in g.versions if v.answering}
 
     async def _admin(self, rpc: str, request: Any) -> Any:
-        """One admin call on either replica (one may be down: a fault), retried while unavailable."""
+        """One admin call on either replica (one may be down: a fault), retried while unavailable
+        (a replica, or the version's rules service, restarting)."""
         deadline = time.monotonic() + GIVE_UP_S
         attempt = 0
         while True:
@@ -98,7 +99,15 @@ class VersionSwitch:
                         request, metadata=(("authorization", f"Bearer {self.stack.admin_key}"),), timeout=10
                     )
                 except grpc.aio.AioRpcError as error:
-                    if error.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+                    # A version whose rules service a fault is restarting is refused as not
+                    # answering (rightly): the operator waits for it, as for a replica that is down.
+                    restarting = error.code() == grpc.StatusCode.FAILED_PRECONDITION and "do not answer" in (
+                        error.details() or ""
+                    )
+                    if not restarting and error.code() not in (
+                        grpc.StatusCode.UNAVAILABLE,
+                        grpc.StatusCode.DEADLINE_EXCEEDED,
+                    ):
                         raise
                     if time.monotonic() > deadline:
                         raise

@@ -121,6 +121,29 @@ def test_a_version_nobody_serves_is_refused_by_name_and_never_given_other_rules(
     asyncio.run(scenario())
 
 
+def test_a_replica_started_while_a_versions_pod_is_down_says_unavailable_not_undeployed() -> None:
+    """A replica restarts while B's pod restarts too (the soak's faults): it never learned B's
+    version, so a match of B is UNAVAILABLE (retry) there, not refused as not deployed; once the
+    pod answers, it is served."""
+
+    async def scenario() -> None:
+        fleet = Fleet(**{"a:1": Target(GAME, A), "b:1": Target(GAME, B)})
+        fleet.targets["b:1"].up = False
+        rules = directory(fleet, {GAME: ["a:1", "b:1"]})
+        await rules.start()
+        with pytest.raises(RulesNotAnswering) as down:
+            rules.client(GAME, B)
+        assert "b:1 (" in str(down.value) and B in str(down.value)
+        fleet.targets["b:1"].up = True
+        await rules.probe()
+        assert rules.client(GAME, B) is fleet.targets["b:1"]
+        # With every target's version known, a version nobody serves is still not deployed.
+        with pytest.raises(RulesNotDeployed):
+            rules.client(GAME, C)
+
+    asyncio.run(scenario())
+
+
 def test_a_configured_target_of_another_game_or_a_silent_game_stops_the_start() -> None:
     async def scenario(fleet: Fleet, configured: dict[str, list[str]]) -> str:
         with pytest.raises(SystemExit) as stopped:
