@@ -430,17 +430,44 @@ class BotWorkerProcess(_ConfiguredProcess):
 
 class GatewayProcess(_ConfiguredProcess):
     """`python -m gateway` (REDIS_URL, RULES_<GAME>, SIGNING_KEYS_DIR, TENANTS_FILE, ...), its
-    admin listener (issue 43: AdminService, gRPC and Connect) on a port of its own too."""
+    admin listener (issue 43: AdminService, gRPC and Connect) on a port of its own too.
+
+    Ports it picks itself: the gRPC one unless `port` is given, the admin one unless ADMIN_PORT is
+    set, and HTTP_PORT or METRICS_PORT set to `any` (read the numbers from `http_port`,
+    `metrics_port`): one another server took between the pick and the bind is picked again."""
 
     module = "gateway"
     defaults = {"METRICS_PORT": "0"}
+    ANY = "any"
 
     def __init__(
         self, name: str, log_dir: Path | None, env: Mapping[str, str], *, port: int | None = None
     ) -> None:
         super().__init__(name, log_dir, env, port=port)
-        self._chosen = (port is None, not env.get("ADMIN_PORT"))  # ports picked here, not given
-        self.admin_port = int(env.get("ADMIN_PORT") or free_port())
+        self._picked_grpc = port is None
+        given = {variable: env.get(variable, "") for variable in ("HTTP_PORT", "METRICS_PORT", "ADMIN_PORT")}
+        given["ADMIN_PORT"] = given["ADMIN_PORT"] or self.ANY  # the admin listener is always on
+        self._picked = [variable for variable, value in given.items() if value == self.ANY]
+        self._ports = {name: int(value) for name, value in given.items() if value not in ("", self.ANY)}
+        self._pick()
+
+    def _pick(self) -> None:
+        if self._picked_grpc:
+            self.port = free_port()
+        self._ports |= {variable: free_port() for variable in self._picked}
+
+    @property
+    def admin_port(self) -> int:
+        return self._ports["ADMIN_PORT"]
+
+    @property
+    def http_port(self) -> int:
+        """The HTTP (Connect) port, 0 while HTTP is off."""
+        return self._ports.get("HTTP_PORT", 0)
+
+    @property
+    def metrics_port(self) -> int:
+        return self._ports.get("METRICS_PORT", 0)
 
     @property
     def admin_target(self) -> str:
@@ -454,11 +481,11 @@ class GatewayProcess(_ConfiguredProcess):
                 super().wait_ready(timeout_s)
                 return
             except ProcessError as error:
-                if "Address already in use" not in str(error) or attempt == 2 or not any(self._chosen):
+                picked_any = self._picked_grpc or self._picked
+                if "Address already in use" not in str(error) or attempt == 2 or not picked_any:
                     raise
-            self.port = free_port() if self._chosen[0] else self.port
-            self.admin_port = free_port() if self._chosen[1] else self.admin_port
+            self._pick()
             self.spawn()
 
     def environment(self) -> dict[str, str]:
-        return {**super().environment(), "ADMIN_PORT": str(self.admin_port)}
+        return {**super().environment(), **{variable: str(port) for variable, port in self._ports.items()}}

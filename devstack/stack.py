@@ -128,6 +128,16 @@ class Stack:
         self.bot_workers: list[BotWorkerProcess] = []
 
     @property
+    def http_port(self) -> int:
+        """The first gateway's HTTP (Connect) port, 0 while off (HTTP_PORT=any: picked by it)."""
+        return self.gateways[0].http_port
+
+    @property
+    def metrics_port(self) -> int:
+        """The first gateway's /metrics port, 0 while off (METRICS_PORT=any: picked by it)."""
+        return self.gateways[0].metrics_port
+
+    @property
     def gateway_env(self) -> dict[str, str]:
         """The settings every gateway replica gets beyond the stack's own (REDIS_CLUSTER, ...)."""
         return dict(self._gateway_env)
@@ -422,7 +432,6 @@ def _stop_on_signals() -> Iterator[threading.Event]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """`make run`: the stack in the foreground until Ctrl-C."""
-    from devstack import processes
     from services.registry import GAMES, default_port
 
     parser = argparse.ArgumentParser(prog="python -m devstack.stack", description=main.__doc__)
@@ -440,12 +449,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     configure_logging("stack")
     ports = {} if args.any_ports else {game: default_port(game) for game in args.games}
     gateway_port = 0 if args.any_ports else args.gateway_port
-    http_port = processes.free_port() if args.any_ports else args.http_port
     web = Path(__file__).resolve().parents[1] / "clients" / "web" / "dist"  # `make web` builds it
     http_env = {
-        "HTTP_PORT": str(http_port),
-        # Issue 43: the admin listener, on its default port unless --any-ports.
-        "ADMIN_PORT": str(processes.free_port() if args.any_ports else 50052),
+        # The gateway picks free ports itself with --any-ports (GatewayProcess.ANY), again if taken.
+        "HTTP_PORT": GatewayProcess.ANY if args.any_ports else str(args.http_port),
+        # Issue 43: the admin listener, on its default port unless --any-ports (then picked).
+        **({} if args.any_ports else {"ADMIN_PORT": "50052"}),
         **({"WEB_DIR": str(web)} if (web / "index.html").is_file() else {}),
     }
     # Every process logs to its own file (a line per RPC, and the bot worker polls every second):
@@ -463,6 +472,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         bot_think_s=0.8,  # a person can follow what the bots do
     )
     with _stop_on_signals() as stop, stack:
+        http_port = stack.http_port
         _log.info("stack up", redis=stack.redis_url, gateway=stack.gateway_targets[0], **stack.targets)
         print(
             f"Gateway at {stack.gateway_targets[0]}; tenant {LOCAL_TENANT!r}, API key {stack.api_key}\n"

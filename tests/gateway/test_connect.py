@@ -24,7 +24,6 @@ from google.protobuf import json_format
 from guildhall.gateway.v1 import gateway_pb2 as pb
 from guildhall.gateway.v1 import gateway_pb2_grpc
 
-from devstack.processes import free_port
 from devstack.stack import Stack, TenantSpec
 from gateway.api import jsonfields
 from gateway.auth import SCOPES
@@ -128,7 +127,6 @@ def grpc_code(call: Any) -> tuple[str, Any]:
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     work = tmp_path_factory.mktemp("connect")
-    http_port, metrics_port = free_port(), free_port()
     with Stack(
         [GAME],
         gateways=1,
@@ -136,21 +134,19 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         work_dir=work,
         log_dir=work / "logs",
         gateway_env={
-            "HTTP_PORT": str(http_port),
+            "HTTP_PORT": "any",
             "CORS_ORIGINS": ALLOWED,
-            "METRICS_PORT": str(metrics_port),
+            "METRICS_PORT": "any",
             "GRACE_SECONDS": "2",
         },
         start_timeout_s=60.0,
     ) as running:
-        running.http_port = http_port  # type: ignore[attr-defined]
-        running.metrics_port = metrics_port  # type: ignore[attr-defined]
         yield running
 
 
 @pytest.fixture(scope="module")
 def web(stack: Stack) -> Http:
-    return Http(stack.http_port)  # type: ignore[attr-defined]
+    return Http(stack.http_port)
 
 
 @pytest.fixture(scope="module")
@@ -478,7 +474,7 @@ def test_cors_lets_listed_origins_in_and_keeps_others_out(web: Http, stack: Stac
 
 def test_http_calls_are_counted_logged_and_health_checked_like_grpc(web: Http, stack: Stack) -> None:
     def requests_total() -> float:
-        port = stack.metrics_port  # type: ignore[attr-defined]
+        port = stack.metrics_port
         text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
         line = next(
             (
@@ -747,7 +743,7 @@ def test_the_admin_api_is_served_over_connect_on_its_own_listener_only(stack: St
         finally:
             connection.close()
 
-    status, body = post(stack.http_port)  # type: ignore[attr-defined]
+    status, body = post(stack.http_port)
     assert status == 404 and body["code"] == "unimplemented" and "ADMIN_PORT" in body["message"]
     admin_port = int(stack.admin_targets[0].rpartition(":")[2])
     status, body = post(admin_port)

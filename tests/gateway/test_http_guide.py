@@ -70,7 +70,7 @@ def test_every_command_of_the_curl_guide_runs_and_prints_what_it_says(stack: Sta
     env = {
         "PATH": os.environ["PATH"],
         "HOME": str(tmp_path),
-        "GATEWAY": f"http://127.0.0.1:{stack.http_port}",  # type: ignore[attr-defined]
+        "GATEWAY": f"http://127.0.0.1:{stack.http_port}",
         "KEY": stack.api_keys["acme"],
         "LIMITED_KEY": stack.api_keys["slow"],
         "OPERATOR_KEY": stack.operator_key,

@@ -19,7 +19,6 @@ import pytest
 from guildhall.gateway.v1 import gateway_pb2 as pb
 from guildhall.gateway.v1 import gateway_pb2_grpc
 
-from devstack.processes import free_port
 from devstack.stack import Stack, TenantSpec
 from gateway.api import jsonfields
 
@@ -31,7 +30,6 @@ PER_TOKEN = 2
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     work = tmp_path_factory.mktemp("httpjson")
-    http_port = free_port()
     with Stack(
         [GAME],
         gateways=1,
@@ -39,13 +37,12 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         work_dir=work,
         log_dir=work / "logs",
         gateway_env={
-            "HTTP_PORT": str(http_port),
+            "HTTP_PORT": "any",
             "MAX_STREAMS_PER_TOKEN": str(PER_TOKEN),
             "GRACE_SECONDS": "2",
         },
         start_timeout_s=60.0,
     ) as running:
-        running.http_port = http_port  # type: ignore[attr-defined]
         yield running
 
 
@@ -68,7 +65,7 @@ def post(
     headers = {"content-type": content_type}
     if credential:
         headers["authorization"] = f"Bearer {credential}"
-    connection = http.client.HTTPConnection("127.0.0.1", stack.http_port, timeout=30)  # type: ignore[attr-defined]
+    connection = http.client.HTTPConnection("127.0.0.1", stack.http_port, timeout=30)
     try:
         connection.request("POST", path or PATH + rpc, data, headers)
         response = connection.getresponse()
@@ -362,7 +359,7 @@ def test_each_wrong_shape_is_named_with_the_form_it_expects(stack: Stack, shape:
 
 
 def test_every_http_error_has_a_connect_error_body(stack: Stack) -> None:
-    port = stack.http_port  # type: ignore[attr-defined]
+    port = stack.http_port
     for method, path in (
         ("GET", "/nothing/here"),
         ("GET", "/v1/matches"),
@@ -387,7 +384,7 @@ class Feed:
     def __init__(
         self, stack: Stack, path: str, credential: str | None, headers: dict[str, str] | None = None
     ) -> None:
-        self.connection = http.client.HTTPConnection("127.0.0.1", stack.http_port, timeout=30)  # type: ignore[attr-defined]
+        self.connection = http.client.HTTPConnection("127.0.0.1", stack.http_port, timeout=30)
         all_headers = {**({"authorization": f"Bearer {credential}"} if credential else {}), **(headers or {})}
         self.connection.request("GET", path, headers=all_headers)
         self.response = self.connection.getresponse()
@@ -514,7 +511,7 @@ def test_a_ticket_can_be_followed_until_it_is_matched(stack: Stack) -> None:
 def test_connect_streams_still_carry_json_values(stack: Stack) -> None:
     match, view = new_match(stack)
     payload = json.dumps({"match_id": match["matchId"]}).encode()
-    connection = http.client.HTTPConnection("127.0.0.1", stack.http_port, timeout=30)  # type: ignore[attr-defined]
+    connection = http.client.HTTPConnection("127.0.0.1", stack.http_port, timeout=30)
     connection.request(
         "POST",
         PATH + "Watch",

@@ -203,7 +203,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 
 def test_every_path_in_the_document_answers_as_it_says(stack: Stack) -> None:
     document = _document()
-    c = Checker(f"http://127.0.0.1:{stack.http_port}", document)  # type: ignore[attr-defined]
+    c = Checker(f"http://127.0.0.1:{stack.http_port}", document)
     key, page, operator, bots = stack.api_key, stack.publishable_key, stack.operator_key, stack.botworker_key
 
     # Games, keys and data: no state needed.

@@ -30,7 +30,6 @@ import pytest
 from guildhall.gateway.v1 import gateway_pb2 as pb
 from guildhall.gateway.v1 import gateway_pb2_grpc
 
-from devstack.processes import free_port
 from devstack.stack import Stack
 from gateway.auth import hash_key
 from gateway.domain.match import UNCLAIMED_REASON
@@ -71,7 +70,6 @@ TENANTS = {
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     work = tmp_path_factory.mktemp("seat-trust")
-    http_port = free_port()
     document = {"tenants": {name: body for name, (body, _, _) in TENANTS.items()}}
     with Stack(
         [GAME],
@@ -80,7 +78,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         work_dir=work,
         log_dir=work / "logs",
         gateway_env={
-            "HTTP_PORT": str(http_port),
+            "HTTP_PORT": "any",
             "TRUSTED_PROXIES": "127.0.0.1/32",  # the test plays the ingress: X-Forwarded-For counts
             "MAX_WEB_SPECTATORS_PER_TABLE": str(WEB_SPECTATORS_PER_TABLE),
             "MAX_WEB_SPECTATORS_PER_TENANT": str(WEB_SPECTATORS_PER_TENANT),
@@ -90,7 +88,6 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         bot_workers=1,
         bot_think_s=0.3,
     ) as running:
-        running.http_port = http_port  # type: ignore[attr-defined]
         yield running
 
 
@@ -115,7 +112,7 @@ def keys(tenant: str) -> tuple[str, str]:
 
 def _http(stack: Stack, rpc: str, credential: str, body: dict[str, Any], **headers: str) -> tuple[int, Any]:
     request = urllib.request.Request(
-        f"http://127.0.0.1:{stack.http_port}/guildhall.gateway.v1.GatewayService/{rpc}",  # type: ignore[attr-defined]
+        f"http://127.0.0.1:{stack.http_port}/guildhall.gateway.v1.GatewayService/{rpc}",
         data=json.dumps(body).encode(),
         headers={"authorization": f"Bearer {credential}", "content-type": "application/json", **headers},
     )

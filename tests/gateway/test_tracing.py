@@ -25,7 +25,6 @@ import pytest
 from guildhall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
-from devstack.processes import free_port
 from devstack.stack import Stack
 from guildhall_client import Client
 from services import tracing
@@ -119,7 +118,7 @@ def traced(
         monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector.endpoint)
         monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "100")  # export within 0.1 s (default 5 s)
         logs = tmp_path / "logs"
-        http = {"HTTP_PORT": str(free_port())}
+        http = {"HTTP_PORT": "any"}
         with Stack([GAME], gateways=1, log_dir=logs, tenants=tenants_document(), gateway_env=http) as stack:
             yield stack, collector, logs
 
@@ -196,7 +195,7 @@ def test_one_submit_action_is_one_trace_across_gateway_rules_service_and_redis(
     # Over HTTP (Connect) the caller's trace is continued from its traceparent header too.
     http_trace, http_caller = secrets.token_hex(16), secrets.token_hex(8)
     call = urllib.request.Request(
-        f"http://127.0.0.1:{stack.gateway_env['HTTP_PORT']}/guildhall.gateway.v1.GatewayService/GetView",
+        f"http://127.0.0.1:{stack.http_port}/guildhall.gateway.v1.GatewayService/GetView",
         data=json.dumps({"matchId": created.match_id}).encode(),
         headers={
             "Content-Type": "application/json",

@@ -12,7 +12,6 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from devstack.processes import free_port
 from devstack.stack import Stack
 
 WEB = Path(__file__).resolve().parents[2] / "clients" / "web"
@@ -167,15 +166,18 @@ def test_the_packed_package_installs_type_checks_and_plays(tmp_path: Path) -> No
     good = tsc(app, PROGRAM)
     assert good.returncode == 0, good.stdout + good.stderr
 
-    port = free_port()
     with Stack(
         ["ys"],
         gateways=1,
         work_dir=tmp_path / "stack",
         log_dir=tmp_path / "logs",
-        gateway_env={"HTTP_PORT": str(port), "LOG_LEVEL": "warning"},
+        gateway_env={"HTTP_PORT": "any", "LOG_LEVEL": "warning"},
     ) as stack:
-        env = {**os.environ, "GUILDHALL_HTTP": f"http://127.0.0.1:{port}", "GUILDHALL_KEY": stack.api_key}
+        env = {
+            **os.environ,
+            "GUILDHALL_HTTP": f"http://127.0.0.1:{stack.http_port}",
+            "GUILDHALL_KEY": stack.api_key,
+        }
         run = subprocess.run(
             ["node", "out/program.js"], cwd=app, env=env, capture_output=True, text=True, timeout=120
         )

@@ -10,7 +10,6 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from devstack.processes import free_port
 from devstack.stack import Stack
 from gateway.domain.receipts import seed_commitment
 
@@ -21,18 +20,17 @@ def test_the_typescript_client_against_a_real_gateway(tmp_path: Path) -> None:
     assert (WEB / "dist" / "guildhall.js").is_file(), "the TypeScript client is not built: `make web`"
     node = shutil.which("node")
     assert node, "Node 20+ is needed for the TypeScript client"
-    port = free_port()
     seed = bytes(range(32))
     with Stack(
         ["rattus_cartus"],
         gateways=1,
         work_dir=tmp_path,
         log_dir=tmp_path / "logs",
-        gateway_env={"HTTP_PORT": str(port), "LOG_LEVEL": "warning"},
+        gateway_env={"HTTP_PORT": "any", "LOG_LEVEL": "warning"},
     ) as stack:
         env = {
             **os.environ,
-            "GUILDHALL_HTTP": f"http://127.0.0.1:{port}",
+            "GUILDHALL_HTTP": f"http://127.0.0.1:{stack.http_port}",
             "GUILDHALL_KEY": stack.api_key,
             "SEED_VECTOR": f"{seed.hex()}:{seed_commitment(seed)}",
         }

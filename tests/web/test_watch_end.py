@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from devstack.processes import free_port
 from devstack.stack import Stack
 
 WEB = Path(__file__).resolve().parents[2] / "clients" / "web"
@@ -68,12 +67,11 @@ def _open_watch_streams(metrics_port: int) -> float:
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, int, int]]:
     work = tmp_path_factory.mktemp("watch-end")
-    http_port, metrics_port = free_port(), free_port()
-    env = {"HTTP_PORT": str(http_port), "METRICS_PORT": str(metrics_port), "LOG_LEVEL": "warning"}
+    env = {"HTTP_PORT": "any", "METRICS_PORT": "any", "LOG_LEVEL": "warning"}
     with Stack(
         ["rattus_cartus"], gateways=1, work_dir=work, log_dir=work / "logs", gateway_env=env
     ) as running:
-        yield running, http_port, metrics_port
+        yield running, running.http_port, running.metrics_port
 
 
 def _node(program: Path, mode: str, stack: Stack, http_port: int) -> subprocess.Popen[str]:
