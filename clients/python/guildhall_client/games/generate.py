@@ -9,11 +9,13 @@ that could generate them), and tests/test_client_games.py fails when one differs
 generator's output. clients/web/scripts/games.mjs merges the same files the same way for the
 TypeScript package, so the type names agree across the two clients.
 
-One module per game, self-contained: the roots `Action` and `Event` (unions discriminated by
-`type`), `View`, `Options`, `Outcome`, `GameData`, `Rejection`, and the shared `Decision` and
-`Description`, with every definition they use. A definition whose name is taken by a root or by a
-different definition of another schema is prefixed with its schema's root name (Waterdeep's
-pending `Decision` on the stack becomes `EventDecision`, the shared one keeps `Decision`).
+One module per game: the roots `Action` and `Event` (unions discriminated by `type`), `View`,
+`Options`, `Outcome`, `GameData`, `Rejection`, and the shared `Decision` and `Description`, with
+every definition they use. A definition whose name is taken by a root or by a different definition
+of another schema is prefixed with its schema's root name (Waterdeep's pending `Decision` on the
+stack becomes `EventDecision`, the shared one keeps `Decision`). The definitions every game has
+alike (`Decision`, `Rejection`, `ScoreSheet`, ...) are written once, in `_shared.py`, and each game
+module imports them under the same names: `ys.Decision` is `bruges.Decision`.
 """
 
 from __future__ import annotations
@@ -199,12 +201,31 @@ def _typed_dict(name: str, schema: dict[str, Any]) -> list[str]:
     return lines
 
 
-def python_module(game: str) -> str:
-    title, defs = merged(game)
+def _refs(schema: Any) -> set[str]:
+    """The names of the definitions `schema` refers to."""
+    if isinstance(schema, dict):
+        found = {str(schema["$ref"]).rsplit("/", 1)[-1]} if "$ref" in schema else set()
+        return found.union(*(_refs(v) for v in schema.values()))
+    if isinstance(schema, list):
+        return set().union(*(_refs(v) for v in schema))
+    return set()
+
+
+def shared(every: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The definitions alike in every game's merged namespace, and alike in all they refer to."""
+    first, *others = every.values()
+    alike = {n: d for n, d in first.items() if all(_canon(o.get(n)) == _canon(d) for o in others)}
+    while unmet := [n for n, d in alike.items() if not _refs(d) <= alike.keys()]:
+        for name in unmet:
+            del alike[name]
+    return alike
+
+
+def _definitions(defs: dict[str, Any], order: list[str]) -> list[str]:
+    """TypedDicts for the objects, then aliases for the rest (unions, enums, scalars)."""
     classes: list[str] = []
     aliases: list[str] = []
-    roots = [name for _, name in KINDS]
-    for name in [*roots, *sorted(n for n in defs if n not in roots)]:
+    for name in order:
         schema = defs[name]
         if schema.get("type") == "object" and "properties" in schema:
             classes += ["", "", *_typed_dict(name, schema)]
@@ -212,6 +233,21 @@ def python_module(game: str) -> str:
             aliases.append(f"{name}: TypeAlias = {annotation(schema)}")
             if schema.get("description"):
                 aliases += _doc(schema["description"], "")
+    return classes + (["", "", *aliases] if aliases else [])
+
+
+# Every module starts with all of typing's names it could use; `formatted` drops the unused ones.
+_IMPORTS = [
+    "from __future__ import annotations",
+    "",
+    "from typing import Any, Literal, NotRequired, TypeAlias, TypedDict",
+]
+
+
+def python_module(game: str, title: str, defs: dict[str, Any], common: dict[str, Any]) -> str:
+    roots = [name for _, name in KINDS]
+    own = [n for n in [*roots, *sorted(n for n in defs if n not in roots)] if n not in common]
+    imported = sorted(common)
     header = [
         f'"""{title}: the types of its actions, events, views, options, outcome and game data.',
         "",
@@ -220,33 +256,56 @@ def python_module(game: str) -> str:
         f"`view = cast({game}.View, match_view.view)`, and type-check actions before they are sent.",
         '"""',
         "",
-        "from __future__ import annotations",
+        *_IMPORTS,
         "",
-        "from typing import Any, Literal, NotRequired, TypeAlias, TypedDict",
+        f"from guildhall_client.games._shared import {', '.join(imported)}",
         "",
-        "__all__ = [" + ", ".join(json.dumps(n) for _, n in KINDS) + "]",
+        # The shared names too: re-exported, so `ys.Decision` type-checks under --strict.
+        "__all__ = [" + ", ".join(json.dumps(n) for n in dict.fromkeys([*roots, *imported])) + "]",
     ]
-    body = header + classes + (["", "", *aliases] if aliases else [])
-    return "\n".join(body) + "\n"
+    return "\n".join(header + _definitions(defs, own)) + "\n"
+
+
+def shared_module(common: dict[str, Any]) -> str:
+    header = [
+        '"""The types every game has alike: decisions, descriptions, rejections, outcomes, game data.',
+        "",
+        "Generated from schemas/ by `python -m guildhall_client.games.generate`: do not edit. Each",
+        "game's module imports them under the same names (`guildhall_client.games.ys.Decision`).",
+        '"""',
+        "",
+        *_IMPORTS,
+    ]
+    return "\n".join(header + _definitions(common, sorted(common))) + "\n"
 
 
 def formatted(text: str, path: Path) -> str:
-    """The module laid out by ruff (a dev dependency, pinned in constraints.txt), so the checked-in
-    files pass `ruff format --check` and the comparison with them is exact."""
-    run = subprocess.run(
-        [sys.executable, "-m", "ruff", "format", "--stdin-filename", str(path), "-"],
-        input=text,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
-    if run.returncode:
-        raise SystemExit(f"ruff format failed (pip install -e '.[dev]'): {run.stderr}")
-    return run.stdout
+    """The module with its unused imports dropped and laid out by ruff (a dev dependency, pinned in
+    constraints.txt), so the checked-in files pass `make lint` and the comparison with them is
+    exact."""
+    for command in (["check", "--fix-only", "--select", "F401,I001"], ["format"]):
+        run = subprocess.run(
+            [sys.executable, "-m", "ruff", *command, "--stdin-filename", str(path), "-"],
+            input=text,
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
+        if run.returncode:
+            raise SystemExit(f"ruff {command[0]} failed (pip install -e '.[dev]'): {run.stderr}")
+        text = run.stdout
+    return text
 
 
 def render() -> dict[Path, str]:
-    return {OUT / f"{game}.py": formatted(python_module(game), OUT / f"{game}.py") for game in games()}
+    """Every module's text: one per game, and `_shared.py`."""
+    every = {game: merged(game) for game in games()}
+    common = shared({game: defs for game, (_, defs) in every.items()})
+    texts = {
+        OUT / f"{game}.py": python_module(game, title, defs, common) for game, (title, defs) in every.items()
+    }
+    texts[OUT / "_shared.py"] = shared_module(common)
+    return {path: formatted(text, path) for path, text in texts.items()}
 
 
 def main(argv: list[str]) -> int:

@@ -9,6 +9,22 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 
+from guildhall_client.games._shared import (
+    Arg,
+    Choice,
+    Component,
+    Decision,
+    Deck,
+    DeckPart,
+    Description,
+    Option,
+    Outcome,
+    Place,
+    PlayerResult,
+    Rejection,
+    ScoreSheet,
+)
+
 __all__ = [
     "Action",
     "Event",
@@ -19,6 +35,15 @@ __all__ = [
     "Rejection",
     "Decision",
     "Description",
+    "Arg",
+    "Choice",
+    "Component",
+    "Deck",
+    "DeckPart",
+    "Option",
+    "Place",
+    "PlayerResult",
+    "ScoreSheet",
 ]
 
 
@@ -71,17 +96,6 @@ class Options(TypedDict):
     variants_with_two: NotRequired[bool]
 
 
-class Outcome(TypedDict):
-    """A finished game: who won (several on a shared win, none if all lost) and every result.
-    `reason`: how it ended, in a sentence a person reads (names from the game data, no seat
-    named: a client says who won with the names chosen at the table).
-    """
-
-    reason: NotRequired[str]
-    results: list[PlayerResult]
-    winners: list[int]
-
-
 class GameData(TypedDict):
     """Everything static a client needs to show a match of this game with names, not ids."""
 
@@ -99,61 +113,6 @@ class GameData(TypedDict):
     stand_in: bool
     title: str
     version: str
-
-
-class Rejection(TypedDict):
-    """Why an action was refused: a stable `code` and a message a player understands."""
-
-    code: Literal[
-        "not_your_turn",
-        "illegal_action",
-        "game_over",
-        "unknown_player",
-        "unknown_action",
-        "stale_version",
-        "unknown_match",
-        "wrong_game",
-        "command_id_in_use",
-        "seat_taken",
-        "bad_invite",
-        "cannot_undo",
-    ]
-    message: str
-
-
-class Decision(TypedDict):
-    """What one seat is asked now. `simultaneous`: other seats decide at the same time, unseen."""
-
-    key: NotRequired[str]
-    options: list[Option]
-    prompt: str
-    prompt_args: NotRequired[list[Arg]]
-    prompt_template: NotRequired[str]
-    seat: int
-    simultaneous: NotRequired[bool]
-
-
-class Description(TypedDict):
-    """An event as a log line: `template` with `{name}` slots for `args`, and `text` rendered
-    with the default names. `internal`: engine bookkeeping a log may leave out.
-    """
-
-    args: NotRequired[list[Arg]]
-    internal: NotRequired[bool]
-    key: str
-    template: str
-    text: str
-
-
-class Arg(TypedDict):
-    """A named argument of a template (a description's, a decision's): its text, and what it
-    stands for (a seat, a card...).
-    """
-
-    id: NotRequired[str]
-    kind: NotRequired[str]
-    name: str
-    text: str
 
 
 class Bid(TypedDict):
@@ -260,23 +219,6 @@ class CharacterWon(TypedDict):
     type: Literal["character_won"]
 
 
-class Choice(TypedDict):
-    """One step of an option: `step` is the question ("Which broker?"), `label` the answer in
-    words; `kind` and `id` name what it stands for in the game data (empty for a plain value).
-    A step or label that names players has a template with `{name}` slots for its args (built
-    by `choice`); empty when the text names nobody.
-    """
-
-    id: NotRequired[str]
-    kind: NotRequired[str]
-    label: str
-    label_args: NotRequired[list[Arg]]
-    label_template: NotRequired[str]
-    step: str
-    step_args: NotRequired[list[Arg]]
-    step_template: NotRequired[str]
-
-
 class ChooseOrderCard(TypedDict):
     card: int
     type: Literal["choose_order_card"]
@@ -289,38 +231,10 @@ class ColumnsRanked(TypedDict):
     type: Literal["columns_ranked"]
 
 
-class Component(TypedDict):
-    """One card, tile, area or figure, found by (`kind`, `id`): ids are unique within a kind."""
-
-    count: NotRequired[int]
-    id: str
-    kind: str
-    name: str
-    source: NotRequired[str]
-    stand_in: NotRequired[bool]
-    text: NotRequired[str]
-    values: NotRequired[dict[str, Any]]
-
-
 class CountingStarted(TypedDict):
     """Phase 4 begins: neighbourhoods 1 to 4, then the market."""
 
     type: Literal["counting_started"]
-
-
-class Deck(TypedDict):
-    """A deck or pile as the box holds it before setup: which components, how many of each."""
-
-    id: str
-    name: str
-    parts: list[DeckPart]
-    text: NotRequired[str]
-
-
-class DeckPart(TypedDict):
-    count: int
-    id: str
-    kind: str
 
 
 class FrontReplaced(TypedDict):
@@ -407,15 +321,6 @@ class NoContributor(TypedDict):
     type: Literal["no_contributor"]
 
 
-class Option(TypedDict):
-    """A complete answer to a decision: its choices in order, and the legal action it is (the
-    index in the same answer's legal actions).
-    """
-
-    action: int
-    choices: list[Choice]
-
-
 class OrderCardChosen(TypedDict):
     card: int
     player: int
@@ -435,27 +340,6 @@ class Peek(TypedDict):
     throne_seat: NotRequired[int]
     throne_slot: NotRequired[int]
     type: Literal["peek"]
-
-
-class Place(TypedDict):
-    """A place of the board: area, district, canal, building slot, market row, track space...
-
-    `x`, `y` are a suggested position for a schematic drawing in the unit square (0,0 top
-    left); `neighbours` are the places the rules treat as adjacent (empty where adjacency
-    plays no part); `group` gathers places drawn together (a neighbourhood, a row).
-    """
-
-    group: NotRequired[str]
-    id: str
-    kind: str
-    name: str
-    neighbours: NotRequired[list[str]]
-    source: NotRequired[str]
-    stand_in: NotRequired[bool]
-    text: NotRequired[str]
-    values: NotRequired[dict[str, Any]]
-    x: float
-    y: float
 
 
 class PlaceBroker(TypedDict):
@@ -509,19 +393,6 @@ class PlayCharacter(TypedDict):
     type: Literal["play_character"]
 
 
-class PlayerResult(TypedDict):
-    """One seat's final result: `breakdown` says where the points came from (it sums to
-    `score`); `facts` are other figures that decided the result (e.g. rats against nuns).
-    """
-
-    breakdown: NotRequired[dict[str, int]]
-    eliminated: NotRequired[bool]
-    facts: NotRequired[dict[str, int]]
-    note: NotRequired[str]
-    player: int
-    score: int
-
-
 class QuotationMoved(TypedDict):
     colour: GemId | Literal[""]
     moved: int
@@ -542,20 +413,6 @@ class ReplaceFront(TypedDict):
 
     type: Literal["replace_front"]
     value: int
-
-
-class ScoreSheet(TypedDict):
-    """What a game's score means, for a client's players table and end screen.
-
-    Every view's `seats[i].score` is the score a table shows for seat i: while the game runs,
-    what `during_play` says (the public part of the score, "so far"); once it is over, the
-    final score, equal to the outcome's. `breakdown` and `facts` name the keys of the outcome's
-    PlayerResult.breakdown and .facts in words.
-    """
-
-    breakdown: NotRequired[dict[str, str]]
-    during_play: NotRequired[str]
-    facts: NotRequired[dict[str, str]]
 
 
 class SeatView(TypedDict):
