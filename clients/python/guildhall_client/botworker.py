@@ -42,13 +42,13 @@ QUEUE_WARNING_EVERY_S = 60.0  # at most one "searches are queueing" warning a mi
 # A search that waited, or that others wait behind, gets a shorter budget, down to this one:
 # the budget the strength targets are measured at (docs/bots.md).
 STRONG_FLOOR_S = 0.2
-# Strong seats one worker (one search thread, one core) serves before their decisions queue
-# behind each other, measured at 1 s a decision by benchmarks/bench_botworker.py
-# (bench/bots/capacity.md, docs/bots.md): against seats acting at a person's pace (8 s a move),
-# and in matches of platform bots only (the default 2 s think time). Read where the wait in line
-# stays under one budget at p95; measured on a busy machine, so a floor rather than a ceiling.
-STRONG_SEATS_PER_CORE_PEOPLE = 3
-STRONG_SEATS_PER_CORE_BOTS = 1
+# Strong seats one worker (one search thread, one core) serves with every decision within 1.2 s
+# at p95 and its event loop unslowed, measured at 1 s a decision by benchmarks/bench_botworker.py
+# (bench/bots/capacity.md, docs/bots.md): against seats acting at a person's pace (8 s a move;
+# the most measured, the search thread 38% busy there) and in matches of platform bots only (the
+# default 2 s think time; the search thread 95% busy). More seats shorten searches, not decisions.
+STRONG_SEATS_PER_CORE_PEOPLE = 8
+STRONG_SEATS_PER_CORE_BOTS = 8
 
 
 class BotWorker:
@@ -265,8 +265,9 @@ async def serve(args: argparse.Namespace) -> None:
         running = asyncio.create_task(worker.run(stop))
         _log.info("bot worker %s playing for %s", worker.name, args.target)
         _log.info(
-            "strong seats: one search at a time, %.2f s a decision; one core serves about %d strong "
-            "seats at a person's pace, %d in matches of bots only (docs/bots.md)",
+            "strong seats: one search at a time, %.2f s a decision; one core keeps each decision "
+            "within 1.2 s for %d strong seats at a person's pace and %d in matches of bots only, "
+            "shortening searches as they queue (docs/bots.md)",
             args.strong_seconds,
             STRONG_SEATS_PER_CORE_PEOPLE,
             STRONG_SEATS_PER_CORE_BOTS,
