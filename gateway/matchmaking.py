@@ -49,7 +49,7 @@ from gateway.domain.pairing import (
     form_tables,
 )
 from gateway.scripts import ColdClusterGuard, guarded_script
-from gateway.subscription import live_messages
+from gateway.subscription import live_messages, stop_listener
 
 _log = structlog.get_logger("matchmaking")
 
@@ -599,9 +599,7 @@ class Matchmaker:
     async def close(self) -> None:
         """Drop this replica's subscription."""
         if self._listener is not None:
-            self._listener.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._listener
+            await stop_listener(self._listener)
             self._listener = None
 
     # -- pairing --------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import redis.exceptions
 
 HEARTBEAT_S = 1.0  # an idle subscription pings its node after this long
 ANSWER_DEADLINE_S = 2.0  # and gives the node up when nothing came back this long after the ping
+CANCEL_AGAIN_S = 0.5  # a listener still running this long after its cancel is cancelled again
 
 
 async def live_messages(pubsub: Any) -> AsyncIterator[dict[str, Any]]:
@@ -41,6 +42,17 @@ async def live_messages(pubsub: Any) -> AsyncIterator[dict[str, Any]]:
         if not pinged and silent >= HEARTBEAT_S:
             await pubsub.ping()
             pinged = True
+
+
+async def stop_listener(task: asyncio.Task[Any]) -> None:
+    """Cancel a subscription's listener and wait until it has ended, cancelling it again while it
+    runs on: a cancel that lands as redis-py's timed read (`get_message(timeout=...)`) gives up
+    can be lost, and the listener then reads on (a test waited on `WatchHub.stop` forever)."""
+    while not task.done():
+        task.cancel()
+        await asyncio.wait({task}, timeout=CANCEL_AGAIN_S)
+    if not task.cancelled():
+        task.exception()  # retrieved: how it ended is of no interest once it is stopped
 
 
 class ClusterSubscriber:

@@ -21,7 +21,7 @@ import structlog
 
 from gateway import metrics
 from gateway.eventstore.base import MatchKey
-from gateway.subscription import live_messages
+from gateway.subscription import live_messages, stop_listener
 
 CHANNEL = "gh:notify"
 SEPARATOR = "\x1f"
@@ -137,9 +137,7 @@ class WatchHub:
     async def stop(self) -> None:
         for task in (self._task, self._poller, *self._checks):
             if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
+                await stop_listener(task)
         self.wake_all()  # watchers see the stop and end their streams
 
     def wake_all(self) -> None:

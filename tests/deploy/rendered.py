@@ -134,6 +134,10 @@ class Rendered:
             self.ports[key] = free_port()
         return self.ports[key]
 
+    def release_ports(self, workload: str) -> None:
+        """Forget the host ports the workload got: its next pod gets fresh ones."""
+        self.ports = {key: port for key, port in self.ports.items() if key[0] != workload}
+
     def service_port(self, service: str, port: int) -> int:
         """The host port behind `service:port` (the Service's selector names the workload)."""
         spec = self.services[service]["spec"]

@@ -214,14 +214,23 @@ def test_the_wheel_serves_as_the_rendered_manifests_configure_it(
     }
     pods = {}
     for name in cluster.ours():
-        pod = pods[name] = cluster.pod(name, tmp_path / "mounts")
-        for directory, mount_path, _ in pod.mounts:
-            if mount_path == "/etc/guildhall/redis":
-                (directory / "url").write_text(redis_url)  # the test's Redis, not the overlay's
-        (module,) = pod.args
-        process = Process(module, {**guard, **pod.host_env()}, tmp_path / f"{name}.log")
-        processes.append(process)
-        hit = hit_probes(cluster, pod, alive=process.gone, timeout_s=120)
+        for attempt in range(3):
+            pod = pods[name] = cluster.pod(name, tmp_path / "mounts" / str(attempt))
+            for directory, mount_path, _ in pod.mounts:
+                if mount_path == "/etc/guildhall/redis":
+                    (directory / "url").write_text(redis_url)  # the test's Redis, not the overlay's
+            (module,) = pod.args
+            process = Process(module, {**guard, **pod.host_env()}, tmp_path / f"{name}-{attempt}.log")
+            processes.append(process)
+            try:
+                hit = hit_probes(cluster, pod, alive=process.gone, timeout_s=120)
+                break
+            except AssertionError as error:
+                # A host port picked for the pod that another server of the parallel run bound
+                # first: the pod starts again on fresh ones (pods started later name them).
+                if "the port is taken" not in str(error) or attempt == 2:
+                    raise
+                cluster.release_ports(name)
         assert hit, f"{name} has no probe"
         if name == "gateway":
             assert hit == ["startupProbe GET /healthz", "readinessProbe grpc", "livenessProbe grpc"]
