@@ -60,6 +60,16 @@ def shown(game: str, view: dict, seat: int, legal: list) -> list[tuple[str, obje
     return pairs
 
 
+def test_an_id_two_kinds_share_under_one_name_is_named_in_any_field() -> None:
+    """Ankh-Morpork's Gaspode is a card and the reaction it plays, both "Gaspode": a list of
+    played cards (a field no kind answers to) names it. It once stayed an id there, and the
+    terminal showed "gaspode" when a match dealt it (test_play_shows_names_not_ids)."""
+    names = data_names("ankh_morpork")
+    assert set(names.kinds["card"]) & set(names.kinds["reaction"]) >= {"gaspode"}
+    assert names.name("played", "gaspode") == "Gaspode"
+    assert names.value(["gaspode"], "discard") == "[Gaspode]"
+
+
 def flat(text: str) -> str:
     return re.sub(r"\s+", " ", text)
 

@@ -42,11 +42,9 @@ class Names:
         if not document:
             return
         self.game = str(document.get("game_id", ""))
-        seen: dict[str, int] = {}
         for component in document.get("components", ()):
             kind, id_ = str(component["kind"]), str(component["id"])
             self.kinds.setdefault(kind, {})[id_] = str(component["name"])
-            seen[id_] = seen.get(id_, 0) + 1
             values = component.get("values") or {}
             seat = values.get("seat")
             if isinstance(seat, int) and not isinstance(seat, bool):
@@ -55,12 +53,16 @@ class Names:
             id_, name = str(place["id"]), str(place["name"])
             for kind in {str(place["kind"]), "place"}:
                 self.kinds.setdefault(kind, {})[id_] = name
-            seen[id_] = seen.get(id_, 0) + 1
+        # An id is named wherever it stands when it names one thing, or when every kind that has
+        # it gives it the same name (Ankh-Morpork's Gaspode is a card and the reaction it plays).
+        called: dict[str, set[str]] = {}
+        for kind_names in self.kinds.values():
+            for id_, name in kind_names.items():
+                called.setdefault(id_, set()).add(name)
         self.by_id = {
-            id_: name
-            for kind in self.kinds.values()
-            for id_, name in kind.items()
-            if seen[id_] == 1 and not id_.lstrip("-").isdigit()
+            id_: next(iter(names))
+            for id_, names in called.items()
+            if len(names) == 1 and not id_.lstrip("-").isdigit()
         }
         for kind, label in (document.get("kinds") or {}).items():
             for word in {kind, str(label).split()[-1]}:
