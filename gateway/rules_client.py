@@ -63,7 +63,7 @@ GRPC_OPTIONS = [
 ]
 
 
-class Event(msgspec.Struct, frozen=True):
+class Event(msgspec.Struct, frozen=True, gc=False):
     """An event as the rules service returned it: its tag, its JSON, and its description for the
     viewer it was returned for (a serialized guildhall.common.v1.Description; empty: none)."""
 
@@ -72,7 +72,7 @@ class Event(msgspec.Struct, frozen=True):
     description: bytes = b""
 
 
-class Status(msgspec.Struct, frozen=True):
+class Status(msgspec.Struct, frozen=True, gc=False):
     """Who owes a decision, and the outcome JSON once the game is over."""
 
     active_players: tuple[int, ...]
@@ -80,7 +80,7 @@ class Status(msgspec.Struct, frozen=True):
     outcome: bytes = b""
 
 
-class SeatView(msgspec.Struct, frozen=True):
+class SeatView(msgspec.Struct, frozen=True, gc=False):
     """A seat's view of a state and its legal actions there (JSON each), and its decision over
     them (a serialized guildhall.common.v1.Decision; empty: none)."""
 

@@ -15,6 +15,22 @@ servers' runtime"):
   the young generation's threshold is raised so that what dies within a request dies young
   (no full collection in 40 s at 250 paced matches, middle-generation pauses 11 to 22 ms);
   cycles are still collected, only less often.
+- In the servers, collections come on a clock, not from allocation counts, and what survives
+  is frozen (round 7, docs/performance.md "Round 7: the collector"). At 1,000 paced matches the
+  gateway holds some 250,000 long-lived objects (two thousand Play streams' tasks, coroutines
+  and gRPC call state). The counted collector walked them every few seconds (middle-generation
+  pauses of 40 to 50 ms) and the whole heap every 10 to 20 s (230 to 400 ms): they set the
+  p99, 72 to 130 ms against the 50 ms target (19 ms with the collector off). The young count
+  is no better a clock: it is allocations less deallocations, so old objects dying as new ones
+  replace them hold it down while the young generation grows (100,000 to 200,000 objects,
+  pauses of 50 to 130 ms, once the older generations were off the count). And what all those
+  collections found was next to nothing: what a request leaves in cycles dies young, and a
+  closed stream is freed by reference counts (0 objects in cycles after 600 streams closed).
+  So the young generation is collected every YOUNG_EVERY_S (its count, set too high to be
+  reached between two ticks, stays as a backstop); every `GUILDHALL_GC_OLD_EVERY_S` seconds (60
+  by default) a pass collects what is not frozen (what came since the last pass) and freezes
+  what survives; every UNFREEZE_EVERY-th pass (hourly by default) unfreezes first, to reclaim
+  the rare cycle among frozen objects.
 
 `GUILDHALL_EVENT_LOOP=asyncio` and `GUILDHALL_GC=stock` restore the defaults (the benchmark
 runs them beside the tuned runtime to show what each choice is worth).
@@ -23,20 +39,30 @@ runs them beside the tuned runtime to show what each choice is worth).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import os
-from collections.abc import Coroutine
+from collections.abc import AsyncIterator, Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 EVENT_LOOP_ENV = "GUILDHALL_EVENT_LOOP"  # "uvloop" (the default when installed) or "asyncio"
 GC_ENV = "GUILDHALL_GC"  # "tuned" (the default) or "stock"
+OLD_EVERY_ENV = "GUILDHALL_GC_OLD_EVERY_S"  # seconds between passes over the older generations
+DEFAULT_OLD_EVERY_S = 60.0
+UNFREEZE_EVERY = 60  # passes: the frozen objects are walked again once an hour by default
 # Young-generation threshold: net container allocations between young collections. CPython's
 # 700 promotes a request's temporaries that are still alive across an await; at 3,000 most die
 # young. Higher is not better: the middle generation holds up to 10 young batches, and at 10,000
 # its collections paused the gateway 60 to 75 ms (at 3,000: 11 to 22 ms, 250 paced matches).
 YOUNG_THRESHOLD = 3_000
+# The servers' collections on the clock (`run`): the young generation every YOUNG_EVERY_S; the
+# count that would start one between two ticks is a backstop for a loop held up by a long call;
+# the middle and old generations never reach theirs.
+YOUNG_EVERY_S = 0.25
+YOUNG_BACKSTOP = 50_000
+NEVER_BY_COUNT = 1 << 30
 
 
 class RuntimeSettingError(ValueError):
@@ -56,9 +82,24 @@ def event_loop_name() -> str:
     return wanted
 
 
+def old_every_s() -> float:
+    """GUILDHALL_GC_OLD_EVERY_S: seconds between passes over the older generations, a number > 0."""
+    text = os.environ.get(OLD_EVERY_ENV, "").strip()
+    if not text:
+        return DEFAULT_OLD_EVERY_S
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not 0 < seconds < float("inf"):
+        raise RuntimeSettingError(f"{OLD_EVERY_ENV} must be a number of seconds > 0, not {text!r}")
+    return seconds
+
+
 def tune_gc() -> bool:
     """Freeze what exists now (call it once start-up has imported everything) and raise the young
-    threshold; returns False (and changes nothing) when GUILDHALL_GC=stock."""
+    threshold; returns False (and changes nothing) when GUILDHALL_GC=stock. The servers then
+    collect on the clock (`collections_on_schedule`, in `run`)."""
     mode = os.environ.get(GC_ENV, "tuned").strip().lower()
     if mode not in ("tuned", "stock"):
         raise RuntimeSettingError(f"{GC_ENV} must be 'tuned' or 'stock', not {mode!r}")
@@ -68,16 +109,63 @@ def tune_gc() -> bool:
     gc.freeze()
     _, middle, old = gc.get_threshold()
     gc.set_threshold(YOUNG_THRESHOLD, middle, old)
-
     return True
 
 
+def collect_older_generations(unfreeze: bool = False) -> int:
+    """One pass: collect what is not frozen and freeze what survives (`unfreeze`: everything,
+    the frozen objects included). Returns the number of unreachable objects found."""
+    if unfreeze:
+        gc.unfreeze()
+    found = gc.collect()
+    gc.freeze()
+    return found
+
+
+async def _collect(old_every_s: float) -> None:
+    loop = asyncio.get_running_loop()
+    tick = min(YOUNG_EVERY_S, old_every_s)
+    passes = 0
+    next_pass = loop.time() + old_every_s
+    while True:
+        await asyncio.sleep(tick)
+        if loop.time() < next_pass:
+            gc.collect(0)
+            continue
+        passes += 1
+        collect_older_generations(unfreeze=passes % UNFREEZE_EVERY == 0)
+        next_pass = loop.time() + old_every_s
+
+
+@contextlib.asynccontextmanager
+async def collections_on_schedule(old_every_s: float) -> AsyncIterator[None]:
+    """While open, on the running loop: the young generation collected every YOUNG_EVERY_S, and a
+    pass over the older generations every `old_every_s` (the counts only as a backstop). The
+    thresholds are restored on leaving."""
+    thresholds = gc.get_threshold()
+    gc.set_threshold(YOUNG_BACKSTOP, NEVER_BY_COUNT, NEVER_BY_COUNT)
+    collector = asyncio.create_task(_collect(old_every_s), name="gc-on-schedule")
+    try:
+        yield
+    finally:
+        collector.cancel()
+        gc.set_threshold(*thresholds)
+
+
+async def _collecting_on_schedule(main: Coroutine[Any, Any, T], old_every_s: float) -> T:
+    async with collections_on_schedule(old_every_s):
+        return await main
+
+
 def run(main: Coroutine[Any, Any, T]) -> T:
-    """`asyncio.run(main)` on the chosen loop, with the collector tuned first. A bad setting
-    raises RuntimeSettingError before anything runs (and closes `main`, never awaited)."""
+    """`asyncio.run(main)` on the chosen loop, with the collector tuned first and collecting on
+    the clock. A bad setting raises RuntimeSettingError before anything runs (and closes `main`,
+    never awaited)."""
     try:
         loop = event_loop_name()
-        tune_gc()
+        every_s = old_every_s()
+        if tune_gc():
+            main = _collecting_on_schedule(main, every_s)
     except RuntimeSettingError:
         main.close()
         raise

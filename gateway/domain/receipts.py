@@ -22,7 +22,7 @@ SNAPSHOT_DOMAIN = b"guildhall-snapshot-v1"
 SEED_DOMAIN = b"guildhall-seed-v1"
 
 
-class Receipt(msgspec.Struct, frozen=True):
+class Receipt(msgspec.Struct, frozen=True, gc=False):
     """A signature by key `key_id` over (tenant, match, version, head_hash)."""
 
     key_id: str

@@ -27,7 +27,7 @@ _ID_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,64}")
 RESERVED_META_FIELDS = frozenset({"version", "head_hash"})
 
 
-class MatchKey(msgspec.Struct, frozen=True):
+class MatchKey(msgspec.Struct, frozen=True, gc=False):
     """Identifies one match of one tenant; each part is 1-64 of `A-Z a-z 0-9 . _ -`."""
 
     tenant: str
@@ -39,14 +39,14 @@ class MatchKey(msgspec.Struct, frozen=True):
                 raise ValueError(f"{name} must match [A-Za-z0-9._-]{{1,64}}, got {value!r}")
 
 
-class NewEvent(msgspec.Struct, frozen=True):
+class NewEvent(msgspec.Struct, frozen=True, gc=False):
     """An event produced by the rules, not yet stored; `payload` is the event's JSON."""
 
     type: str
     payload: bytes
 
 
-class StoredEvent(msgspec.Struct, frozen=True):
+class StoredEvent(msgspec.Struct, frozen=True, gc=False):
     """An event as stored: numbered, stamped and chained to the entry before it."""
 
     version: int
@@ -65,7 +65,7 @@ class StoredEvent(msgspec.Struct, frozen=True):
     receipt: bytes = b""
 
 
-class Snapshot(msgspec.Struct, frozen=True):
+class Snapshot(msgspec.Struct, frozen=True, gc=False):
     """A cache of the match state after event `version`; events stay the truth."""
 
     version: int
@@ -73,7 +73,7 @@ class Snapshot(msgspec.Struct, frozen=True):
     state: bytes
 
 
-class AppendResult(msgspec.Struct, frozen=True):
+class AppendResult(msgspec.Struct, frozen=True, gc=False):
     """Versions given to the appended events; `duplicate` when the command id was already used."""
 
     first_version: int

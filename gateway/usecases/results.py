@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import msgspec
 
 from gateway.domain.audit import Finding, RulesUnavailable, Verdict
 from gateway.domain.match import MATCH_ENDED
@@ -45,10 +48,15 @@ class InvalidRequest(ValueError):
 
 
 # -- what the use cases return ---------------------------------------------------------------------
+#
+# EventOut and MatchView fill the gateway's caches (tens of thousands of each at 1,000 matches), so
+# they are structs the garbage collector does not track (`gc=False`): made only of bytes, strings,
+# numbers and tuples of them, they cannot be part of a reference cycle. Tracked, they made every
+# collection walk the caches and, promoted on every action, brought a full collection (250-400 ms
+# at 1,000 paced matches) every few seconds (docs/performance.md, "Round 7: the collector").
 
 
-@dataclass(frozen=True)
-class EventOut:
+class EventOut(msgspec.Struct, frozen=True, gc=False):
     """An event as one viewer may see it; actor is the seat, or -1 for the gateway."""
 
     version: int
@@ -62,15 +70,14 @@ class EventOut:
     description: bytes = b""
 
 
-@dataclass(frozen=True)
-class MatchView:
+class MatchView(msgspec.Struct, frozen=True, gc=False):
     game: str
     match_id: str
     version: int
     seat: int | None
     view_json: bytes
-    legal_actions: list[bytes]
-    active_seats: list[int]
+    legal_actions: tuple[bytes, ...]
+    active_seats: tuple[int, ...]
     finished: bool
     outcome_json: bytes
     players: tuple[str, ...] = ()
@@ -95,7 +102,7 @@ class SubmitOutcome:
     accepted: bool
     rejection: Rejection | None = None
     version: int = 0
-    events: list[EventOut] = field(default_factory=list)
+    events: Sequence[EventOut] = ()
     receipt: Receipt | None = None
     repeated: bool = False
     game: str = ""

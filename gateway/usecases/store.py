@@ -174,7 +174,7 @@ class Appended:
     time_ms: int
     events: list[NewEvent]
 
-    def out(self, after_version: int, actor: str, shown_game_events: Sequence[Event]) -> list[EventOut]:
+    def out(self, after_version: int, actor: str, shown_game_events: Sequence[Event]) -> tuple[EventOut, ...]:
         """The appended events for the caller: game events as shown to it (already redacted
         by the rules service), the gateway's events as written; the receipt on the last."""
         shown = list(shown_game_events)
@@ -198,7 +198,7 @@ class Appended:
                     description,
                 )
             )
-        return out
+        return tuple(out)
 
 
 def is_game_event(event_type: str) -> bool:

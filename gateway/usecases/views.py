@@ -134,8 +134,8 @@ class ViewUseCases(MatchStore):
             version=match.version,
             seat=seat,
             view_json=view,
-            legal_actions=legal,
-            active_seats=match.waiting_seats(),
+            legal_actions=tuple(legal),
+            active_seats=tuple(match.waiting_seats()),
             finished=match.ended,
             outcome_json=match.outcome if match.ended else b"",
             players=match.players,
@@ -151,11 +151,13 @@ class ViewUseCases(MatchStore):
             and match.undo.top(seat) is not None,
         )
 
-    async def _redact(self, match: Match, seat: int | None, stored: Sequence[StoredEvent]) -> list[EventOut]:
+    async def _redact(
+        self, match: Match, seat: int | None, stored: Sequence[StoredEvent]
+    ) -> tuple[EventOut, ...]:
         """Stored entries as `seat` may see them: game events through the rules service's
         redaction, the gateway's own events as stored (they are public)."""
         if not stored:
-            return []
+            return ()
         memo_key = (match.key, seat, stored[0].version, stored[-1].version, stored[-1].hash)
         memo = self._redacted.get_fresh(memo_key)
         if memo is not None:
@@ -178,12 +180,13 @@ class ViewUseCases(MatchStore):
                     entry.version, entry.type, actor, payload, entry.time_ms, receipt_of(entry), description
                 )
             )
-        self._redacted.put(memo_key, out)
-        return out
+        result = tuple(out)
+        self._redacted.put(memo_key, result)
+        return result
 
     async def events_since(
         self, key: MatchKey, seat: int | None, after_version: int, limit: int = 500
-    ) -> list[EventOut]:
+    ) -> tuple[EventOut, ...]:
         """Events after `after_version`, redacted for `seat` (None: a spectator): what Watch sends."""
         match = await self._load(key)
         if seat is not None and not 0 <= seat < match.seats:

@@ -169,7 +169,7 @@ class FakeMatches:
     async def get_view(self, key: MatchKey, seat: int | None, *, min_version: int = 0) -> MatchView:
         match = self._match(key)
         active = self._active(match)
-        legal = [b'{"type":"move"}'] if seat == active else []
+        legal = (b'{"type":"move"}',) if seat == active else ()
         view = json.dumps({"moves": len(match.events) - 1, "me": seat}).encode()
         return MatchView(
             match.game,
@@ -178,7 +178,7 @@ class FakeMatches:
             seat,
             view,
             legal,
-            [active],
+            (active,),
             False,
             b"",
             tuple(match.players),

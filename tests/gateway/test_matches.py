@@ -169,7 +169,7 @@ def test_submit_with_another_seats_command_id_is_refused_and_hands_back_nothing(
             drew = await matches.submit(key, 0, _play_card_of(view.view_json), command_id="c1")
             assert drew.accepted
             stolen = await matches.submit(key, 1, TAKE_ONE, command_id="c1")
-            assert not stolen.accepted and stolen.events == []
+            assert not stolen.accepted and not stolen.events
             assert stolen.rejection is not None and stolen.rejection.code == COMMAND_ID_IN_USE
 
     asyncio.run(scenario())
@@ -185,7 +185,7 @@ def test_the_creates_command_id_hands_back_nothing_to_a_seat(
         async with gateway(url, targets) as matches:
             await matches.create("acme", NIM, ["x", "y"], match_id="m1", seed=SEED, command_id="mk-1")
             outcome = await matches.submit(_key(), 0, TAKE_ONE, command_id="mk-1")
-            assert not outcome.accepted and outcome.events == []
+            assert not outcome.accepted and not outcome.events
             assert outcome.rejection is not None and outcome.rejection.code == COMMAND_ID_IN_USE
             default = await matches.create("acme", NIM, ["x", "y"], match_id="m2", seed=SEED)
             assert default.created
@@ -356,7 +356,7 @@ def test_a_finished_match_ends_in_the_same_append_revealing_the_seed(
                 key, final.active_seats[0] if final.active_seats else 0, TAKE_ONE, command_id="late"
             )
             assert over.rejection is not None and over.rejection.code == GAME_OVER
-            assert (await matches.get_view(key, 0)).legal_actions == []
+            assert (await matches.get_view(key, 0)).legal_actions == ()
             assert await matches.active_matches("acme") == 0
             assert (await matches.audit(key)).ok
 
@@ -397,7 +397,7 @@ def test_a_resigned_seat_is_played_by_the_gateway_while_the_others_play_on(
             after = await matches.submit(key, 0, TAKE_ONE, command_id="t0")  # seat 1 is next: auto-played
             assert after.accepted
             view = await matches.get_view(key, None)
-            assert view.active_seats == [2] and view.resigned == (1,)
+            assert view.active_seats == (2,) and view.resigned == (1,)
             auto = (await matches.events_since(key, None, after.version))[0]
             assert auto.type == "counters_taken" and auto.actor == -1
             refused = await matches.submit(key, 1, TAKE_ONE, command_id="ghost")
@@ -460,7 +460,7 @@ def test_views_show_each_seat_its_own_hand_and_legal_actions_only_when_it_must_a
                 await matches.get_view(key, None),
             )
             assert json.loads(mine.view_json)["hand"] and mine.legal_actions
-            assert json.loads(theirs.view_json)["hand"] and theirs.legal_actions == []
+            assert json.loads(theirs.view_json)["hand"] and theirs.legal_actions == ()
             assert json.loads(spectator.view_json)["hand"] is None and spectator.seat is None
             with pytest.raises(InvalidRequest):
                 await matches.get_view(key, 2)
@@ -476,7 +476,7 @@ def test_replay_shows_any_past_version_as_it_was(url: str, targets: dict[str, st
                 await matches.submit(key, turn % 2, TAKE_ONE, command_id=f"t{turn}")
             past = await matches.replay(key, 2, 1)
             assert past.version == 2 and json.loads(past.view_json)["pile"] == 14
-            assert past.legal_actions == []
+            assert past.legal_actions == ()
             with pytest.raises(InvalidRequest):
                 await matches.replay(key, 9, None)
 
@@ -607,7 +607,7 @@ def test_resigning_while_it_is_your_turn_hands_the_move_to_the_gateway_at_once(
             resigned = await matches.resign(key, 0, command_id="bye")
             assert resigned.accepted and [e.type for e in resigned.events] == ["seat_resigned"]
             view = await matches.get_view(key, None)
-            assert view.version == resigned.version + 1 and view.active_seats == [1]
+            assert view.version == resigned.version + 1 and view.active_seats == (1,)
             assert json.loads(view.view_json)["pile"] < 15
             assert (await matches.resign(key, 2, command_id="bye2")).events[-1].type == "match_ended"
             final = await matches.get_view(key, 1)

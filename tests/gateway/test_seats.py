@@ -140,7 +140,7 @@ def test_a_table_does_not_play_until_every_waiting_seat_is_claimed(url: str, tar
             )  # fmt: skip
             key = created.key
             view = await matches.get_view(key, 0)
-            assert view.active_seats == [] and view.legal_actions == [] and view.unclaimed == (0, 1, 2)
+            assert view.active_seats == () and view.legal_actions == () and view.unclaimed == (0, 1, 2)
             refused = await matches.submit(key, 0, TAKE_ONE, command_id="early")
             assert refused.rejection is not None and refused.rejection.code == NOT_YOUR_TURN
             assert "waiting for its players" in refused.rejection.message
@@ -155,7 +155,7 @@ def test_a_table_does_not_play_until_every_waiting_seat_is_claimed(url: str, tar
             assert timers.armed == []  # no clock ran while the table waited
             await matches.claim_seat(key, 1)
             view = await matches.get_view(key, 0)
-            assert view.unclaimed == () and view.active_seats == [0] and view.legal_actions
+            assert view.unclaimed == () and view.active_seats == (0,) and view.legal_actions
             assert timers.armed == [("t1", view.version, 0, "random_action")]
             types = [e.type for e in await matches.events_since(key, None, 0)]
             assert types == ["match_created", "seat_claimed", "seat_resigned", "seat_claimed", "seat_claimed"]

@@ -131,7 +131,7 @@ def test_another_seats_move_ends_the_take_back_and_only_the_mover_may_take_back(
             assert late.rejection == Rejection("cannot_undo", REFUSAL) and "another player" in REFUSAL
             assert (await matches.undo(KEY, 1, command_id="b2")).accepted
             assert refused(await matches.undo(KEY, 0, command_id="a3"))
-            assert (await matches.get_view(KEY, 1)).active_seats == [1]
+            assert (await matches.get_view(KEY, 1)).active_seats == (1,)
 
     run(scenario())
 
@@ -293,7 +293,7 @@ def test_a_take_back_racing_the_next_seats_move_lets_exactly_one_of_them_through
         redis_client.flushdb()
         undo, answer, final = run(scenario(expected))
         assert undo.accepted != answer.accepted, (undo, answer)
-        assert final.active_seats == [0] and final.version == 3
+        assert final.active_seats == (0,) and final.version == 3
         if undo.accepted:
             assert refused(answer, "not_your_turn")
         else:
