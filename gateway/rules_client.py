@@ -63,6 +63,8 @@ GRPC_OPTIONS = [
 ]
 
 
+# gc=False: strings, bytes and numbers only, never in a cycle; the gateway's caches hold many (see
+# gateway/eventstore/base.py).
 class Event(msgspec.Struct, frozen=True, gc=False):
     """An event as the rules service returned it: its tag, its JSON, and its description for the
     viewer it was returned for (a serialized guildhall.common.v1.Description; empty: none)."""

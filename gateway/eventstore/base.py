@@ -27,6 +27,9 @@ _ID_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,64}")
 RESERVED_META_FIELDS = frozenset({"version", "head_hash"})
 
 
+# The structs here that the gateway's caches hold by the thousand are not tracked by the garbage
+# collector (`gc=False`): made of strings, bytes and numbers, they cannot be part of a cycle, and a
+# tuple of them (a cache key) is untracked too (docs/performance.md, "Round 7: the collector").
 class MatchKey(msgspec.Struct, frozen=True, gc=False):
     """Identifies one match of one tenant; each part is 1-64 of `A-Z a-z 0-9 . _ -`."""
 

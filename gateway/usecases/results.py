@@ -53,7 +53,7 @@ class InvalidRequest(ValueError):
 # they are structs the garbage collector does not track (`gc=False`): made only of bytes, strings,
 # numbers and tuples of them, they cannot be part of a reference cycle. Tracked, they made every
 # collection walk the caches and, promoted on every action, brought a full collection (250-400 ms
-# at 1,000 paced matches) every few seconds (docs/performance.md, "Round 7: the collector").
+# at 1,000 paced matches) every 10 to 20 s (docs/performance.md, "Round 7: the collector").
 
 
 class EventOut(msgspec.Struct, frozen=True, gc=False):
