@@ -52,7 +52,8 @@ GC_ENV = "GUILDHALL_GC"  # "tuned" (the default) or "stock"
 OLD_EVERY_ENV = "GUILDHALL_GC_OLD_EVERY_S"  # seconds between passes over the older generations
 DEFAULT_OLD_EVERY_S = 60.0
 UNFREEZE_EVERY = 60  # passes: the frozen objects are walked again once an hour by default
-# Young-generation threshold: net container allocations between young collections. CPython's
+# Young-generation threshold where collections are counted (a benchmark process; the servers
+# collect on the clock): net container allocations between young collections. CPython's
 # 700 promotes a request's temporaries that are still alive across an await; at 3,000 most die
 # young. Higher is not better: the middle generation holds up to 10 young batches, and at 10,000
 # its collections paused the gateway 60 to 75 ms (at 3,000: 11 to 22 ms, 250 paced matches).
@@ -66,7 +67,8 @@ NEVER_BY_COUNT = 1 << 30
 
 
 class RuntimeSettingError(ValueError):
-    """GUILDHALL_EVENT_LOOP or GUILDHALL_GC has a value this module does not know."""
+    """GUILDHALL_EVENT_LOOP, GUILDHALL_GC or GUILDHALL_GC_OLD_EVERY_S has a value this module does
+    not know."""
 
 
 def event_loop_name() -> str:
