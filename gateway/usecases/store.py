@@ -142,11 +142,11 @@ class Match:
     def seating(self) -> Seating:
         return Seating(self.resigned, self.away, self.unclaimed)
 
-    def waiting_seats(self) -> list[int]:
+    def waiting_seats(self) -> tuple[int, ...]:
         """Seats that owe a decision and can still make it: none before a table is full."""
         if self.ended or self.unclaimed:
-            return []
-        return [s for s in self.status.active_players if s not in self.resigned]
+            return ()
+        return tuple(s for s in self.status.active_players if s not in self.resigned)
 
 
 # Stream entries with their ids, as XRANGE gives them (or an archive, numbered in order).

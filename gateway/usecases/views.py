@@ -96,11 +96,11 @@ class ViewUseCases(MatchStore):
         for seat_view in decision.views:
             seat = seat_view.player
             owes = seat in waiting
-            legal = list(seat_view.legal_actions) if owes else []
+            legal = seat_view.legal_actions if owes else ()
             view = self._match_view(new, seat, seat_view.view, legal, seat_view.decision if owes else b"")
             self._views.put((key, last, new.head, seat), view)
         if decision.spectator_view is not None:
-            spectator = self._match_view(new, None, decision.spectator_view, [])
+            spectator = self._match_view(new, None, decision.spectator_view, ())
             self._views.put((key, last, new.head, None), spectator)
 
     async def get_view(self, key: MatchKey, seat: int | None, *, min_version: int = 0) -> MatchView:
@@ -120,13 +120,13 @@ class ViewUseCases(MatchStore):
             view, legal, decision = await self._rules_call(match, "view_and_legal_actions", match.state, seat)
         else:
             view, _ = await self._rules_call(match, "view", match.state, seat)
-            legal, decision = [], b""
+            legal, decision = (), b""
         result = self._match_view(match, seat, view, legal, decision)
         self._views.put(memo_key, result)
         return result
 
     def _match_view(
-        self, match: Match, seat: int | None, view: bytes, legal: list[bytes], decision: bytes = b""
+        self, match: Match, seat: int | None, view: bytes, legal: Sequence[bytes], decision: bytes = b""
     ) -> MatchView:
         return MatchView(
             game=match.game,
@@ -134,8 +134,8 @@ class ViewUseCases(MatchStore):
             version=match.version,
             seat=seat,
             view_json=view,
-            legal_actions=tuple(legal),
-            active_seats=tuple(match.waiting_seats()),
+            legal_actions=tuple(legal),  # a tuple (the fan-out's) is kept as it is
+            active_seats=match.waiting_seats(),
             finished=match.ended,
             outcome_json=match.outcome if match.ended else b"",
             players=match.players,
