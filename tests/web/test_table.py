@@ -400,8 +400,10 @@ def test_friends_play_a_whole_match_on_a_desk_and_a_phone(
                         timeout=15_000,
                     )
                 undone = "Ann takes back" in ann.page.locator("[data-testid=log]").inner_text()
-                if undone:
+                if undone:  # struck through; with "show all", since the move may be bookkeeping only
+                    ann.page.check("[data-testid=log-all]")
                     assert ann.page.locator("[data-testid=log] li.taken-back s").count() >= 1
+                    ann.page.uncheck("[data-testid=log-all]")
                 for dismiss in ann.page.locator("[data-testid=refusal] [data-testid=dismiss]").all():
                     dismiss.click()
             if clicks >= 10 and not laid_out and not away_now and _state(ann.page) == "my-turn":
