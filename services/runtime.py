@@ -27,10 +27,16 @@ servers' runtime"):
   collections found was next to nothing: what a request leaves in cycles dies young, and a
   closed stream is freed by reference counts (0 objects in cycles after 600 streams closed).
   So the young generation is collected every YOUNG_EVERY_S (its count, set too high to be
-  reached between two ticks, stays as a backstop); every `GUILDHALL_GC_OLD_EVERY_S` seconds (60
-  by default) a pass collects what is not frozen (what came since the last pass) and freezes
-  what survives; every UNFREEZE_EVERY-th pass (hourly by default) unfreezes first, to reclaim
-  the rare cycle among frozen objects.
+  reached between two ticks, stays as a backstop) and what survives a young collection is frozen
+  at once: no collection walks it again until the full pass, which every
+  `GUILDHALL_GC_OLD_EVERY_S` seconds (hourly by default) unfreezes everything, collects and
+  freezes again, to reclaim the rare cycle that died after its first quarter-second (1 to 3
+  objects a second at 1,000 paced matches), and sooner if the heap has doubled since the last
+  one (GROWTH_FACTOR): a flood of refused calls leaves more (280 a second). An earlier form of
+  this, a pass every 60 s over what came since the last one, still paused the gateway 90 ms a
+  minute (its objects: requests alive across a tick, that die by reference counts soon after)
+  and 265 ms once after a burst of 2,000 new Play streams, which missed a `make bench` ladder's
+  rung.
 
 `GUILDHALL_EVENT_LOOP=asyncio` and `GUILDHALL_GC=stock` restore the defaults (the benchmark
 runs them beside the tuned runtime to show what each choice is worth).
@@ -42,6 +48,7 @@ import asyncio
 import contextlib
 import gc
 import os
+import sys
 from collections.abc import AsyncIterator, Coroutine
 from typing import Any, TypeVar
 
@@ -49,21 +56,28 @@ T = TypeVar("T")
 
 EVENT_LOOP_ENV = "GUILDHALL_EVENT_LOOP"  # "uvloop" (the default when installed) or "asyncio"
 GC_ENV = "GUILDHALL_GC"  # "tuned" (the default) or "stock"
-OLD_EVERY_ENV = "GUILDHALL_GC_OLD_EVERY_S"  # seconds between passes over the older generations
-DEFAULT_OLD_EVERY_S = 60.0
-UNFREEZE_EVERY = 60  # passes: the frozen objects are walked again once an hour by default
+OLD_EVERY_ENV = "GUILDHALL_GC_OLD_EVERY_S"  # seconds between full passes (the frozen objects too)
+# A full pass walks the whole heap: some 300 ms in the gateway at 1,000 paced matches, in which
+# every call waits. Hourly, it reclaims the few thousand objects that died in cycles since.
+DEFAULT_OLD_EVERY_S = 3600.0
 # Young-generation threshold where collections are counted (a benchmark process; the servers
 # collect on the clock): net container allocations between young collections. CPython's
 # 700 promotes a request's temporaries that are still alive across an await; at 3,000 most die
 # young. Higher is not better: the middle generation holds up to 10 young batches, and at 10,000
 # its collections paused the gateway 60 to 75 ms (at 3,000: 11 to 22 ms, 250 paced matches).
 YOUNG_THRESHOLD = 3_000
-# The servers' collections on the clock (`run`): the young generation every YOUNG_EVERY_S; the
-# count that would start one between two ticks is a backstop for a loop held up by a long call;
-# the middle and old generations never reach theirs.
+# The servers' collections on the clock (`run`): the young generation every YOUNG_EVERY_S, what
+# survives frozen; the count that would start one between two ticks is a backstop for a loop held
+# up by a long call; the middle and old generations never reach theirs.
 YOUNG_EVERY_S = 0.25
 YOUNG_BACKSTOP = 50_000
 NEVER_BY_COUNT = 1 << 30
+# A full pass also comes as soon as the heap has doubled since the last one (in blocks of
+# Python's small-object allocator, a count read in 0.1 ms; counting the frozen objects takes
+# 30-50 ms at 1,000 paced matches). What a call in flight at a tick leaves in cycles when it
+# ends stays frozen until a full pass (280 objects a second under a flood of 3,600 refused calls
+# a second): this bounds it by the heap alive at the last pass, whatever the clock says.
+GROWTH_FACTOR = 2
 
 
 class RuntimeSettingError(ValueError):
@@ -85,7 +99,7 @@ def event_loop_name() -> str:
 
 
 def old_every_s() -> float:
-    """GUILDHALL_GC_OLD_EVERY_S: seconds between passes over the older generations, a number > 0."""
+    """GUILDHALL_GC_OLD_EVERY_S: seconds between full passes, a number > 0."""
     text = os.environ.get(OLD_EVERY_ENV, "").strip()
     if not text:
         return DEFAULT_OLD_EVERY_S
@@ -114,36 +128,48 @@ def tune_gc() -> bool:
     return True
 
 
-def collect_older_generations(unfreeze: bool = False) -> int:
-    """One pass: collect what is not frozen and freeze what survives (`unfreeze`: everything,
-    the frozen objects included). Returns the number of unreachable objects found."""
-    if unfreeze:
-        gc.unfreeze()
+def collect_young() -> None:
+    """A tick: collect the young generation and freeze what survives it (the tuned servers keep
+    nothing in the older generations, so no collection but the full pass walks it again)."""
+    gc.collect(0)
+    gc.freeze()
+
+
+def full_pass() -> int:
+    """Unfreeze everything, collect it all and freeze what survives. Returns the number of
+    unreachable objects found."""
+    gc.unfreeze()
     found = gc.collect()
     gc.freeze()
     return found
 
 
+def _grown(blocks_after_last_pass: int) -> bool:
+    """Has the heap doubled since the last full pass?"""
+    return sys.getallocatedblocks() > GROWTH_FACTOR * blocks_after_last_pass
+
+
 async def _collect(old_every_s: float) -> None:
     loop = asyncio.get_running_loop()
     tick = min(YOUNG_EVERY_S, old_every_s)
-    passes = 0
     next_pass = loop.time() + old_every_s
+    blocks_after_last_pass = sys.getallocatedblocks()
     while True:
         await asyncio.sleep(tick)
-        if loop.time() < next_pass:
-            gc.collect(0)
+        if loop.time() < next_pass and not _grown(blocks_after_last_pass):
+            collect_young()
             continue
-        passes += 1
-        collect_older_generations(unfreeze=passes % UNFREEZE_EVERY == 0)
+        full_pass()
+        blocks_after_last_pass = sys.getallocatedblocks()
         next_pass = loop.time() + old_every_s
 
 
 @contextlib.asynccontextmanager
 async def collections_on_schedule(old_every_s: float) -> AsyncIterator[None]:
-    """While open, on the running loop: the young generation collected every YOUNG_EVERY_S, and a
-    pass over the older generations every `old_every_s` (the counts only as a backstop). The
-    thresholds are restored on leaving."""
+    """While open, on the running loop: the young generation collected every YOUNG_EVERY_S and
+    what survives frozen, and a full pass every `old_every_s` or once the heap has doubled (the
+    counts only as a backstop).
+    The thresholds are restored on leaving."""
     thresholds = gc.get_threshold()
     gc.set_threshold(YOUNG_BACKSTOP, NEVER_BY_COUNT, NEVER_BY_COUNT)
     collector = asyncio.create_task(_collect(old_every_s), name="gc-on-schedule")

@@ -69,7 +69,7 @@ def _old_cycle() -> weakref.ref[_Node]:
     return weakref.ref(node)
 
 
-def test_the_servers_collect_the_older_generations_on_the_clock_not_by_counts(
+def test_the_servers_collect_on_the_clock_not_by_counts(
     monkeypatch: pytest.MonkeyPatch, collector: None
 ) -> None:
     monkeypatch.delenv(runtime.GC_ENV, raising=False)
@@ -81,7 +81,7 @@ def test_the_servers_collect_the_older_generations_on_the_clock_not_by_counts(
         made = [[] for _ in range(20 * runtime.YOUNG_THRESHOLD)]  # young collections come; no older one
         del made
         outlived_young = old() is not None
-        for _ in range(200):  # the schedule's next pass reclaims it
+        for _ in range(200):  # the schedule's next full pass reclaims it
             if old() is None:
                 break
             await asyncio.sleep(0.05)
@@ -93,29 +93,78 @@ def test_the_servers_collect_the_older_generations_on_the_clock_not_by_counts(
     assert gc.get_threshold() == (runtime.YOUNG_THRESHOLD, 10, 10)  # restored on leaving
 
 
-def test_without_a_pass_an_old_cycle_waits(collector: None) -> None:
-    """The other side of the test above: what the schedule is for."""
-    gc.set_threshold(runtime.YOUNG_THRESHOLD, runtime.NEVER_BY_COUNT, runtime.NEVER_BY_COUNT)
-    old = _old_cycle()
-    made = [[] for _ in range(20 * runtime.YOUNG_THRESHOLD)]
-    del made
-    assert old() is not None
-    assert runtime.collect_older_generations() >= 1
-    assert old() is None
+def test_what_outlives_a_tick_is_frozen_at_the_next(monkeypatch: pytest.MonkeyPatch, collector: None) -> None:
+    """A burst of long-lived objects (new Play streams) is frozen as it comes: nothing piles up
+    in the older generations for a later collection to walk in one long pause."""
+    monkeypatch.delenv(runtime.GC_ENV, raising=False)
+    monkeypatch.delenv(runtime.OLD_EVERY_ENV, raising=False)  # the full pass: an hour away
+
+    async def main() -> tuple[int, list[int], bool]:
+        kept: list[list[object]] = []
+        waiting = []
+        for _ in range(4):
+            kept.extend([[] for _ in range(10_000)])
+            await asyncio.sleep(runtime.YOUNG_EVERY_S * 2)  # a tick, at least
+            waiting.append(len(gc.get_objects(generation=1)) + len(gc.get_objects(generation=2)))
+        walked = {id(item) for item in gc.get_objects()}
+        return len(kept), waiting, any(id(item) in walked for item in kept)
+
+    kept, waiting, walked = runtime.run(main())
+    assert kept == 40_000
+    assert max(waiting) < 1_000, waiting  # the burst went to the frozen objects, tick by tick
+    assert not walked  # nothing of it in any generation a collection walks
 
 
-def test_a_pass_freezes_what_survives_and_the_unfreezing_pass_reclaims_cycles_among_them(
-    collector: None,
+def test_frozen_garbage_brings_the_full_pass_forward_once_the_heap_has_grown(
+    monkeypatch: pytest.MonkeyPatch, collector: None
 ) -> None:
+    """A call in flight at a tick leaves its cycles frozen when it ends: the full pass comes as
+    soon as the heap has grown by GROWTH_FACTOR, not an hour later."""
+    monkeypatch.delenv(runtime.GC_ENV, raising=False)
+    monkeypatch.delenv(runtime.OLD_EVERY_ENV, raising=False)  # the clock's pass: an hour away
+    monkeypatch.setattr(runtime, "GROWTH_FACTOR", 1.1)  # this process's heap is large: grow it 10%
+
+    async def main() -> tuple[bool, bool]:
+        await asyncio.sleep(runtime.YOUNG_EVERY_S * 2)
+        probe = _Node()
+        probe.other = probe
+        dead = weakref.ref(probe)
+        cycles: list[list[object]] = [[] for _ in range(sys.getallocatedblocks() // 8)]
+        for cycle in cycles:
+            cycle.append(cycle)
+        gc.freeze()  # as a tick would, while they were alive; no tick can run before they die
+        del probe, cycles, cycle
+        frozen_when_they_died = dead() is not None
+        for _ in range(20):
+            if dead() is None:
+                break
+            await asyncio.sleep(runtime.YOUNG_EVERY_S)
+        return frozen_when_they_died, dead() is None
+
+    frozen_when_they_died, reclaimed = runtime.run(main())
+    assert frozen_when_they_died and reclaimed
+
+
+def test_a_pass_by_growth_waits_for_the_heap_to_double(collector: None) -> None:
+    blocks = sys.getallocatedblocks()
+    assert not runtime._grown(blocks)  # as large as after the last pass
+    assert not runtime._grown(blocks // 2 + 10_000)  # not quite twice as large
+    assert runtime._grown(blocks // 2 - 10_000)
+
+
+def test_without_a_full_pass_a_cycle_among_frozen_objects_waits(collector: None) -> None:
+    """What the full pass is for: a cycle that died after it was frozen."""
     node = _Node()
     node.other = node
     alive = weakref.ref(node)
-    runtime.collect_older_generations()  # alive now: frozen
+    runtime.collect_young()  # alive at the tick: frozen
     assert gc.is_tracked(node) and node not in gc.get_objects()  # tracked, in no generation
-    del node  # a cycle among frozen objects: the ordinary passes do not walk them
-    runtime.collect_older_generations()
+    del node
+    for _ in range(3):
+        runtime.collect_young()
+    gc.collect()  # even a full collection: frozen objects are not walked
     assert alive() is not None
-    runtime.collect_older_generations(unfreeze=True)
+    assert runtime.full_pass() >= 1
     assert alive() is None
 
 
