@@ -32,11 +32,11 @@ servers' runtime"):
   `GUILDHALL_GC_OLD_EVERY_S` seconds (hourly by default) unfreezes everything, collects and
   freezes again, to reclaim the rare cycle that died after its first quarter-second (1 to 3
   objects a second at 1,000 paced matches), and sooner if the heap has doubled since the last
-  one (GROWTH_FACTOR): a flood of refused calls leaves more (280 a second). An earlier form of
-  this, a pass every 60 s over what came since the last one, still paused the gateway 90 ms a
-  minute (its objects: requests alive across a tick, that die by reference counts soon after)
-  and 265 ms once after a burst of 2,000 new Play streams, which missed a `make bench` ladder's
-  rung.
+  one, ten minutes after it at the soonest (GROWTH_FACTOR, GROWTH_WAIT_S): a flood of refused
+  calls leaves more. An earlier form of this, a pass every 60 s over what came since the last
+  one, still paused the gateway 90 ms a minute (its objects: requests alive across a tick, that
+  die by reference counts soon after) and 265 ms once after a burst of 2,000 new Play streams,
+  which missed a `make bench` ladder's rung.
 
 `GUILDHALL_EVENT_LOOP=asyncio` and `GUILDHALL_GC=stock` restore the defaults (the benchmark
 runs them beside the tuned runtime to show what each choice is worth).
@@ -72,12 +72,16 @@ YOUNG_THRESHOLD = 3_000
 YOUNG_EVERY_S = 0.25
 YOUNG_BACKSTOP = 50_000
 NEVER_BY_COUNT = 1 << 30
-# A full pass also comes as soon as the heap has doubled since the last one (in blocks of
-# Python's small-object allocator, a count read in 0.1 ms; counting the frozen objects takes
-# 30-50 ms at 1,000 paced matches). What a call in flight at a tick leaves in cycles when it
-# ends stays frozen until a full pass (280 objects a second under a flood of 3,600 refused calls
-# a second): this bounds it by the heap alive at the last pass, whatever the clock says.
+# A full pass also comes when the heap has doubled since the last one (in blocks of Python's
+# small-object allocator, a count read in 0.1 ms; counting the frozen objects takes 30-50 ms at
+# 1,000 paced matches), but not within GROWTH_WAIT_S of the last: what a call in flight at a
+# tick leaves in cycles when it ends stays frozen until a full pass (under a flood of 3,600
+# refused calls a second, the frozen objects grew by 280 a second and the process by 2 MB a
+# minute), and this bounds it. The wait keeps a heap that grows as a server fills up (new
+# matches, caches) from paying a full pass every time it doubles: at once, one fell inside a
+# paced benchmark's window (285 ms).
 GROWTH_FACTOR = 2
+GROWTH_WAIT_S = 600.0
 
 
 class RuntimeSettingError(ValueError):
@@ -152,23 +156,24 @@ def _grown(blocks_after_last_pass: int) -> bool:
 async def _collect(old_every_s: float) -> None:
     loop = asyncio.get_running_loop()
     tick = min(YOUNG_EVERY_S, old_every_s)
-    next_pass = loop.time() + old_every_s
+    last_pass = loop.time()
     blocks_after_last_pass = sys.getallocatedblocks()
     while True:
         await asyncio.sleep(tick)
-        if loop.time() < next_pass and not _grown(blocks_after_last_pass):
+        since = loop.time() - last_pass
+        if since < old_every_s and not (since >= GROWTH_WAIT_S and _grown(blocks_after_last_pass)):
             collect_young()
             continue
         full_pass()
+        last_pass = loop.time()
         blocks_after_last_pass = sys.getallocatedblocks()
-        next_pass = loop.time() + old_every_s
 
 
 @contextlib.asynccontextmanager
 async def collections_on_schedule(old_every_s: float) -> AsyncIterator[None]:
     """While open, on the running loop: the young generation collected every YOUNG_EVERY_S and
-    what survives frozen, and a full pass every `old_every_s` or once the heap has doubled (the
-    counts only as a backstop).
+    what survives frozen, and a full pass every `old_every_s`, or sooner once the heap has doubled
+    (the counts only as a backstop).
     The thresholds are restored on leaving."""
     thresholds = gc.get_threshold()
     gc.set_threshold(YOUNG_BACKSTOP, NEVER_BY_COUNT, NEVER_BY_COUNT)

@@ -118,11 +118,12 @@ def test_what_outlives_a_tick_is_frozen_at_the_next(monkeypatch: pytest.MonkeyPa
 def test_frozen_garbage_brings_the_full_pass_forward_once_the_heap_has_grown(
     monkeypatch: pytest.MonkeyPatch, collector: None
 ) -> None:
-    """A call in flight at a tick leaves its cycles frozen when it ends: the full pass comes as
-    soon as the heap has grown by GROWTH_FACTOR, not an hour later."""
+    """A call in flight at a tick leaves its cycles frozen when it ends: the full pass comes once
+    the heap has grown by GROWTH_FACTOR (GROWTH_WAIT_S after the last), not an hour later."""
     monkeypatch.delenv(runtime.GC_ENV, raising=False)
     monkeypatch.delenv(runtime.OLD_EVERY_ENV, raising=False)  # the clock's pass: an hour away
     monkeypatch.setattr(runtime, "GROWTH_FACTOR", 1.1)  # this process's heap is large: grow it 10%
+    monkeypatch.setattr(runtime, "GROWTH_WAIT_S", runtime.YOUNG_EVERY_S)
 
     async def main() -> tuple[bool, bool]:
         await asyncio.sleep(runtime.YOUNG_EVERY_S * 2)
