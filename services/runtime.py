@@ -58,7 +58,7 @@ EVENT_LOOP_ENV = "GUILDHALL_EVENT_LOOP"  # "uvloop" (the default when installed)
 GC_ENV = "GUILDHALL_GC"  # "tuned" (the default) or "stock"
 OLD_EVERY_ENV = "GUILDHALL_GC_OLD_EVERY_S"  # seconds between full passes (the frozen objects too)
 # A full pass walks the whole heap: some 300 ms in the gateway at 1,000 paced matches, in which
-# every call waits. Hourly, it reclaims the few thousand objects that died in cycles since.
+# every call waits. Hourly, it reclaims what died in cycles since (1 to 3 objects a second).
 DEFAULT_OLD_EVERY_S = 3600.0
 # Young-generation threshold where collections are counted (a benchmark process; the servers
 # collect on the clock): net container allocations between young collections. CPython's
@@ -173,8 +173,7 @@ async def _collect(old_every_s: float) -> None:
 async def collections_on_schedule(old_every_s: float) -> AsyncIterator[None]:
     """While open, on the running loop: the young generation collected every YOUNG_EVERY_S and
     what survives frozen, and a full pass every `old_every_s`, or sooner once the heap has doubled
-    (the counts only as a backstop).
-    The thresholds are restored on leaving."""
+    (the counts only as a backstop). The thresholds are restored on leaving."""
     thresholds = gc.get_threshold()
     gc.set_threshold(YOUNG_BACKSTOP, NEVER_BY_COUNT, NEVER_BY_COUNT)
     collector = asyncio.create_task(_collect(old_every_s), name="gc-on-schedule")
