@@ -125,8 +125,7 @@ def tune_gc() -> bool:
         raise RuntimeSettingError(f"{GC_ENV} must be 'tuned' or 'stock', not {mode!r}")
     if mode == "stock":
         return False
-    gc.collect()  # what start-up left as garbage goes now, not into the frozen generation
-    gc.freeze()
+    full_pass()  # what start-up left as garbage goes now, not into the frozen generation
     _, middle, old = gc.get_threshold()
     gc.set_threshold(YOUNG_THRESHOLD, middle, old)
     return True
