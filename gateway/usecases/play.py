@@ -200,11 +200,12 @@ class PlayUseCases(ViewUseCases):
                 if repeated is not None:
                     return repeated
                 continue
-            # CONFLICT: another replica appended first (or our head was stale).
-            if expected_version is not None:
-                fresh = await self._load(key, fresh=True)
-                if fresh.version != expected_version:
-                    return _rejected(_stale(expected_version, fresh.version), match.game)
+            # CONFLICT: another seat's append came first (or our head was stale). The version the
+            # store held as it refused says whether the seat's expected one is stale; otherwise the
+            # loop decides again on the match as it is now.
+            if expected_version is not None and appended.stored_version != expected_version:
+                assert appended.stored_version is not None
+                return _rejected(_stale(expected_version, appended.stored_version), match.game)
         raise ContendedMatch(f"match {key.match_id!r} changed {CONFLICT_RETRIES} times while deciding; retry")
 
     async def _precheck(

@@ -173,6 +173,9 @@ class Appended:
     status: str
     time_ms: int
     events: list[NewEvent]
+    # On a conflict: the version the store held as the script refused (read in the same atomic
+    # step), so a seat that decided on an older one is told so without reading the match again.
+    stored_version: int | None = None
 
     def out(self, after_version: int, actor: str, shown_game_events: Sequence[Event]) -> tuple[EventOut, ...]:
         """The appended events for the caller: game events as shown to it (already redacted
@@ -660,7 +663,13 @@ class MatchStore:
             if result.status == CONFLICT:
                 metrics.APPEND_CONFLICTS.inc()
                 self.notice_store_version(key, match.version, result.first)
-                self._cache.pop(key, None)
+                cached = self._cache.get(key)
+                # Kept when it is what a racing coroutine of this replica appended (at the stored
+                # version, past the one decided on): the usual conflict, two seats deciding at
+                # once, then costs the loser no reload (issue 45). Anything else is stale.
+                if cached is not None and not (cached.version == result.first > match.version):
+                    self._cache.pop(key, None)
+                return Appended(None, None, CONFLICT, time_ms, events, stored_version=result.first)
             return Appended(None, None, result.status, time_ms, events)
         if self.usage is not None:
             self.usage.count_append(key.tenant, match.game, match.version, events, actor, time_ms)
