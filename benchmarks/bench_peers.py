@@ -6,11 +6,12 @@ runs when node_modules is missing). There, written here against its public API: 
 two players take turns to increase (each move decided by the server only: one round trip per
 move), its own Server in memory or on files (FlatFile, node-persist's write queue off, so each
 move is written before the next is taken), and a driver of its public Client over its SocketIO
-transport, one client per seat, keeping 1, 8, 32 and 128 matches always busy. Then Guildhall on
-one stack (Redis with AOF `appendfsync always`, the Rattus Cartus rules service, one gateway):
-the Play stream (a stream per seat) and the unary path (SubmitAction with return_view) at the
-same sizes; then the Play stream on the production configuration (issue 35: a local Redis Cluster,
-3 primaries with a replica each, AOF always, the gateway waiting for a replica per append).
+transport, one client per seat, keeping 1, 8, 32 and 128 matches always busy. At each size, right
+after the peer, Guildhall on a stack of its own (Redis with AOF `appendfsync always`, the Rattus
+Cartus rules service, one gateway): the Play stream (a stream per seat) and the unary path
+(SubmitAction with return_view). Then, every size again, the Play stream on the production
+configuration (issue 35: a local Redis Cluster, 3 primaries with a replica each, AOF always, the
+gateway waiting for a replica per append).
 Reported: each figure with its ratio to boardgame.io on files (the durable peer),
 the p50/p99 from a move to its answer, and the server CPU per accepted action or move (for
 Guildhall: gateway + rules service + Redis; for boardgame.io: its one process).
@@ -135,50 +136,28 @@ def run(
     sizes = tuple(sizes) or (QUICK_SIZES if quick else SIZES)
     seconds = 2.0 if quick else 10.0
     peer: dict[tuple[str, int], tuple[dict[str, Any], float]] = {}
+    ours: dict[tuple[str, int], tuple[float, list[float], dict[str, float], int]] = {}
     missing = node_missing()
     if missing:
         print(f"      boardgame.io skipped: {missing}", flush=True)
         report.add(Figure(PEERS, "boardgame.io (the peer)", 0, "", note=f"skipped: {missing}"))
     else:
         install()
-        for storage in STORAGES:
-            for matches in sizes:
-                # A fresh server each time: one that served a load before (its clients gone at
-                # once) ran the next one at a fraction of the rate.
-                with tempfile.TemporaryDirectory(prefix="bgio-") as directory:
-                    server = _PeerServer(storage, Path(directory))
-                    try:
-                        peer[storage, matches] = _drive(server, matches, seconds)
-                    finally:
-                        server.stop()
-    ours = _guildhall(redis_url, game, players, sizes, seconds)
-    _report(report, game, players, sizes, peer, ours)
-
-
-def _guildhall(
-    redis_url: str, game: str, players: int, sizes: Sequence[int], seconds: float
-) -> dict[tuple[str, int], tuple[float, list[float], dict[str, float], int]]:
     saved = os.environ.get("REDIS_URL")
-    results = {}
     try:
-        with stack_for(redis_url, game) as stack:
-            targets, key = stack.gateway_targets, stack.api_key
-            cpu = _Cpu(
-                {
-                    "gateway-0": stack.gateways[0].pid,
-                    "rules service": stack.rules[game].pid,
-                    "redis": _redis_pid(redis_url),
-                }
-            )
-            for matches in sizes:
-                for name, load in (("Play stream", play_load), ("unary", _submit_load)):
-                    results[name, matches] = asyncio.run(
-                        load(targets, key, game, players, matches, seconds, cpu)
-                    )
-        # The production configuration (issue 35): a Redis Cluster, each append held by a replica.
+        # Size by size, the peer and then Guildhall's one-Redis stack, each fresh: the ratio at a
+        # size compares two loads a minute apart, not four minutes (this host's speed moves by a
+        # quarter within an hour; issue 45).
+        for matches in sizes:
+            if not missing:
+                for storage in STORAGES:
+                    peer[storage, matches] = _peer_load(storage, matches, seconds)
+            ours |= _guildhall(redis_url, game, players, matches, seconds)
+        # The production configuration (issue 35): a Redis Cluster, each append held by a
+        # replica; one cluster for every size (starting one takes a while).
         with cluster_stack(game) as (stack, cpu):
             for matches in sizes:
-                results[CLUSTER_PLAY, matches] = asyncio.run(
+                ours[CLUSTER_PLAY, matches] = asyncio.run(
                     play_load(stack.gateway_targets, stack.api_key, game, players, matches, seconds, cpu)
                 )
     finally:
@@ -186,6 +165,37 @@ def _guildhall(
             os.environ.pop("REDIS_URL", None)
         else:
             os.environ["REDIS_URL"] = saved
+    _report(report, game, players, sizes, peer, ours)
+
+
+def _peer_load(storage: str, matches: int, seconds: float) -> tuple[dict[str, Any], float]:
+    # A fresh server each time: one that served a load before (its clients gone at once) ran
+    # the next one at a fraction of the rate.
+    with tempfile.TemporaryDirectory(prefix="bgio-") as directory:
+        server = _PeerServer(storage, Path(directory))
+        try:
+            return _drive(server, matches, seconds)
+        finally:
+            server.stop()
+
+
+def _guildhall(
+    redis_url: str, game: str, players: int, matches: int, seconds: float
+) -> dict[tuple[str, int], tuple[float, list[float], dict[str, float], int]]:
+    """The Play stream and the unary path at one size, on a stack of their own (as the peer's
+    server is its own at each size)."""
+    results = {}
+    with stack_for(redis_url, game) as stack:
+        targets, key = stack.gateway_targets, stack.api_key
+        cpu = _Cpu(
+            {
+                "gateway-0": stack.gateways[0].pid,
+                "rules service": stack.rules[game].pid,
+                "redis": _redis_pid(redis_url),
+            }
+        )
+        for name, load in (("Play stream", play_load), ("unary", _submit_load)):
+            results[name, matches] = asyncio.run(load(targets, key, game, players, matches, seconds, cpu))
     return results
 
 
