@@ -1,6 +1,11 @@
 """`python -m gateway`: serve guildhall.gateway.v1.GatewayService (flags and env: --help)."""
 
+# ruff: noqa: E402 (gRPC's I/O is chosen before anything below imports grpc)
 from __future__ import annotations
+
+from services import runtime
+
+runtime.choose_grpc_io()  # first: gRPC reads GRPC_EXPERIMENTS once, when it is imported
 
 import os
 import sys
@@ -9,7 +14,7 @@ from gateway.auth import TenantsError
 from gateway.bootstrap import serve
 from gateway.settings import parse_args
 from gateway.signing import KeyRingError
-from services import runtime, tracing
+from services import tracing
 from services.observability import configure_logging
 from services.runtime import RuntimeSettingError
 from services.server import EXIT_WITH_PARENT_ENV

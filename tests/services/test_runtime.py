@@ -1,7 +1,9 @@
-"""services.runtime: the servers' event loop and garbage collector settings, and their errors."""
+"""services.runtime: the servers' event loop, garbage collector and gRPC I/O settings, and their
+errors."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import gc
 import subprocess
@@ -10,8 +12,10 @@ import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
+import grpc
 import pytest
 
+from devstack.processes import free_port
 from services import runtime
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -174,6 +178,7 @@ def test_without_a_full_pass_a_cycle_among_frozen_objects_waits(collector: None)
     [
         (runtime.EVENT_LOOP_ENV, "trio"),
         (runtime.GC_ENV, "off"),
+        (runtime.GRPC_IO_ENV, "asyncio"),
         (runtime.OLD_EVERY_ENV, "0"),
         (runtime.OLD_EVERY_ENV, "-5"),
         (runtime.OLD_EVERY_ENV, "nan"),
@@ -201,6 +206,8 @@ def test_an_unknown_setting_is_named_and_nothing_runs(
         ([sys.executable, "-m", "gateway"], runtime.EVENT_LOOP_ENV),
         ([sys.executable, "-m", "services.rattus_cartus", "--port", "0"], runtime.GC_ENV),
         ([sys.executable, "-m", "services.ys", "--port", "0"], runtime.OLD_EVERY_ENV),
+        ([sys.executable, "-m", "gateway"], runtime.GRPC_IO_ENV),
+        ([sys.executable, "-m", "services.bruges", "--port", "0"], runtime.GRPC_IO_ENV),
     ],
 )
 def test_the_servers_refuse_an_unknown_setting_at_start(command: list[str], variable: str) -> None:
@@ -209,3 +216,64 @@ def test_the_servers_refuse_an_unknown_setting_at_start(command: list[str], vari
     assert done.returncode == 2
     assert variable in done.stderr and "fastest" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_grpc_io_is_chosen_unless_the_operator_set_grpc_experiments(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(runtime.GRPC_IO_ENV, raising=False)
+    monkeypatch.delenv(runtime.GRPC_EXPERIMENTS_ENV, raising=False)
+    runtime.choose_grpc_io()
+    assert runtime.grpc_io_name() == "iomgr"
+    assert runtime.os.environ[runtime.GRPC_EXPERIMENTS_ENV] == runtime.IOMGR_EXPERIMENTS
+    monkeypatch.setenv(runtime.GRPC_EXPERIMENTS_ENV, "-event_engine_dns")  # the operator's own
+    runtime.choose_grpc_io()
+    assert runtime.os.environ[runtime.GRPC_EXPERIMENTS_ENV] == "-event_engine_dns"
+    monkeypatch.delenv(runtime.GRPC_EXPERIMENTS_ENV)
+    for setting in ("event_engine", "bogus"):  # gRPC's default; a bad value is left for `run`
+        monkeypatch.setenv(runtime.GRPC_IO_ENV, setting)
+        runtime.choose_grpc_io()
+        assert runtime.GRPC_EXPERIMENTS_ENV not in runtime.os.environ
+
+
+@pytest.mark.parametrize(
+    ("setting", "traced_in"),
+    [("iomgr", "tcp_posix.cc"), ("event_engine", "posix_endpoint.cc")],
+)
+def test_a_rules_service_reads_its_connections_with_the_io_chosen(setting: str, traced_in: str) -> None:
+    """gRPC core's TCP trace names the source file that reads and writes the connection: the I/O
+    manager's (tcp_posix.cc) by default, the EventEngine's when asked for. The setting must reach
+    gRPC before it is imported, so this proves the entry point applies it first."""
+    port = free_port()
+    env = {
+        "PATH": "/usr/bin:/bin",
+        runtime.GRPC_IO_ENV: setting,
+        "GRPC_VERBOSITY": "debug",
+        "GRPC_TRACE": "tcp",
+    }
+    command = [sys.executable, "-m", "services.rattus_cartus", "--port", str(port)]
+    server = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            grpc.channel_ready_future(channel).result(timeout=60)
+    finally:
+        server.terminate()
+        _, err = server.communicate(timeout=60)
+    assert traced_in in err
+
+
+def test_every_server_entry_point_chooses_grpc_io_before_anything_else_is_imported() -> None:
+    """What the trace test above proves for one rules service, read from the source of all of
+    them and of the gateway: the first statements after `from __future__` import runtime and call
+    choose_grpc_io, so nothing before it can have imported grpc."""
+    entry_points = [ROOT / "gateway" / "__main__.py", *sorted((ROOT / "services").glob("*/__main__.py"))]
+    assert len(entry_points) == 6  # the gateway and the five games
+    for path in entry_points:
+        body = [
+            node
+            for node in ast.parse(path.read_text()).body
+            if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))  # docstring
+            and not (isinstance(node, ast.ImportFrom) and node.module == "__future__")
+        ]
+        first, second = body[0], body[1]
+        assert isinstance(first, ast.ImportFrom) and first.module == "services", path
+        assert [alias.name for alias in first.names] == ["runtime"], path
+        assert ast.unparse(second) == "runtime.choose_grpc_io()", path
