@@ -42,8 +42,9 @@ servers' runtime"):
   writes a connection on its EventEngine's threads by default, and hands every completion to the
   Python thread that polls the completion queue. With its experiments `event_engine_client`,
   `event_engine_listener` and `event_engine_for_all_other_endpoints` off, that polling thread does
-  the reads itself (the I/O manager gRPC used before): the gateway's CPU per accepted action fell
-  by 8% at 32 and 128 busy matches, and its throughput at 128 rose by 7%, in interleaved runs.
+  the reads itself (the I/O manager gRPC used before): in interleaved runs the gateway's CPU per
+  accepted action fell by 6 to 9% at 8, 32 and 128 busy matches, and throughput at 8 and 32 rose
+  by 7 to 9%.
   gRPC reads GRPC_EXPERIMENTS once, when it is imported, so the servers' entry points call
   `choose_grpc_io` before anything imports it; an operator's own GRPC_EXPERIMENTS is left alone.
 
