@@ -717,9 +717,13 @@ def test_two_actions_decided_at_once_the_loser_is_told_stale_without_reading_the
 
             a.store.load = counted_load  # type: ignore[method-assign]
             before = metrics.APPEND_CONFLICTS._value.get()
-            first, second = await asyncio.gather(
-                a.submit(key, 0, TAKE_ONE, command_id="one", expected_version=1),
-                a.submit(key, 0, TAKE_ONE, command_id="two", expected_version=1),
+            # Either may win: the rules answers and the appends come back in any order.
+            first, second = sorted(
+                await asyncio.gather(
+                    a.submit(key, 0, TAKE_ONE, command_id="one", expected_version=1),
+                    a.submit(key, 0, TAKE_ONE, command_id="two", expected_version=1),
+                ),
+                key=lambda outcome: not outcome.accepted,
             )
             assert first.accepted and first.version == 2
             assert second.rejection is not None and second.rejection.code == STALE_VERSION
@@ -729,11 +733,15 @@ def test_two_actions_decided_at_once_the_loser_is_told_stale_without_reading_the
             assert nxt.accepted and nxt.version == 3
             assert loads == 0
             # Without an expected version the loser is decided again, on the winner's state.
-            raced = await asyncio.gather(
-                a.submit(key, 0, TAKE_ONE, command_id="four"), a.submit(key, 0, TAKE_ONE, command_id="five")
+            won, lost = sorted(
+                await asyncio.gather(
+                    a.submit(key, 0, TAKE_ONE, command_id="four"),
+                    a.submit(key, 0, TAKE_ONE, command_id="five"),
+                ),
+                key=lambda outcome: not outcome.accepted,
             )
-            assert raced[0].accepted and raced[1].rejection is not None
-            assert raced[1].rejection.code == NOT_YOUR_TURN
+            assert won.accepted and lost.rejection is not None
+            assert lost.rejection.code == NOT_YOUR_TURN
             assert loads == 0 and (await a.audit(key)).ok
 
     asyncio.run(scenario())
