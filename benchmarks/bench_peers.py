@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from benchmarks.bench_cluster import LABEL, cluster_stack
-from benchmarks.bench_path import _Cpu, _redis_pid, _submit_load
-from benchmarks.bench_play import play_load, server_cpu, stack_for
+from benchmarks.bench_path import _submit_load
+from benchmarks.bench_play import _cpu_of, play_load, server_cpu, stack_for
 from benchmarks.report import Figure, Report, cpu_of, percentiles
 from devstack.processes import free_port
 
@@ -187,13 +187,7 @@ def _guildhall(
     results = {}
     with stack_for(redis_url, game) as stack:
         targets, key = stack.gateway_targets, stack.api_key
-        cpu = _Cpu(
-            {
-                "gateway-0": stack.gateways[0].pid,
-                "rules service": stack.rules[game].pid,
-                "redis": _redis_pid(redis_url),
-            }
-        )
+        cpu = _cpu_of(stack, game, redis_url)
         for name, load in (("Play stream", play_load), ("unary", _submit_load)):
             results[name, matches] = asyncio.run(load(targets, key, game, players, matches, seconds, cpu))
     return results

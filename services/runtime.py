@@ -103,11 +103,17 @@ class RuntimeSettingError(ValueError):
     value this module does not know."""
 
 
+def _choice(variable: str, default: str, other: str) -> str:
+    """One of a setting's two values (any case; unset: `default`), else RuntimeSettingError."""
+    wanted = os.environ.get(variable, default).strip().lower()
+    if wanted not in (default, other):
+        raise RuntimeSettingError(f"{variable} must be '{default}' or '{other}', not {wanted!r}")
+    return wanted
+
+
 def event_loop_name() -> str:
     """The loop `run` will use: uvloop unless asked for asyncio or uvloop is not installed."""
-    wanted = os.environ.get(EVENT_LOOP_ENV, "uvloop").strip().lower()
-    if wanted not in ("uvloop", "asyncio"):
-        raise RuntimeSettingError(f"{EVENT_LOOP_ENV} must be 'uvloop' or 'asyncio', not {wanted!r}")
+    wanted = _choice(EVENT_LOOP_ENV, "uvloop", "asyncio")
     if wanted == "uvloop":
         try:
             import uvloop  # noqa: F401
@@ -118,10 +124,7 @@ def event_loop_name() -> str:
 
 def grpc_io_name() -> str:
     """GUILDHALL_GRPC_IO: "iomgr" (the default) or "event_engine"."""
-    wanted = os.environ.get(GRPC_IO_ENV, "iomgr").strip().lower()
-    if wanted not in ("iomgr", "event_engine"):
-        raise RuntimeSettingError(f"{GRPC_IO_ENV} must be 'iomgr' or 'event_engine', not {wanted!r}")
-    return wanted
+    return _choice(GRPC_IO_ENV, "iomgr", "event_engine")
 
 
 def choose_grpc_io() -> None:
@@ -154,10 +157,7 @@ def tune_gc() -> bool:
     """Freeze what exists now (call it once start-up has imported everything) and raise the young
     threshold; returns False (and changes nothing) when GUILDHALL_GC=stock. The servers then
     collect on the clock (`collections_on_schedule`, in `run`)."""
-    mode = os.environ.get(GC_ENV, "tuned").strip().lower()
-    if mode not in ("tuned", "stock"):
-        raise RuntimeSettingError(f"{GC_ENV} must be 'tuned' or 'stock', not {mode!r}")
-    if mode == "stock":
+    if _choice(GC_ENV, "tuned", "stock") == "stock":
         return False
     full_pass()  # what start-up left as garbage goes now, not into the frozen generation
     _, middle, old = gc.get_threshold()
