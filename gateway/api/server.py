@@ -701,9 +701,10 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
     # -- play stream (issue 25) ----------------------------------------------------------------
 
     @streaming("Play")
-    async def Play(self, requests: Any, context: Any, principal: Principal) -> AsyncIterator[Any]:
-        async for update in play(self.ports, principal, requests):
-            yield update
+    def Play(self, requests: Any, context: Any, principal: Principal) -> AsyncIterator[Any]:
+        # The session's own iterator, not a generator around it: every update and every wake-up
+        # of the session passes through each async generator between it and gRPC (issue 45).
+        return play(self.ports, principal, requests)
 
     # -- export (issue 22) ---------------------------------------------------------------------
 
