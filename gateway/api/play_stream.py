@@ -205,16 +205,12 @@ class PlaySession:
         return await self._accepted(key, command_id, outcome)
 
     async def _accepted(self, key: MatchKey, command_id: str, outcome: Any) -> list[gateway_pb2.PlayUpdate]:
-        accepted = gateway_pb2.PlayAccepted(version=outcome.version, repeated=bool(outcome.repeated))
-        if outcome.receipt is not None:
-            accepted.receipt.CopyFrom(wire.receipt_pb(outcome.receipt, key))
-        answer = gateway_pb2.PlayAnswer(command_id=command_id, accepted=accepted)
         if not outcome.repeated:
             metrics.ACCEPTED_ACTIONS.labels(outcome.game or "").inc()
         if wire.ended(outcome):
             await self.ports.quotas.release_match(key.tenant, key.match_id)
         if outcome.version <= self.known:
-            return [gateway_pb2.PlayUpdate(answer=answer)]  # already delivered (a repeated command)
+            return [_answered(gateway_pb2.PlayUpdate(), command_id, outcome, key)]  # already delivered
         updates: list[gateway_pb2.PlayUpdate] = []
         events = outcome.events
         if not outcome.repeated and events and events[0].version == self.known + 1:
@@ -223,18 +219,15 @@ class PlaySession:
             view = await self.ports.matches.get_view(key, self.seat, min_version=outcome.version)
             if view.version == outcome.version:
                 self.known = outcome.version
-                updates.append(
-                    gateway_pb2.PlayUpdate(
-                        events=[wire.event_pb(e, key) for e in events],
-                        view=await seatnames.view_pb(self.ports, view, key),
-                    )
-                )
+                update = gateway_pb2.PlayUpdate()
+                wire.fill_events(update.events, events, key)
+                await seatnames.fill_view(self.ports, update.view, view, key)
+                updates.append(update)
         if not updates:
             updates = await self._catch_up(outcome.version)
-        if updates and self.known >= outcome.version:
-            updates[-1].answer.CopyFrom(answer)
-        else:
-            updates.append(gateway_pb2.PlayUpdate(answer=answer))
+        if not (updates and self.known >= outcome.version):
+            updates.append(gateway_pb2.PlayUpdate())
+        _answered(updates[-1], command_id, outcome, key)
         return updates
 
     # -- updates -----------------------------------------------------------------------------------
@@ -256,14 +249,32 @@ class PlaySession:
             if not events:
                 break
             self.known = events[-1].version
-            update = gateway_pb2.PlayUpdate(events=[wire.event_pb(e, key) for e in events])
+            update = gateway_pb2.PlayUpdate()
+            wire.fill_events(update.events, events, key)
             if self.known >= view.version:
-                update.view.CopyFrom(await seatnames.view_pb(self.ports, view, key))
+                await seatnames.fill_view(self.ports, update.view, view, key)
             updates.append(update)
         if first and not updates:  # nothing new: the current view, so the client can draw
             self.known = view.version
-            updates.append(gateway_pb2.PlayUpdate(view=await seatnames.view_pb(self.ports, view, key)))
+            update = gateway_pb2.PlayUpdate()
+            await seatnames.fill_view(self.ports, update.view, view, key)
+            updates.append(update)
         return updates
+
+
+def _answered(
+    update: gateway_pb2.PlayUpdate, command_id: str, outcome: Any, key: MatchKey
+) -> gateway_pb2.PlayUpdate:
+    """`update` carrying the answer to an accepted action (written in place: no copy)."""
+    answer = update.answer
+    answer.command_id = command_id
+    accepted = answer.accepted
+    accepted.SetInParent()  # present even were every field its default
+    accepted.version = outcome.version
+    accepted.repeated = bool(outcome.repeated)
+    if outcome.receipt is not None:
+        wire.fill_receipt(accepted.receipt, outcome.receipt, key)
+    return update
 
 
 async def play(ports: Any, principal: Principal, requests: AsyncIterator[Any]) -> AsyncIterator[Any]:

@@ -69,10 +69,16 @@ def seat_count(view: Any) -> int:
     return int(getattr(view, "seat_count", 0) or 0)
 
 
-async def view_pb(ports: Any, view: Any, key: MatchKey) -> gateway_pb2.MatchView:
-    """wire.view_pb with the seats' names (ports: gateway.api.server.Ports)."""
-    out = wire.view_pb(view, key.match_id)
+async def fill_view(
+    ports: Any, out: gateway_pb2.MatchView, view: Any, key: MatchKey
+) -> gateway_pb2.MatchView:
+    """wire.fill_view with the seats' names (ports: gateway.api.server.Ports)."""
+    wire.fill_view(out, view, key.match_id)
     names = getattr(ports, "names", None)
     if names is not None:
         out.seat_names.extend(await names.of(key, seat_count(view), settled=not view.unclaimed))
     return out
+
+
+async def view_pb(ports: Any, view: Any, key: MatchKey) -> gateway_pb2.MatchView:
+    return await fill_view(ports, gateway_pb2.MatchView(), view, key)

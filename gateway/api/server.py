@@ -451,7 +451,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
                 raise  # a bug of ours: INTERNAL, logged, as everywhere else
             _log.warning("view not attached", reason=type(exc).__name__)
             return
-        response.accepted.view.CopyFrom(await seatnames.view_pb(self.ports, view, key))
+        await seatnames.fill_view(self.ports, response.accepted.view, view, key)
 
     async def _after_submit(self, key: MatchKey, outcome: Any) -> gateway_pb2.SubmitActionResponse:
         response = wire.submitted_pb(outcome, key)
@@ -523,13 +523,16 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
             if not events:
                 break
             known = events[-1].version
-            update = gateway_pb2.WatchUpdate(events=[wire.event_pb(e, key) for e in events])
+            update = gateway_pb2.WatchUpdate()
+            wire.fill_events(update.events, events, key)
             if known >= view.version:
-                update.view.CopyFrom(await seatnames.view_pb(self.ports, view, key))
+                await seatnames.fill_view(self.ports, update.view, view, key)
             updates.append(update)
         if first and not updates:  # nothing new: the current view, so the client can draw
             known = view.version
-            updates.append(gateway_pb2.WatchUpdate(view=await seatnames.view_pb(self.ports, view, key)))
+            update = gateway_pb2.WatchUpdate()
+            await seatnames.fill_view(self.ports, update.view, view, key)
+            updates.append(update)
         return updates, known
 
     # -- matchmaking ---------------------------------------------------------------------------
@@ -674,7 +677,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):  # type: ignore[
             )
             receipt = getattr(e, "receipt", None)
             if receipt is not None:
-                stored.receipt.CopyFrom(wire.receipt_pb(receipt, key))
+                wire.fill_receipt(stored.receipt, receipt, key)
             out.append(stored)
         return gateway_pb2.ReadEventsResponse(events=out)
 

@@ -144,53 +144,72 @@ def options(data: bytes) -> bytes:
 # -- wire conversion -----------------------------------------------------------------------------
 
 
+# The fill_* functions write into a message in place: a protobuf message given to another's
+# constructor, or to CopyFrom, is copied (upb serializes and parses it again), which on the Play
+# path was the largest part of building an update (issue 45).
+
+
+def fill_receipt(out: gateway_pb2.Receipt, receipt: Any, key: MatchKey) -> gateway_pb2.Receipt:
+    out.key_id = receipt.key_id
+    out.version = receipt.version
+    out.head_hash = receipt.head_hash
+    out.signature = receipt.signature
+    out.tenant = key.tenant
+    out.match_id = key.match_id
+    return out
+
+
 def receipt_pb(receipt: Any, key: MatchKey) -> gateway_pb2.Receipt:
-    return gateway_pb2.Receipt(
-        key_id=receipt.key_id,
-        version=receipt.version,
-        head_hash=receipt.head_hash,
-        signature=receipt.signature,
-        tenant=key.tenant,
-        match_id=key.match_id,
-    )
+    return fill_receipt(gateway_pb2.Receipt(), receipt, key)
 
 
-def event_pb(event: Any, key: MatchKey) -> gateway_pb2.MatchEvent:
-    out = gateway_pb2.MatchEvent(
-        version=event.version,
-        type=event.type,
-        actor=event.actor,
-        json=event.payload_json,
-        time_ms=event.time_ms,
-    )
+def fill_event(out: gateway_pb2.MatchEvent, event: Any, key: MatchKey) -> gateway_pb2.MatchEvent:
+    out.version = event.version
+    out.type = event.type
+    out.actor = event.actor
+    out.json = event.payload_json
+    out.time_ms = event.time_ms
     if getattr(event, "receipt", None) is not None:
-        out.receipt.CopyFrom(receipt_pb(event.receipt, key))
+        fill_receipt(out.receipt, event.receipt, key)
     if event.description:
         out.description.MergeFromString(event.description)
     return out
 
 
-def view_pb(view: Any, match_id: str) -> gateway_pb2.MatchView:
-    out = gateway_pb2.MatchView(
-        match_id=match_id,
-        game_id=view.game,
-        version=view.version,
-        seat=-1 if view.seat is None else view.seat,
-        view=view.view_json,
-        legal_actions=list(view.legal_actions),
-        active_seats=list(view.active_seats),
-        finished=view.finished,
-        outcome=view.outcome_json,
-        bots=[gateway_pb2.BotSeat(seat=s, kind=k) for s, k in getattr(view, "bots", ())],
-        resigned_seats=list(getattr(view, "resigned", ())),
-        away_seats=list(getattr(view, "away", ())),
-        unclaimed_seats=list(getattr(view, "unclaimed", ())),
-        rules_version=getattr(view, "rules_version", ""),
-        undo_available=bool(getattr(view, "undo_available", False)),
-    )
+def event_pb(event: Any, key: MatchKey) -> gateway_pb2.MatchEvent:
+    return fill_event(gateway_pb2.MatchEvent(), event, key)
+
+
+def fill_events(out: Any, events: Sequence[Any], key: MatchKey) -> None:
+    """Append `events` to a repeated MatchEvent field (an update's `events`)."""
+    for event in events:
+        fill_event(out.add(), event, key)
+
+
+def fill_view(out: gateway_pb2.MatchView, view: Any, match_id: str) -> gateway_pb2.MatchView:
+    out.match_id = match_id
+    out.game_id = view.game
+    out.version = view.version
+    out.seat = -1 if view.seat is None else view.seat
+    out.view = view.view_json
+    out.legal_actions.extend(view.legal_actions)
+    out.active_seats.extend(view.active_seats)
+    out.finished = view.finished
+    out.outcome = view.outcome_json
+    for seat, kind in getattr(view, "bots", ()):
+        out.bots.add(seat=seat, kind=kind)
+    out.resigned_seats.extend(getattr(view, "resigned", ()))
+    out.away_seats.extend(getattr(view, "away", ()))
+    out.unclaimed_seats.extend(getattr(view, "unclaimed", ()))
+    out.rules_version = getattr(view, "rules_version", "")
+    out.undo_available = bool(getattr(view, "undo_available", False))
     if view.decision:
         out.decision.MergeFromString(view.decision)
     return out
+
+
+def view_pb(view: Any, match_id: str) -> gateway_pb2.MatchView:
+    return fill_view(gateway_pb2.MatchView(), view, match_id)
 
 
 def submitted_pb(outcome: Any, key: MatchKey) -> gateway_pb2.SubmitActionResponse:
@@ -199,14 +218,15 @@ def submitted_pb(outcome: Any, key: MatchKey) -> gateway_pb2.SubmitActionRespons
         return gateway_pb2.SubmitActionResponse(
             rejection=common_pb2.Rejection(code=rejection.code, message=rejection.message)
         )
-    accepted = gateway_pb2.Accepted(
-        version=outcome.version,
-        events=[event_pb(e, key) for e in outcome.events],
-        repeated=bool(outcome.repeated),
-    )
+    response = gateway_pb2.SubmitActionResponse()
+    accepted = response.accepted
+    accepted.SetInParent()  # present even were every field its default
+    accepted.version = outcome.version
+    accepted.repeated = bool(outcome.repeated)
+    fill_events(accepted.events, outcome.events, key)
     if outcome.receipt is not None:
-        accepted.receipt.CopyFrom(receipt_pb(outcome.receipt, key))
-    return gateway_pb2.SubmitActionResponse(accepted=accepted)
+        fill_receipt(accepted.receipt, outcome.receipt, key)
+    return response
 
 
 def ended(outcome: Any) -> bool:

@@ -166,8 +166,8 @@ def action_digest(kind: str, action: bytes = b"") -> str:
         body = fast
     else:
         with contextlib.suppress(ValueError, RecursionError):
-            canonical = json.dumps(json.loads(action), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-            body = canonical.encode()
+            value = json.loads(action)
+            body = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
     return hashlib.blake2b(kind.encode() + b"\0" + body, digest_size=16).hexdigest()
 
 
