@@ -186,11 +186,12 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
         if request.return_state:
             before, state = state, self.spec.evolve(state, result)
             accepted.undoable = self.spec.may_take_back(before, request.player, action, result, state)
-            accepted.state.CopyFrom(self._pack(state))
-            accepted.status.CopyFrom(self._status(state))
+            self._pack(state, accepted.state)
+            self._status(state, accepted.status)
             active = set(accepted.status.active_players)
             viewed = sorted(active.union(seats)) if every else sorted(active) if request.return_views else ()
-            accepted.views.extend(self._seat_view(state, seat, seat in active) for seat in viewed)
+            for seat in viewed:
+                self._seat_view(state, seat, seat in active, accepted.views.add())
             if spectator:
                 accepted.spectator_view = self.codec.encode_json(self.spec.view(state, None))
         return response
@@ -227,14 +228,13 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
                 message = described[json] = _description_pb(describe(shown, viewer))
             added.description.CopyFrom(message)
 
-    def _seat_view(self, state: Any, seat: int, with_legal_actions: bool) -> Any:
-        """A seat's view of the state, with its legal actions when it owes a decision."""
+    def _seat_view(self, state: Any, seat: int, with_legal_actions: bool, seat_view: Any) -> Any:
+        """Fill the SeatView `seat_view` (in place: see Validate) with a seat's view of the state,
+        and its legal actions when it owes a decision."""
         legal = self.spec.legal_actions(state, seat) if with_legal_actions else ()
-        seat_view = rules_pb2.SeatView(
-            player=seat,
-            view=self.codec.encode_json(self.spec.view(state, seat)),
-            legal_actions=[self.codec.encode_json(a) for a in legal],
-        )
+        seat_view.player = seat
+        seat_view.view = self.codec.encode_json(self.spec.view(state, seat))
+        seat_view.legal_actions.extend([self.codec.encode_json(a) for a in legal])
         if legal and self._decide is not None:
             _fill_decision(seat_view.decision, self._decide(state, seat, legal))
         return seat_view
@@ -289,16 +289,19 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
                 f"this service plays {self.spec.game_id!r}, not {clip(game_id, 64)!r}",
             )
 
-    def _pack(self, state: Any) -> Any:
+    def _pack(self, state: Any, out: Any = None) -> Any:
+        """The state as a GameState message: `out` filled in place, else a new one."""
         encoded = self.codec.encode_state(state)
         if self.spec.check_state is not None:
             with self._made_lock:
                 self._made[encoded] = None
                 if len(self._made) > MADE_STATES_KEPT:
                     self._made.popitem(last=False)
-        return rules_pb2.GameState(
-            game_id=self.spec.game_id, rules_version=self.spec.rules_version, state=encoded
-        )
+        out = rules_pb2.GameState() if out is None else out
+        out.game_id = self.spec.game_id
+        out.rules_version = self.spec.rules_version
+        out.state = encoded
+        return out
 
     def _unpack(self, packed: Any, context: grpc.ServicerContext) -> Any:
         self._check_game(packed.game_id, context)
@@ -394,13 +397,15 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):  # type: ignore[misc]
             message.description.CopyFrom(_description_pb(self._describe_event(event, viewer)))
         return message
 
-    def _status(self, state: Any) -> Any:
+    def _status(self, state: Any, out: Any = None) -> Any:
+        """The state's Status message: `out` filled in place, else a new one."""
         outcome = self.spec.outcome(state)
-        return rules_pb2.Status(
-            active_players=list(self.spec.active_players(state)),
-            finished=outcome is not None,
-            outcome=self.codec.encode_json(outcome) if outcome is not None else b"",
-        )
+        out = rules_pb2.Status() if out is None else out
+        out.SetInParent()  # present even with no seat to act and no outcome
+        out.active_players.extend(self.spec.active_players(state))
+        out.finished = outcome is not None
+        out.outcome = self.codec.encode_json(outcome) if outcome is not None else b""
+        return out
 
     def _is_seat(self, state: Any, player: int) -> bool:
         return 0 <= player < self.spec.seat_count(state)
