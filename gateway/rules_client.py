@@ -362,7 +362,8 @@ class _Session:
             self._pending.clear()
 
     async def call(self, kind: str, request: Any, timeout_s: float) -> Any:
-        """The answer to one call (the kind's response message), or its fault raised."""
+        """The answer to one call (the kind's response message), or its fault raised. `request`:
+        the kind's request, or a SessionRequest already holding it (then sent as it is)."""
         if self.closed:
             raise _SessionLost()
         number = next(self._ids)
@@ -374,7 +375,11 @@ class _Session:
         self._deadlines[number] = (loop.time() + timeout_s, timeout_s)
         if self._sweeper is None:
             self._sweeper = loop.call_later(SWEEP_S, self._sweep)
-        message = rules_pb2.SessionRequest(id=number, **{kind: request})
+        if isinstance(request, rules_pb2.SessionRequest):
+            message = request
+            message.id = number
+        else:
+            message = rules_pb2.SessionRequest(id=number, **{kind: request})
         if tracing.ENABLED:  # each call its trace's context: the stream carries many actions' calls
             tracing.inject(message.trace_context)
         self._send(message)
@@ -497,12 +502,15 @@ class AsyncRulesClient:
         return session
 
     async def _call(self, kind: str, request: Any, unary: Callable[..., Awaitable[Any]]) -> Any:
+        """`request`: the kind's request, or a SessionRequest holding it (see validate)."""
         session = self._session()
         if session is not None:
             try:
                 return await session.call(kind, request, self._timeout)
             except _SessionLost:
                 pass  # rules calls are pure: asking again cannot apply anything twice
+        if isinstance(request, rules_pb2.SessionRequest):
+            request = getattr(request, kind)
         return await unary(request, timeout=self._timeout)
 
     async def describe(self) -> rules_pb2.DescribeResponse:
@@ -540,19 +548,21 @@ class AsyncRulesClient:
         delivering the action to every watcher needs; Accepted.shown and spectator_view).
         `viewers`: also those viewers' (seats; None: the spectator) events and views, and only
         theirs (a service older than ValidateRequest.viewers returns every viewer's)."""
-        request = rules_pb2.ValidateRequest(
-            state=state,
-            player=player,
-            action=action,
-            return_state=return_state,
-            return_redacted=return_redacted,
-            return_views=return_views,
-            return_every_view=return_every_view or bool(viewers),
-        )
+        # Written into its Session envelope: a message given to a constructor is copied, and a
+        # Validate carries the whole state (issue 45).
+        message = rules_pb2.SessionRequest()
+        request = message.validate
+        request.state.CopyFrom(state)
+        request.player = player
+        request.action = action
+        request.return_state = return_state
+        request.return_redacted = return_redacted
+        request.return_views = return_views
+        request.return_every_view = return_every_view or bool(viewers)
         if viewers and not return_every_view:
             request.viewers.seats.extend(sorted(v for v in viewers if v is not None))
             request.viewers.spectator = None in viewers
-        return _accepted(await self._call("validate", request, self._stub.Validate))
+        return _accepted(await self._call("validate", message, self._stub.Validate))
 
     async def apply(
         self, state: rules_pb2.GameState, events: Sequence[Event]
