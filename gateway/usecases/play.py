@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 import msgspec
 
@@ -49,7 +49,7 @@ from gateway.eventstore.async_redis import DUPLICATE, REUSED, TAKEN
 from gateway.eventstore.base import AppendResult, CommandIdReused, MatchKey, NewEvent, action_digest
 from gateway.rules_client import Accepted, Event
 from gateway.usecases.results import ContendedMatch, InvalidRequest, MatchNotFound, SubmitOutcome
-from gateway.usecases.store import Match
+from gateway.usecases.store import Appended, Match
 from gateway.usecases.views import ViewUseCases
 from services.kernel import GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, UNKNOWN_PLAYER, Rejection
 from services.kernel.rejection import COMMAND_ID_IN_USE
@@ -146,67 +146,93 @@ class PlayUseCases(ViewUseCases):
         CommandIdReused (ALREADY_EXISTS).
 
         `by_bot`: sent with a token of the platform's bot worker, which may act only for a bot
-        seat or an away seat; the player's own action on an away seat takes it back first."""
+        seat or an away seat; the player's own action on an away seat takes it back first.
+
+        The seats' actions on one match are decided one at a time here (gateway/usecases/turns.py),
+        up to the append; what follows it (bots leaving, resigned seats' moves, clocks) is not."""
         actor = seat_actor(seat)
         digest = action_digest("action", action_json)
         for _ in range(CONFLICT_RETRIES):
-            match = await self._load(key)
-            refusal = await self._precheck(match, seat, command_id, actor, digest, expected_version, by_bot)
-            if refusal == "reload":
-                continue
-            if refusal is not None:
-                assert isinstance(refusal, SubmitOutcome)
-                return refusal
-            decision = await self._decide(match, seat, action_json)
-            if isinstance(decision, Rejection):
-                # Said on the state we hold: make sure it is the latest, and not a retry.
-                repeated = await self._first_result(key, seat, command_id, actor=actor, digest=digest)
-                if repeated is not None:
-                    return repeated
-                if not await self._check_fresh(match):
-                    continue
-                return _rejected(decision, match.game)
-            assert decision.state is not None and decision.status is not None
-            returning = seat in match.away and not by_bot
-            back = [NewEvent(SEAT_RETURNED, JSON.encode(SeatReturned(seat)))] if returning else []
-            appended = await self._append(
-                match,
-                back + [NewEvent(e.type, e.json) for e in decision.events],
-                actor=actor,
-                command_id=command_id,
-                state=decision.state,
-                status=decision.status,
-                action=action_json,
-                command_digest=digest,
-                # Never the bot's moves: a returning player takes back only their own.
-                undoable=decision.undoable and not by_bot and players_own(seat, match.away, dict(match.bots)),
-            )
-            status = appended.status
-            if appended.match is not None:
-                shown: Sequence[Event] = decision.redacted or (decision.shown or {}).get(seat, ())
-                if decision.events and not shown:
-                    # A rules service without return_redacted: never show raw events, ask View.
-                    _, shown = await self._rules_call(match, "view", match.state, seat, decision.events)
-                events = appended.out(match.version, actor, shown)
-                self._fan_out(match, appended, actor, decision)
-                if returning:
-                    await self._bot_leaves(key, seat)
-                await self._after(appended.match)
-                return SubmitOutcome(
-                    True, None, appended.match.version, events, appended.receipt, game=match.game
+            async with self._deciding.turn(key):
+                step = await self._decide_and_append(
+                    key, seat, action_json, command_id, actor, digest, expected_version, by_bot
                 )
-            if status in (DUPLICATE, TAKEN, REUSED):
-                repeated = await self._first_result(key, seat, command_id, actor=actor, digest=digest)
-                if repeated is not None:
-                    return repeated
-                continue
-            # CONFLICT: another seat's append came first (or our head was stale). The version the
-            # store held as it refused says whether the seat's expected one is stale; otherwise the
-            # loop decides again on the match as it is now.
-            if expected_version is not None and appended.stored_version != expected_version:
-                assert appended.stored_version is not None
-                return _rejected(_stale(expected_version, appended.stored_version), match.game)
+            if step is None:
+                continue  # decide again on the match as it is now
+            if isinstance(step, SubmitOutcome):
+                return step
+            appended, events, returning = step
+            assert appended.match is not None
+            if returning:
+                await self._bot_leaves(key, seat)
+            await self._after(appended.match)
+            new = appended.match
+            return SubmitOutcome(True, None, new.version, events, appended.receipt, game=new.game)
         raise ContendedMatch(f"match {key.match_id!r} changed {CONFLICT_RETRIES} times while deciding; retry")
+
+    async def _decide_and_append(
+        self,
+        key: MatchKey,
+        seat: int,
+        action_json: bytes,
+        command_id: str,
+        actor: str,
+        digest: str,
+        expected_version: int | None,
+        by_bot: bool,
+    ) -> SubmitOutcome | tuple[Appended, Sequence[Any], bool] | None:
+        """One attempt of `submit`, in the match's turn: its final answer (a refusal, a rejection,
+        a command id's first result), the append made (with the events shown to the seat and
+        whether the seat returned from away), or None to decide again."""
+        match = await self._load(key)
+        refusal = await self._precheck(match, seat, command_id, actor, digest, expected_version, by_bot)
+        if refusal == "reload":
+            return None
+        if refusal is not None:
+            assert isinstance(refusal, SubmitOutcome)
+            return refusal
+        decision = await self._decide(match, seat, action_json)
+        if isinstance(decision, Rejection):
+            # Said on the state we hold: make sure it is the latest, and not a retry.
+            repeated = await self._first_result(key, seat, command_id, actor=actor, digest=digest)
+            if repeated is not None:
+                return repeated
+            if not await self._check_fresh(match):
+                return None
+            return _rejected(decision, match.game)
+        assert decision.state is not None and decision.status is not None
+        returning = seat in match.away and not by_bot
+        back = [NewEvent(SEAT_RETURNED, JSON.encode(SeatReturned(seat)))] if returning else []
+        appended = await self._append(
+            match,
+            back + [NewEvent(e.type, e.json) for e in decision.events],
+            actor=actor,
+            command_id=command_id,
+            state=decision.state,
+            status=decision.status,
+            action=action_json,
+            command_digest=digest,
+            # Never the bot's moves: a returning player takes back only their own.
+            undoable=decision.undoable and not by_bot and players_own(seat, match.away, dict(match.bots)),
+        )
+        status = appended.status
+        if appended.match is not None:
+            shown: Sequence[Event] = decision.redacted or (decision.shown or {}).get(seat, ())
+            if decision.events and not shown:
+                # A rules service without return_redacted: never show raw events, ask View.
+                _, shown = await self._rules_call(match, "view", match.state, seat, decision.events)
+            events = appended.out(match.version, actor, shown)
+            self._fan_out(match, appended, actor, decision)
+            return appended, events, returning
+        if status in (DUPLICATE, TAKEN, REUSED):
+            return await self._first_result(key, seat, command_id, actor=actor, digest=digest)
+        # CONFLICT: another replica's append came first (or our head was stale). The version the
+        # store held as it refused says whether the seat's expected one is stale; otherwise the
+        # loop decides again on the match as it is now.
+        if expected_version is not None and appended.stored_version != expected_version:
+            assert appended.stored_version is not None
+            return _rejected(_stale(expected_version, appended.stored_version), match.game)
+        return None
 
     async def _precheck(
         self,

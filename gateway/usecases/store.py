@@ -79,6 +79,7 @@ from gateway.signing import KeyRing, PublicKey
 from gateway.usecases.cache import DEFAULT_CACHE_MB, MB, Caches
 from gateway.usecases.described import gateway_description
 from gateway.usecases.results import EventOut, MatchNotFound, RulesNotAnswering
+from gateway.usecases.turns import MatchTurns
 
 _log = logging.getLogger(__name__)
 # Seconds between retries of work after an append that failed (indexes, timers, auto-play).
@@ -282,6 +283,7 @@ class MatchStore:
         self._reads = self.caches.reads
         self._repairs: set[asyncio.Task[None]] = set()  # after-append work being retried
         self._appending: dict[MatchKey, int] = {}  # matches with appends in flight here, how many
+        self._deciding = MatchTurns()  # one seat's action decided at a time per match (PlayUseCases)
 
     def _client(self, match: Match) -> AsyncRulesClient:
         """The rules of the match's own version: a dict lookup (the version is in the cached
