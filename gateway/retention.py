@@ -65,7 +65,7 @@ def sweep_interval_s(retention_s: float) -> float:
 async def index_finished(client: Any, key: MatchKey, ended_ms: int) -> None:
     """Put a match that just ended in its tenant's finished index (idempotent: the first end
     time stays, so a repeated call does not postpone its archiving)."""
-    async with unavailable_on_store_faults():
+    with unavailable_on_store_faults():
         await client.zadd(finished_key(key.tenant), {key.match_id: ended_ms}, nx=True)
 
 

@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from types import TracebackType
 from typing import Any, cast
 
 import hiredis  # a dependency: redis-py parses replies with it, the gateway packs commands with it
@@ -253,16 +253,33 @@ def _raised_inside_redis_py(error: BaseException) -> bool:
     return in_redis[-1] or last.startswith(("asyncio.", "uvloop"))
 
 
-@asynccontextmanager
-async def unavailable_on_store_faults() -> AsyncIterator[None]:
-    try:
-        yield
-    except EventStoreUnavailable:
-        raise
-    except Exception as error:
-        if is_store_fault(error):
+class _UnavailableOnStoreFaults:
+    """`with unavailable_on_store_faults():` a store fault raised inside is raised again as
+    EventStoreUnavailable. A class, not a generator: it wraps every Redis call of the Play path,
+    where an @asynccontextmanager's generator and awaits were 1% of the gateway's event loop."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        # Anything else (no error, one already said, a cancellation) goes on as it was.
+        if (
+            isinstance(error, Exception)
+            and not isinstance(error, EventStoreUnavailable)
+            and is_store_fault(error)
+        ):
             raise EventStoreUnavailable(f"Redis is unavailable: {error}") from error
-        raise
+
+
+_UNAVAILABLE_ON_STORE_FAULTS = _UnavailableOnStoreFaults()
+
+
+def unavailable_on_store_faults() -> _UnavailableOnStoreFaults:
+    return _UNAVAILABLE_ON_STORE_FAULTS
 
 
 def entry_hashes(
@@ -343,7 +360,7 @@ class AsyncRedisEventStore:
             command_digest=command_digest,
         )
         keys = list(match_keys(key))
-        async with unavailable_on_store_faults():
+        with unavailable_on_store_faults():
             if self._pipelined:
                 (status, first, last), acked = await self._pipelined_append(keys, args)
                 if self.wait_replicas:
@@ -420,7 +437,7 @@ class AsyncRedisEventStore:
         `wait_replicas` replicas (a no-op without a wait): before answering a first result read
         back for a repeated command id."""
         if self.wait_replicas:
-            async with unavailable_on_store_faults():
+            with unavailable_on_store_faults():
                 acked = await self._confirm(key)
             if acked < self.wait_replicas:
                 raise NotReplicated(self._not_replicated(acked))
@@ -458,7 +475,7 @@ class AsyncRedisEventStore:
     async def load(self, key: MatchKey) -> Loaded:
         """Meta and snapshot in one round trip."""
         keys = match_keys(key)
-        async with unavailable_on_store_faults():
+        with unavailable_on_store_faults():
             pipe = self.client.pipeline(transaction=False)
             pipe.hgetall(keys.meta)
             pipe.hgetall(keys.snapshot)
@@ -468,20 +485,20 @@ class AsyncRedisEventStore:
         return Loaded(meta, snapshot)
 
     async def meta(self, key: MatchKey) -> dict[str, str]:
-        async with unavailable_on_store_faults():
+        with unavailable_on_store_faults():
             raw = await self.client.hgetall(match_keys(key).meta)
         return {k.decode(): v.decode() for k, v in raw.items()}
 
     async def head(self, key: MatchKey) -> tuple[int, str]:
         """The match's version and chain head (0 and GENESIS when it has none)."""
-        async with unavailable_on_store_faults():
+        with unavailable_on_store_faults():
             version, head = await self.client.hmget(match_keys(key).meta, ["version", "head_hash"])
         return (int(version), head.decode()) if version is not None else (0, GENESIS)
 
     async def command(self, key: MatchKey, command_id: str) -> tuple[int, int, str, str] | None:
         """The first result of a command id: (first, last, actor, digest of its action; "" for a
         record written before digests were kept), or None if unused."""
-        async with unavailable_on_store_faults():
+        with unavailable_on_store_faults():
             seen = await self.client.hget(match_keys(key).commands, command_id)
         if seen is None:
             return None
@@ -498,7 +515,7 @@ class AsyncRedisEventStore:
         back = 0
         while True:  # from the entry at after_version (its hash), or further back (its append's first)
             start = max(after_version - back, 0)
-            async with unavailable_on_store_faults():
+            with unavailable_on_store_faults():
                 entries = await self.client.xrange(
                     match_keys(key).events,
                     min=read_start(start),
@@ -522,7 +539,7 @@ class AsyncRedisEventStore:
         start = "-"
         events_key = match_keys(key).events
         while True:
-            async with unavailable_on_store_faults():
+            with unavailable_on_store_faults():
                 page = await self.client.xrange(events_key, min=start, max="+", count=_PAGE)
             for entry in page:
                 yield entry
@@ -534,25 +551,25 @@ class AsyncRedisEventStore:
 
     async def index_created(self, key: MatchKey, created_ms: int) -> None:
         index, active = tenant_matches_key(key.tenant), tenant_active_key(key.tenant)
-        async with unavailable_on_store_faults():
+        with unavailable_on_store_faults():
             pipe = self.client.pipeline(transaction=False)
             pipe.zadd(index, {key.match_id: created_ms})
             pipe.zadd(active, {key.match_id: created_ms})
             await pipe.execute()
 
     async def index_ended(self, key: MatchKey) -> None:
-        async with unavailable_on_store_faults():
+        with unavailable_on_store_faults():
             await self.client.zrem(tenant_active_key(key.tenant), key.match_id)
 
     async def active_count(self, tenant: str) -> int:
-        async with unavailable_on_store_faults():
+        with unavailable_on_store_faults():
             return int(await self.client.zcard(tenant_active_key(tenant)))
 
     async def index_page(
         self, tenant: str, max_ms: float | str, min_ms: float | str, count: int
     ) -> list[tuple[str, int]]:
         """Match ids with their creation time, newest first, within [min_ms, max_ms]."""
-        async with unavailable_on_store_faults():
+        with unavailable_on_store_faults():
             rows = await self.client.zrevrangebyscore(
                 tenant_matches_key(tenant), max_ms, min_ms, start=0, num=count, withscores=True
             )
@@ -562,7 +579,7 @@ class AsyncRedisEventStore:
         """Some meta fields of many matches, pipelined."""
         if not keys:
             return []
-        async with unavailable_on_store_faults():
+        with unavailable_on_store_faults():
             pipe = self.client.pipeline(transaction=False)
             for key in keys:
                 pipe.hmget(match_keys(key).meta, list(fields))

@@ -95,7 +95,7 @@ async def load_record(matches: MatchStore, key: MatchKey) -> MatchRecord:
     """The match's stream, meta, snapshot and command table read at one instant, else its
     archive; MatchNotFound if neither."""
     keys = match_keys(key)
-    async with unavailable_on_store_faults():
+    with unavailable_on_store_faults():
         reply = await matches.store.client.eval(
             _READ_RECORD, 4, keys.meta, keys.snapshot, keys.commands, keys.events
         )

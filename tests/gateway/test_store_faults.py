@@ -19,7 +19,12 @@ import redis.exceptions
 from devstack.processes import RedisProcess
 from gateway import metrics
 from gateway.api.faults import fault
-from gateway.eventstore.async_redis import NotReplicated, is_store_fault, tenant_active_key
+from gateway.eventstore.async_redis import (
+    NotReplicated,
+    is_store_fault,
+    tenant_active_key,
+    unavailable_on_store_faults,
+)
 from gateway.eventstore.base import EventStoreUnavailable, MatchKey
 from gateway.eventstore.entries import decode_entries
 from gateway.eventstore.redis_store import match_keys
@@ -44,6 +49,20 @@ def _raise_inside(module: str, error: BaseException) -> BaseException:
 
 
 # -- every Redis fault is UNAVAILABLE ----------------------------------------------------------------
+
+
+def test_store_faults_inside_the_guard_become_unavailable_and_nothing_else_changes() -> None:
+    lost = redis.exceptions.ConnectionError("connection reset")
+    with pytest.raises(EventStoreUnavailable) as raised, unavailable_on_store_faults():
+        raise lost
+    assert raised.value.__cause__ is lost
+    said = EventStoreUnavailable("already said")
+    for error in (ValueError("ours"), said, asyncio.CancelledError()):
+        with pytest.raises(type(error)) as passed, unavailable_on_store_faults():
+            raise error
+        assert passed.value is error
+    with unavailable_on_store_faults():
+        pass  # no error: nothing happens
 
 
 def test_redis_py_failing_inside_its_own_connection_code_is_a_store_fault_not_ours() -> None:
