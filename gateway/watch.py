@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import structlog
@@ -61,6 +61,31 @@ class _Feed:
         self.shared = {}
         self.signal.set()
         self.signal = asyncio.Event()
+
+
+class _Appending:
+    """WatchHub.appending's block (a class: it wraps every append; see store._InFlight)."""
+
+    __slots__ = ("_feed", "_hub", "_key")
+
+    def __init__(self, hub: WatchHub, key: MatchKey) -> None:
+        self._hub, self._key = hub, key
+        self._feed: _Feed | None = None
+
+    def __enter__(self) -> None:
+        # Nobody watching here: the notifications are dropped at once anyway.
+        self._feed = self._hub._feeds.get(self._key)
+        if self._feed is not None:
+            self._feed.appending += 1
+
+    def __exit__(self, *_: object) -> None:
+        feed = self._feed
+        if feed is None:
+            return
+        feed.appending -= 1
+        if not feed.appending and feed.parked:
+            # After the caller's own `notify`, which follows the append in the same step.
+            asyncio.get_running_loop().call_soon(self._hub._unparked, self._key, feed)
 
 
 def stream_versions(store: Any) -> Callable[[MatchKey], Awaitable[int]]:
@@ -226,23 +251,11 @@ class WatchHub:
             )
         self.notify(key, min(version, actual))
 
-    @contextlib.contextmanager
-    def appending(self, key: MatchKey) -> Iterator[None]:
-        """Around an append of this replica to `key`: Redis's notification of it is not checked
-        against the stream (a read per notification), the append's own `notify` wakes the
+    def appending(self, key: MatchKey) -> _Appending:
+        """Around an append of this replica to `key` (`with`): Redis's notification of it is not
+        checked against the stream (a read per notification), the append's own `notify` wakes the
         watchers; other notifications that arrive meanwhile are checked once it is over."""
-        feed = self._feeds.get(key)
-        if feed is None:  # nobody watches here: notifications are dropped at once anyway
-            yield
-            return
-        feed.appending += 1
-        try:
-            yield
-        finally:
-            feed.appending -= 1
-            if not feed.appending and feed.parked:
-                # After the caller's own `notify`, which follows the append in the same step.
-                asyncio.get_running_loop().call_soon(self._unparked, key, feed)
+        return _Appending(self, key)
 
     def _unparked(self, key: MatchKey, feed: _Feed) -> None:
         if feed.appending or self._feeds.get(key) is not feed:

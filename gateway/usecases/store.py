@@ -24,9 +24,8 @@ Decisions (question -> decision):
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeAlias
 
@@ -222,6 +221,26 @@ class TakenBackBeforeBase(Exception):
     """A fold from a snapshot met an undo of versions before the snapshot: replay from setup."""
 
 
+class _InFlight:
+    """`with`: one more of `key` in `counts` for the block (a class: it wraps every append, where
+    a generator-based context manager cost a measurable share of the event loop; issue 45)."""
+
+    __slots__ = ("_counts", "_key")
+
+    def __init__(self, counts: dict[MatchKey, int], key: MatchKey) -> None:
+        self._counts, self._key = counts, key
+
+    def __enter__(self) -> None:
+        self._counts[self._key] = self._counts.get(self._key, 0) + 1
+
+    def __exit__(self, *_: object) -> None:
+        left = self._counts[self._key] - 1
+        if left:
+            self._counts[self._key] = left
+        else:
+            del self._counts[self._key]
+
+
 class MatchStore:
     """The shared core: a per-replica cache of each match's latest state over the event
     store; loading, replaying, folding and appending, for every use case."""
@@ -315,18 +334,9 @@ class MatchStore:
         """Drop the cached state (tests; or a watcher learnt of a newer version elsewhere)."""
         self._cache.pop(key, None)
 
-    @contextlib.contextmanager
-    def _appending_to(self, key: MatchKey) -> Iterator[None]:
+    def _appending_to(self, key: MatchKey) -> _InFlight:
         """An append of this replica to `key` in flight, for the block (`observe_append`)."""
-        self._appending[key] = self._appending.get(key, 0) + 1
-        try:
-            yield
-        finally:
-            left = self._appending[key] - 1
-            if left:
-                self._appending[key] = left
-            else:
-                del self._appending[key]
+        return _InFlight(self._appending, key)
 
     def observe_append(self, key: MatchKey, version: int) -> None:
         """Another replica appended `version`: a cached older state is stale, drop it. Not while
