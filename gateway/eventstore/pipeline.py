@@ -22,6 +22,7 @@ as a WAIT after each alone would (each caller gets its own script reply and that
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,6 +43,24 @@ def _fail(batch: list[_Call], error: BaseException) -> None:
     for call in batch:
         if not call.future.done():
             call.future.set_exception(error)
+
+
+async def _read_replies(connection: Any, count: int) -> list[Any]:
+    """`count` replies in order, each a value or its own error reply, within the connection's
+    socket timeout for them all: one deadline per batch, not redis-py's timer per reply (three
+    event loop lookups each, and on Python 3.11 each lookup is a getpid system call; issue 45)."""
+    deadline = connection.socket_timeout
+    replies: list[Any] = []
+    try:
+        async with asyncio.timeout(deadline):
+            for _ in range(count):
+                try:
+                    replies.append(await connection.read_response(timeout=math.inf))
+                except redis.exceptions.ResponseError as error:  # this call's own error reply
+                    replies.append(error)
+    except TimeoutError:
+        raise redis.exceptions.TimeoutError(f"no reply from Redis within {deadline} s") from None
+    return replies
 
 
 class _Call:
@@ -141,12 +160,7 @@ class ScriptPipeline:
             if self._wait is not None:
                 commands.append(self._wait)
             await connection.send_packed_command(connection.pack_commands(commands), check_health=False)
-            replies: list[Any] = []
-            for _ in commands:
-                try:
-                    replies.append(await connection.read_response())
-                except redis.exceptions.ResponseError as error:  # this call's own error reply
-                    replies.append(error)
+            replies = await _read_replies(connection, len(commands))
             acked = replies.pop() if self._wait is not None else None
             return replies, acked
         except BaseException:

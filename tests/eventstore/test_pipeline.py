@@ -121,6 +121,35 @@ def test_a_broken_connection_fails_the_calls_of_its_pipeline_with_a_connection_e
     assert all(isinstance(r, redis.exceptions.ConnectionError) for r in replies), replies
 
 
+def test_a_server_that_never_answers_fails_the_pipeline_within_the_socket_timeout() -> None:
+    """One deadline covers the batch's replies (not a timer per reply): a stalled node still
+    fails every call of the pipeline with redis-py's TimeoutError, a store fault."""
+
+    async def body() -> list[Any]:
+        async def stall(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await reader.read(1 << 16)  # the commands arrive; no reply ever goes back
+            await asyncio.sleep(30)
+
+        server = await asyncio.start_server(stall, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        url = f"redis://127.0.0.1:{port}/0"
+        client = aioredis.Redis.from_url(url, connection_class=connection_class_for(url), socket_timeout=0.2)
+        script = client.register_script(SCRIPT)
+        pipeline = ScriptPipeline(client, script)
+        try:
+            return await asyncio.gather(
+                *(pipeline(["pipe:f"], [1]) for _ in range(3)), return_exceptions=True
+            )
+        finally:
+            await pipeline.aclose()
+            await client.aclose()
+            server.close()
+
+    replies = asyncio.run(body())
+    assert len(replies) == 3
+    assert all(isinstance(r, redis.exceptions.TimeoutError) for r in replies), replies
+
+
 def test_in_flight_must_be_positive(redis_url: str) -> None:
     client = aioredis.Redis.from_url(redis_url)
     with pytest.raises(ValueError, match="in_flight"):
