@@ -41,6 +41,7 @@ from gateway.api.jsonfields import json_bytes
 from gateway.api.wire import MAX_ACTION_BYTES, BadRequest, TooLarge
 from gateway.auth import Principal, denied
 from gateway.eventstore.base import MatchKey
+from gateway.watch import Signal
 from services import tracing
 
 MAX_QUEUED = 32  # actions read ahead of the one being decided, per stream
@@ -59,7 +60,7 @@ class PlaySession:
         self.seat: int = principal.seat
         self._requests = requests
         self._inbox: asyncio.Queue[Any] = asyncio.Queue(MAX_QUEUED)
-        self._wake = asyncio.Event()
+        self._wake = Signal()
         self.key: MatchKey | None = None
         self.known = 0  # the last version this stream delivered
         self.ended = False  # the update showing the match finished was sent
