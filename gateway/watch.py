@@ -123,7 +123,7 @@ class _Appending:
         feed.appending -= 1
         if not feed.appending and feed.parked:
             # After the caller's own `notify`, which follows the append in the same step.
-            asyncio.get_running_loop().call_soon(self._hub._unparked, self._key, feed)
+            feed.loop.call_soon(self._hub._unparked, self._key, feed)
 
 
 def stream_versions(store: Any) -> Callable[[MatchKey], Awaitable[int]]:

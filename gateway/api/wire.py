@@ -159,10 +159,6 @@ def fill_receipt(out: gateway_pb2.Receipt, receipt: Any, key: MatchKey) -> gatew
     return out
 
 
-def receipt_pb(receipt: Any, key: MatchKey) -> gateway_pb2.Receipt:
-    return fill_receipt(gateway_pb2.Receipt(), receipt, key)
-
-
 def fill_event(out: gateway_pb2.MatchEvent, event: Any, key: MatchKey) -> gateway_pb2.MatchEvent:
     out.version = event.version
     out.type = event.type
@@ -174,10 +170,6 @@ def fill_event(out: gateway_pb2.MatchEvent, event: Any, key: MatchKey) -> gatewa
     if event.description:
         out.description.MergeFromString(event.description)
     return out
-
-
-def event_pb(event: Any, key: MatchKey) -> gateway_pb2.MatchEvent:
-    return fill_event(gateway_pb2.MatchEvent(), event, key)
 
 
 def fill_events(out: Any, events: Sequence[Any], key: MatchKey) -> None:
@@ -206,10 +198,6 @@ def fill_view(out: gateway_pb2.MatchView, view: Any, match_id: str) -> gateway_p
     if view.decision:
         out.decision.MergeFromString(view.decision)
     return out
-
-
-def view_pb(view: Any, match_id: str) -> gateway_pb2.MatchView:
-    return fill_view(gateway_pb2.MatchView(), view, match_id)
 
 
 def submitted_pb(outcome: Any, key: MatchKey) -> gateway_pb2.SubmitActionResponse:

@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 import pytest
 from guildhall.common.v1 import common_pb2
+from guildhall.gateway.v1 import gateway_pb2
 
 from gateway.api import wire
 from gateway.domain.describe import describe_gateway_event
@@ -108,7 +109,7 @@ def test_the_wire_carries_the_description_and_the_decision(url: str, targets: di
             return created.key, await matches.get_view(created.key, 0)
 
     key, view = asyncio.run(scenario())
-    message = wire.view_pb(view, key.match_id)
+    message = wire.fill_view(gateway_pb2.MatchView(), view, key.match_id)
     assert len(message.decision.options) == len(message.legal_actions) > 0
     assert msgspec.json.decode(message.legal_actions[message.decision.options[0].action])
 
