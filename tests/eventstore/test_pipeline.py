@@ -94,29 +94,33 @@ def test_a_redis_that_lost_its_scripts_still_runs_every_call(redis_url: str) -> 
     asyncio.run(_with(redis_url, body))
 
 
-def test_a_broken_connection_fails_the_calls_of_its_pipeline_with_a_connection_error() -> None:
-    async def body() -> list[Any]:
-        # A server that accepts the connection and closes it: no reply will ever come.
-        async def hang_up(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            await reader.read(1)
-            writer.close()
+def _three_calls_against(serve: Any, **options: Any) -> list[Any]:
+    """What three calls of one pipeline get from a local server that `serve` plays (no Redis)."""
 
-        server = await asyncio.start_server(hang_up, "127.0.0.1", 0)
+    async def body() -> list[Any]:
+        server = await asyncio.start_server(serve, "127.0.0.1", 0)
         port = server.sockets[0].getsockname()[1]
         url = f"redis://127.0.0.1:{port}/0"
-        client = aioredis.Redis.from_url(url, connection_class=connection_class_for(url))
-        script = client.register_script(SCRIPT)
-        pipeline = ScriptPipeline(client, script)
+        client = aioredis.Redis.from_url(url, connection_class=connection_class_for(url), **options)
+        pipeline = ScriptPipeline(client, client.register_script(SCRIPT))
         try:
-            return await asyncio.gather(
-                *(pipeline(["pipe:e"], [1]) for _ in range(3)), return_exceptions=True
-            )
+            calls = (pipeline(["pipe:e"], [1]) for _ in range(3))
+            return await asyncio.gather(*calls, return_exceptions=True)
         finally:
             await pipeline.aclose()
             await client.aclose()
             server.close()
 
-    replies = asyncio.run(body())
+    return asyncio.run(body())
+
+
+def test_a_broken_connection_fails_the_calls_of_its_pipeline_with_a_connection_error() -> None:
+    # A server that accepts the connection and closes it: no reply will ever come.
+    async def hang_up(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read(1)
+        writer.close()
+
+    replies = _three_calls_against(hang_up)
     assert len(replies) == 3
     assert all(isinstance(r, redis.exceptions.ConnectionError) for r in replies), replies
 
@@ -125,27 +129,11 @@ def test_a_server_that_never_answers_fails_the_pipeline_within_the_socket_timeou
     """One deadline covers the batch's replies (not a timer per reply): a stalled node still
     fails every call of the pipeline with redis-py's TimeoutError, a store fault."""
 
-    async def body() -> list[Any]:
-        async def stall(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            await reader.read(1 << 16)  # the commands arrive; no reply ever goes back
-            await asyncio.sleep(30)
+    async def stall(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read(1 << 16)  # the commands arrive; no reply ever goes back
+        await asyncio.sleep(30)
 
-        server = await asyncio.start_server(stall, "127.0.0.1", 0)
-        port = server.sockets[0].getsockname()[1]
-        url = f"redis://127.0.0.1:{port}/0"
-        client = aioredis.Redis.from_url(url, connection_class=connection_class_for(url), socket_timeout=0.2)
-        script = client.register_script(SCRIPT)
-        pipeline = ScriptPipeline(client, script)
-        try:
-            return await asyncio.gather(
-                *(pipeline(["pipe:f"], [1]) for _ in range(3)), return_exceptions=True
-            )
-        finally:
-            await pipeline.aclose()
-            await client.aclose()
-            server.close()
-
-    replies = asyncio.run(body())
+    replies = _three_calls_against(stall, socket_timeout=0.2)
     assert len(replies) == 3
     assert all(isinstance(r, redis.exceptions.TimeoutError) for r in replies), replies
 
