@@ -675,12 +675,9 @@ class MatchStore:
             if result.status == CONFLICT:
                 metrics.APPEND_CONFLICTS.inc()
                 self.notice_store_version(key, match.version, result.first)
-                cached = self._cache.get(key)
-                # Kept when it is what a racing coroutine of this replica appended (at the stored
-                # version, past the one decided on): the usual conflict, two seats deciding at
-                # once, then costs the loser no reload (issue 45). Anything else is stale.
-                if cached is not None and not (cached.version == result.first > match.version):
-                    self._cache.pop(key, None)
+                # Another replica's append (this replica's seats take turns: gateway/usecases/turns.py)
+                # or one of the gateway's own events: the cached state is stale.
+                self._cache.pop(key, None)
                 return Appended(None, None, CONFLICT, time_ms, events, stored_version=result.first)
             return Appended(None, None, result.status, time_ms, events)
         if self.usage is not None:
